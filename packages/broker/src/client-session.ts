@@ -1,0 +1,118 @@
+import type { QUICStream } from '@matrixai/quic';
+import {
+  encodeError,
+  encodeWelcome,
+  ErrorCode,
+  FrameDecodeError,
+  PROTOCOL_VERSION,
+  Role,
+  type BrokerInit,
+  type Frame,
+} from '@state-divergence/protocol';
+import { readFrames, withDeadline, type Logger } from '@state-divergence/runtime';
+import { Subscriber } from './subscriber.js';
+import type { Topic } from './topic.js';
+
+const HELLO_TIMEOUT_MS = 10_000;
+const ERROR_FLUSH_MS = 1_000;
+
+/** A client broke the protocol: it gets an ERROR frame and loses its stream; everyone else carries on. */
+class ProtocolViolation extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SessionContext {
+  topic: Topic;
+  init: BrokerInit;
+  logger: Logger;
+  /** Only one publisher feeds the topic; a second one is refused. */
+  publisher: { connected: boolean };
+}
+
+type Frames = AsyncGenerator<Frame>;
+
+async function servePublisher(frames: Frames, name: string, context: SessionContext): Promise<void> {
+  const { topic } = context;
+  for await (const frame of frames) {
+    if (frame.type !== 'publish') throw new ProtocolViolation(ErrorCode.unexpectedFrame, `publisher sent ${frame.type}; only publish is allowed`);
+    // Lossless: pausing here stops reads from this stream; QUIC flow control does the rest.
+    const room = topic.mode === 'lossless' ? topic.waitForRoom() : undefined;
+    if (room) await room;
+    topic.publish(frame.body);
+  }
+  context.logger.info({ client: name, head: topic.headOffset }, 'publisher finished');
+}
+
+async function serveSubscriber(frames: Frames, subscriber: Subscriber): Promise<void> {
+  for await (const frame of frames) {
+    throw new ProtocolViolation(ErrorCode.unexpectedFrame, `subscriber sent ${frame.type} after hello; subscribers only listen`);
+  }
+  subscriber.end('subscriber closed its stream');
+}
+
+/** Serves one client stream: hello first, then the role it asked for. Never throws. */
+export async function serveClient(stream: QUICStream, context: SessionContext): Promise<void> {
+  const { topic, init, logger } = context;
+  const writer = stream.writable.getWriter();
+  const reader = stream.readable.getReader();
+  const frames = readFrames(reader);
+  let subscriber: Subscriber | undefined;
+  let name = '(before hello)';
+  try {
+    const first = await withDeadline(frames.next(), HELLO_TIMEOUT_MS, `no hello within ${HELLO_TIMEOUT_MS / 1000} s`);
+    if (first.done) return;
+    const hello = first.value;
+    if (hello.type !== 'hello') throw new ProtocolViolation(ErrorCode.unexpectedFrame, `expected hello first, got ${hello.type}`);
+    if (hello.protocolVersion !== PROTOCOL_VERSION) {
+      throw new ProtocolViolation(ErrorCode.unsupportedVersion, `protocol version ${hello.protocolVersion} unsupported; this broker speaks ${PROTOCOL_VERSION}`);
+    }
+    name = hello.name;
+    if (hello.role === Role.publisher) {
+      if (context.publisher.connected) throw new ProtocolViolation(ErrorCode.unexpectedFrame, 'a publisher is already connected');
+      context.publisher.connected = true;
+      void writer.write(encodeWelcome(topic.headOffset)).catch(() => {});
+      logger.info({ client: name, role: 'publisher' }, 'client admitted');
+      await servePublisher(frames, name, context);
+      return;
+    }
+    const existing = topic.subscribers.get(name);
+    if (existing && existing.endedEarly === null) throw new ProtocolViolation(ErrorCode.unexpectedFrame, `a subscriber named ${name} is already connected`);
+    // The welcome is queued on the writer before any event, and the subscriber joins
+    // the topic in the same tick: it receives exactly the events after headOffset.
+    void writer.write(encodeWelcome(topic.headOffset)).catch(() => {});
+    subscriber = new Subscriber({
+      name,
+      capacity: init.queueCapacity,
+      batchMaxEvents: init.batchMaxEvents,
+      write: (bytes) => writer.write(bytes),
+      onRoom: () => topic.notifyRoom(),
+      logger,
+    });
+    topic.subscribers.set(name, subscriber);
+    logger.info({ client: name, role: 'subscriber', head: topic.headOffset }, 'client admitted');
+    await serveSubscriber(frames, subscriber);
+  } catch (error) {
+    if (error instanceof ProtocolViolation || error instanceof FrameDecodeError) {
+      logger.warn({ client: name, code: error.code, reason: error.message }, 'protocol violation; closing that stream');
+      subscriber?.end(`protocol violation: ${error.message}`);
+      await withDeadline(
+        (async () => {
+          await writer.write(encodeError(error.code, error.message));
+          await writer.close();
+        })(),
+        ERROR_FLUSH_MS,
+        'error frame not flushed',
+      ).catch(() => {});
+      await reader.cancel().catch(() => {});
+      return;
+    }
+    const reason = `stream failed: ${(error as Error)?.message ?? String(error)}`;
+    if (subscriber) subscriber.end(reason);
+    else logger.warn({ client: name, reason }, 'client stream failed');
+  }
+}

@@ -1,0 +1,169 @@
+import { fileURLToPath } from 'node:url';
+import { execaNode } from 'execa';
+import type { ChildInit, ChildMessage, Counters, OrchestratorCommand, Report } from '@state-divergence/protocol';
+import { sleep, withDeadline, type Logger } from '@state-divergence/runtime';
+import { RunError } from './errors.js';
+
+const READY_TIMEOUT_MS = 15_000;
+/** How long a child gets to exit after `stop` before it is SIGKILLed. */
+const STOP_GRACE_MS = 1_500;
+
+type Listener = (message: ChildMessage) => void;
+
+export interface ChildHandle {
+  readonly name: string;
+  readonly pid: number;
+  readonly port: number | undefined;
+  /** Latest counters the child pushed (a frozen child's stay at what it last said). */
+  readonly latest: Counters | undefined;
+  readonly frozen: boolean;
+  readonly alive: boolean;
+  /** Resolves when the process has exited, with how. */
+  readonly exited: Promise<string>;
+  send(command: OrchestratorCommand): void;
+  status(timeoutMs: number): Promise<Counters>;
+  gather(timeoutMs: number): Promise<Report>;
+  on(listener: Listener): void;
+  freeze(): void;
+  thaw(): void;
+  /** SIGCONT, ask over IPC, wait a bounded time, SIGKILL. Never throws. */
+  stop(): Promise<void>;
+}
+
+const entryPoint = (role: ChildInit['role']): string => fileURLToPath(import.meta.resolve(`@state-divergence/${role}`));
+
+/**
+ * Starts one child process with the init message as IPC input (never argv),
+ * and resolves once it says `ready`. Listening starts before the child can
+ * speak: an IPC message sent before the other side listens is lost.
+ */
+export async function spawnRole(init: ChildInit, logger: Logger): Promise<ChildHandle> {
+  const subprocess = execaNode(entryPoint(init.role), [], {
+    ipcInput: init,
+    serialization: 'advanced',
+    stdin: 'ignore',
+    // Children log to stderr or the log file; stdout belongs to the report.
+    stdout: 'ignore',
+    stderr: 'inherit',
+    buffer: false,
+    reject: false,
+    cleanup: true,
+    forceKillAfterDelay: STOP_GRACE_MS,
+  });
+  const pid = subprocess.pid;
+  if (pid === undefined) {
+    const result = await subprocess;
+    throw new RunError('E_SPAWN', `${init.name} could not be started: ${result.message ?? 'no pid'}`);
+  }
+  let alive = true;
+  let frozen = false;
+  let port: number | undefined;
+  let latest: Counters | undefined;
+  const listeners = new Set<Listener>();
+  const exited = subprocess.then((result) => {
+    alive = false;
+    const how = result.signal ? `killed by ${result.signal}` : `exited with code ${result.exitCode}`;
+    logger.info({ child: init.name, childPid: pid, how }, 'child exited');
+    return how;
+  });
+
+  void (async () => {
+    for await (const raw of subprocess.getEachMessage()) {
+      const message = raw as unknown as ChildMessage;
+      if (message.type === 'progress') latest = message.counters;
+      for (const listener of listeners) listener(message);
+    }
+  })().catch(() => {});
+
+  const nextMessage = <T extends ChildMessage>(match: (m: ChildMessage) => m is T, timeoutMs: number, what: string): Promise<T> => {
+    let listener: Listener | undefined;
+    const arrived = new Promise<T>((resolve, reject) => {
+      listener = (m) => {
+        if (match(m)) resolve(m);
+        else if (m.type === 'fatal') reject(new RunError('E_CHILD_FATAL', `${init.name} (pid ${pid}) failed: ${m.message}`));
+      };
+      listeners.add(listener);
+      void exited.then((how) => reject(new RunError('E_CHILD_EXIT', `${init.name} (pid ${pid}) ${how} while the orchestrator waited for ${what}`)));
+    });
+    return withDeadline(arrived, timeoutMs, `${init.name} (pid ${pid}) sent no ${what} within ${timeoutMs / 1000} s; see its log`).finally(() =>
+      listeners.delete(listener!),
+    );
+  };
+
+  let requestId = 0;
+  const request = async (type: 'status' | 'gather', timeoutMs: number): Promise<ChildMessage> => {
+    const id = ++requestId;
+    const reply = nextMessage((m): m is ChildMessage => (m.type === 'status' || m.type === 'gathered') && m.id === id, timeoutMs, `${type} reply`);
+    handle.send({ type, id });
+    return reply;
+  };
+
+  const signal = (name: NodeJS.Signals): void => {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // Already gone: nothing to signal.
+    }
+  };
+
+  const handle: ChildHandle = {
+    name: init.name,
+    pid,
+    get port() {
+      return port;
+    },
+    get latest() {
+      return latest;
+    },
+    get frozen() {
+      return frozen;
+    },
+    get alive() {
+      return alive;
+    },
+    exited,
+    send: (command) => {
+      if (alive) subprocess.sendMessage(command as never).catch(() => {});
+    },
+    status: async (timeoutMs) => {
+      const reply = await request('status', timeoutMs);
+      if (reply.type !== 'status') throw new Error('unreachable');
+      return reply.counters;
+    },
+    gather: async (timeoutMs) => {
+      const reply = await request('gather', timeoutMs);
+      if (reply.type !== 'gathered') throw new Error('unreachable');
+      return reply.report;
+    },
+    on: (listener) => listeners.add(listener),
+    freeze: () => {
+      signal('SIGSTOP');
+      frozen = true;
+    },
+    thaw: () => {
+      signal('SIGCONT');
+      frozen = false;
+    },
+    stop: async () => {
+      if (!alive) return;
+      // A stopped process cannot act on anything but SIGKILL: continue it first.
+      handle.thaw();
+      handle.send({ type: 'stop' });
+      const gone = await Promise.race([exited.then(() => true), sleep(STOP_GRACE_MS).then(() => false)]);
+      if (!gone) {
+        logger.warn({ child: init.name, childPid: pid }, `no exit within ${STOP_GRACE_MS} ms of stop; SIGKILL`);
+        signal('SIGKILL');
+        await Promise.race([exited, sleep(STOP_GRACE_MS)]);
+      }
+    },
+  };
+
+  try {
+    const ready = await nextMessage((m): m is Extract<ChildMessage, { type: 'ready' }> => m.type === 'ready', READY_TIMEOUT_MS, '`ready`');
+    port = ready.port;
+    return handle;
+  } catch (error) {
+    await handle.stop();
+    throw error;
+  }
+}

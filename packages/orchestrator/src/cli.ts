@@ -1,0 +1,102 @@
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { LOG_LEVELS } from '@state-divergence/protocol';
+import { RunError, UsageError } from './errors.js';
+import { DEFAULTS, MODE_CHOICES, normalizeOptions, type Options, type RawOptions } from './options.js';
+import { silentProgress, textProgress } from './progress.js';
+import { renderClosing, renderMode } from './render-text.js';
+import { toJsonDocument } from './render-json.js';
+import { runMode, type ChildRegistry, type ModeResult } from './run-mode.js';
+
+const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+
+function parseArguments(argv: string[]): RawOptions {
+  return yargs(argv)
+    .scriptName('orchestrator')
+    .usage('$0 [options]\n\nRuns the state-divergence demo: a broker, a publisher and N consumers as separate processes over QUIC;\nfreezes the stalled consumers with SIGSTOP, resumes them with SIGCONT, and diffs every local copy against the authority.')
+    .options({
+      rate: { type: 'number', default: DEFAULTS.rate, describe: 'Changes published per second' },
+      keys: { type: 'number', default: DEFAULTS.keys, describe: 'Size of the config keyspace' },
+      consumers: { type: 'number', default: DEFAULTS.consumers, describe: 'Consumer count; must be at least 2' },
+      payload: { type: 'number', default: DEFAULTS.payload, describe: 'Payload bytes per change' },
+      'queue-capacity': { type: 'number', default: DEFAULTS.queueCapacity, describe: 'Subscriber queue depth at the broker' },
+      duration: { type: 'number', default: DEFAULTS.duration, describe: 'Seconds per phase; a run is 5 phases' },
+      mode: { type: 'string', default: DEFAULTS.mode, describe: `${MODE_CHOICES.join(', ')}` },
+      stall: { type: 'array', string: true, describe: 'Consumer(s) to freeze, repeatable or comma-separated [default: the last]' },
+      seed: { type: 'number', default: DEFAULTS.seed, describe: 'PRNG seed: the same seed gives the same changes' },
+      tui: { type: 'boolean', default: DEFAULTS.tui, describe: 'Terminal UI (--no-tui for plain text)' },
+      json: { type: 'boolean', default: DEFAULTS.json, describe: 'Print one JSON document on stdout instead of the report' },
+      'log-file': { type: 'string', describe: 'Append every process\'s NDJSON log here [default: stderr]' },
+      'log-level': { type: 'string', describe: `${LOG_LEVELS.join(', ')} [default: info; warn when stderr is a terminal]` },
+    })
+    .strict()
+    .version(false)
+    .help()
+    .wrap(Math.min(110, process.stdout.columns || 110))
+    .fail((message, error) => {
+      throw new UsageError(error?.message ?? message);
+    })
+    .parseSync() as RawOptions;
+}
+
+/** Reaps every live child: SIGCONT, stop, SIGKILL. Safe to call twice. */
+async function reapAll(registry: ChildRegistry): Promise<void> {
+  await Promise.all([...registry].map((child) => child.stop()));
+}
+
+async function main(): Promise<number> {
+  let options: Options;
+  try {
+    options = normalizeOptions(parseArguments(hideBin(process.argv)), { stderrIsTTY: Boolean(process.stderr.isTTY) });
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`orchestrator: ${error.message.split('\n')[0]} (see --help)\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+
+  const registry: ChildRegistry = new Set();
+  const controller = new AbortController();
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) {
+      // Second signal: no more patience. SIGKILL works on stopped processes too.
+      for (const child of registry) process.kill(child.pid, 'SIGKILL');
+      process.exit(EXIT.interrupted);
+    }
+    interrupted = true;
+    process.stderr.write(`orchestrator: ${signal}, stopping every process of the run\n`);
+    controller.abort(new RunError('E_INTERRUPTED', `interrupted by ${signal}`));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const print = (text: string) => process.stdout.write(text);
+  const observer = options.json ? silentProgress : textProgress((line) => print(line + '\n'));
+  const results: ModeResult[] = [];
+  try {
+    for (const mode of options.modes) {
+      const result = await runMode(mode, options, { signal: controller.signal, observer, registry });
+      results.push(result);
+      if (!options.json) print('\n' + renderMode(result, options) + '\n');
+    }
+    if (options.json) print(JSON.stringify(toJsonDocument(options, results)) + '\n');
+    else print(renderClosing(results, options));
+    return EXIT.ok;
+  } catch (error) {
+    const reason = controller.signal.aborted ? (controller.signal.reason as Error) : (error as Error);
+    process.stderr.write(`orchestrator: ${reason.message}\n`);
+    return interrupted ? EXIT.interrupted : EXIT.failed;
+  } finally {
+    await reapAll(registry);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`orchestrator: unexpected failure: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(EXIT.failed);
+  },
+);

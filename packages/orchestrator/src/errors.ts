@@ -1,0 +1,17 @@
+/** Bad command-line input: one line on stderr, exit code 2, and no process started. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  readonly code = 'E_USAGE';
+}
+
+/** The run could not complete: says what was waited for or what failed, and where to look. */
+export class RunError extends Error {
+  override readonly name = 'RunError';
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,33 @@
+import { keyName } from '@state-divergence/protocol';
+import type { Options } from './options.js';
+import type { ModeResult } from './run-mode.js';
+
+/** The --json document: the checker's map and the run's data, nothing rendered. */
+export function toJsonDocument(options: Options, results: ModeResult[]): unknown {
+  const { modes: _modes, ...config } = options;
+  return {
+    config,
+    runs: results.map((r) => ({
+      mode: r.mode,
+      valid: r.check.verdict,
+      published: r.published,
+      publisher: r.publisher,
+      consumers: r.check.consumers.map((c) => ({
+        name: c.name,
+        stalled: c.stalled,
+        applied: c.applied,
+        verdict: c.verdict,
+        wrongCount: c.wrongKeys.length,
+        wrongKeys: c.wrongKeys.map(keyName),
+        stale: c.stale,
+        missing: c.missing,
+        unexpected: c.unexpected,
+        endedEarly: c.endedEarly,
+      })),
+      broker: r.broker === null ? null : { head: r.broker.head, subscribers: r.broker.subscribers },
+      drain: r.drain,
+      events: r.events,
+      wallSeconds: r.wallSeconds,
+    })),
+  };
+}

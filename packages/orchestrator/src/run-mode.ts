@@ -1,0 +1,210 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BrokerCounters, BrokerReport, ChildInit, ConsumerCounters, ConsumerReport, LogSettings, Mode, PublisherCounters, PublisherReport } from '@state-divergence/protocol';
+import { createLogger, withDeadline, type Logger } from '@state-divergence/runtime';
+import { check, type CheckResult } from './checker.js';
+import { spawnRole, type ChildHandle } from './child-process.js';
+import { drain, type DrainResult } from './drain.js';
+import { RunError } from './errors.js';
+import { StallNemesis } from './nemesis.js';
+import { consumerName, type Options } from './options.js';
+import { PHASES, PUBLISH_PHASES, RUN_LENGTH_IN_PHASES, STALL, Timeline, type PhaseName, type RunEvent } from './timeline.js';
+import { generateRunCertificate } from './tls.js';
+
+const HOST = '127.0.0.1';
+/** Most events the broker puts in one QUIC write to one subscriber. */
+const BATCH_MAX_EVENTS = 256;
+/** Per-stream receive window at the broker: ~150 events of 64 bytes, so lossless backpressure reaches the publisher fast. */
+const STREAM_WINDOW_BYTES = 1024 * 1024;
+const STATUS_TIMEOUT_MS = 2_000;
+const GATHER_TIMEOUT_MS = 5_000;
+
+export interface ProgressSnapshot {
+  mode: Mode;
+  seconds: number;
+  phase: PhaseName;
+  published: number;
+  consumers: Array<{ name: string; applied: number; frozen: boolean; stalled: boolean; dropped: number }>;
+}
+
+export interface RunObserver {
+  phase(mode: Mode, phase: PhaseName, seconds: number): void;
+  tick(snapshot: ProgressSnapshot): void;
+}
+
+/** Tracks every live child of the whole invocation, so any exit path can reap them. */
+export type ChildRegistry = Set<ChildHandle>;
+
+export interface PublisherOutcome {
+  published: number;
+  /** Achieved rate over the publishing phases, changes/s. */
+  achievedRate: number;
+  /** Achieved rate between SIGSTOP and SIGCONT: what lossless costs the publisher. */
+  rateInStall: number;
+  blockedMs: number;
+}
+
+export interface ModeResult {
+  mode: Mode;
+  published: number;
+  publisher: PublisherOutcome;
+  check: CheckResult;
+  broker: BrokerReport | null;
+  drain: DrainResult;
+  events: RunEvent[];
+  wallSeconds: number;
+}
+
+/**
+ * One mode, start to finish, with fresh processes: the interpreter of the
+ * plan in timeline.ts. The workload (publisher) and the clients (consumers) act
+ * and report; the nemesis freezes; the checker judges; this only sequences.
+ */
+export async function runMode(
+  mode: Mode,
+  options: Options,
+  context: { signal: AbortSignal; observer: RunObserver; registry: ChildRegistry },
+): Promise<ModeResult> {
+  const { signal, observer, registry } = context;
+  const phaseMs = options.duration * 1000;
+  const stallMs = (STALL.end - STALL.start) * phaseMs;
+  // The stalled connection must outlive the stall, or it dies instead of lagging
+  // (which would measure something else). Margin for the drain after it.
+  const idleTimeoutMs = Math.ceil(stallMs * 2 + 10_000);
+  const log: LogSettings = { level: options.logLevel, file: options.logFile, mode };
+  const logger: Logger = createLogger('orchestrator', log);
+  const timeline = new Timeline();
+  const children: ChildHandle[] = [];
+  let running = true;
+  let ticker: NodeJS.Timeout | undefined;
+
+  const spawn = async (init: ChildInit): Promise<ChildHandle> => {
+    const child = await spawnRole(init, logger);
+    children.push(child);
+    registry.add(child);
+    return child;
+  };
+
+  const certificate = await generateRunCertificate();
+  logger.info({ mode, options: { ...options, modes: undefined } }, 'mode starting');
+  try {
+    const broker = await spawn({
+      role: 'broker', name: 'broker', mode, host: HOST, queueCapacity: options.queueCapacity, batchMaxEvents: BATCH_MAX_EVENTS,
+      streamWindowBytes: STREAM_WINDOW_BYTES, certPem: certificate.certPem, keyPem: certificate.keyPem, idleTimeoutMs, log,
+    });
+    const endpoint = { host: HOST, port: broker.port!, caPem: certificate.certPem, idleTimeoutMs };
+    const names = Array.from({ length: options.consumers }, (_, i) => consumerName(i));
+    // Each consumer is `ready` only once subscribed, so none misses the first event.
+    const consumers = await Promise.all(names.map((name) => spawn({ role: 'consumer', name, broker: endpoint, log })));
+    const publisher = await spawn({
+      role: 'publisher', name: 'publisher', broker: endpoint, keys: options.keys, rate: options.rate, payload: options.payload, seed: options.seed, log,
+    });
+
+    // The broker or the publisher dying ends the run: there is nothing left to measure.
+    const crashed = Promise.race(
+      [broker, publisher].map(async (child) => {
+        const how = await child.exited;
+        if (running) throw new RunError('E_CHILD_EXIT', `${child.name} (pid ${child.pid}) ${how} in the middle of the run; see its log`);
+        return new Promise<never>(() => {});
+      }),
+    );
+    crashed.catch(() => {});
+    const guard = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, crashed]);
+    for (const consumer of consumers) {
+      consumer.on((m) => m.type === 'ended' && timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: m.reason }));
+    }
+    const publisherDone = new Promise<number>((resolve) => publisher.on((m) => m.type === 'done' && resolve(m.published)));
+
+    const stalled = consumers.filter((c) => options.stall.includes(c.name));
+    const nemesis = new StallNemesis(stalled, timeline);
+    const origin = performance.now();
+    const seconds = () => Math.round((performance.now() - origin) / 100) / 10;
+    let phase: PhaseName = 'converged';
+    const enter = (next: PhaseName) => {
+      phase = next;
+      timeline.record({ type: 'phase', phase: next });
+      logger.info({ phase: next, at: seconds() }, 'phase');
+      observer.phase(mode, next, seconds());
+    };
+    const until = (phases: number) => guard(sleep(Math.max(0, origin + phases * phaseMs - performance.now()), undefined, { signal }));
+    const snapshot = (): ProgressSnapshot => {
+      const brokerCounters = broker.latest as BrokerCounters | undefined;
+      return {
+        mode, seconds: seconds(), phase,
+        published: (publisher.latest as PublisherCounters | undefined)?.published ?? 0,
+        consumers: consumers.map((c) => ({
+          name: c.name,
+          applied: (c.latest as ConsumerCounters | undefined)?.applied ?? 0,
+          frozen: c.frozen,
+          stalled: stalled.includes(c),
+          dropped: brokerCounters?.subscribers[c.name]?.dropped ?? 0,
+        })),
+      };
+    };
+
+    publisher.send({ type: 'start', durationMs: PUBLISH_PHASES * phaseMs });
+    enter(PHASES[0].name);
+    ticker = setInterval(() => observer.tick(snapshot()), 1000);
+    await until(STALL.start);
+    const beforeStall = (await guard(publisher.status(STATUS_TIMEOUT_MS))) as PublisherCounters;
+    nemesis.start();
+    logger.info({ consumers: stalled.map((c) => ({ name: c.name, pid: c.pid })) }, 'stall started');
+    enter('stalled');
+    await until(STALL.end);
+    nemesis.stop();
+    logger.info({ consumers: stalled.map((c) => ({ name: c.name, pid: c.pid })) }, 'stall ended');
+    const afterStall = (await guard(publisher.status(STATUS_TIMEOUT_MS))) as PublisherCounters;
+    enter('recovering');
+    const published = await guard(withDeadline(publisherDone, phaseMs + 10_000, 'the publisher did not report `done` after its publishing time; see its log'));
+    timeline.record({ type: 'publisher-done', published });
+    await until(PHASES[3].start);
+    enter('quiesced');
+    await until(RUN_LENGTH_IN_PHASES);
+    clearInterval(ticker);
+
+    const drained = await guard(drain({ broker, consumers, published, timeoutMs: Math.max(5_000, stallMs), signal }));
+    timeline.record({ type: 'drained', ms: drained.ms, complete: drained.complete });
+    logger.info(drained, drained.complete ? 'drained' : 'drain incomplete');
+
+    const [brokerReport, publisherReport, ...consumerReports] = await Promise.all(
+      [broker, publisher, ...consumers].map((child) =>
+        child.gather(GATHER_TIMEOUT_MS).catch((error: unknown) => {
+          logger.error({ child: child.name, err: error }, 'gather failed');
+          return null;
+        }),
+      ),
+    );
+    if (publisherReport === null) throw new RunError('E_GATHER', 'the publisher did not hand over its authority; nothing to check against');
+    const authority = (publisherReport as PublisherReport).authority;
+    const result = check({
+      authority,
+      consumers: consumers.map((c, i) => ({ name: c.name, stalled: stalled.includes(c), report: (consumerReports[i] as ConsumerReport | null) ?? null })),
+    });
+    const pub = publisherReport as PublisherReport;
+    const outcome: ModeResult = {
+      mode,
+      published: pub.published,
+      publisher: {
+        published: pub.published,
+        achievedRate: pub.published / Math.max(0.001, (pub.stoppedAt - pub.startedAt) / 1000),
+        rateInStall: (afterStall.published - beforeStall.published) / (stallMs / 1000),
+        blockedMs: Math.round(pub.blockedMs),
+      },
+      check: result,
+      broker: brokerReport as BrokerReport | null,
+      drain: drained,
+      events: timeline.events,
+      wallSeconds: seconds(),
+    };
+    logger.info(
+      { verdict: result.verdict, published: outcome.published, consumers: result.consumers.map((c) => ({ name: c.name, applied: c.applied, wrong: c.wrongKeys.length, endedEarly: c.endedEarly })) },
+      'outcome',
+    );
+    return outcome;
+  } finally {
+    running = false;
+    clearInterval(ticker);
+    // Never wait for a graceful QUIC close: after a stall that takes ~40 s with this library.
+    await Promise.all(children.map((child) => child.stop()));
+    for (const child of children) registry.delete(child);
+  }
+}

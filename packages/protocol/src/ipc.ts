@@ -1,0 +1,148 @@
+/**
+ * Messages between the orchestrator and its children over the Node IPC channel
+ * (execa's sendMessage / getEachMessage, structured-clone serialisation).
+ * The init message travels as execa's `ipcInput`, never in argv: argv is
+ * visible to every local user in `ps`.
+ */
+
+export const MODES = ['lossy', 'lossless'] as const;
+export type Mode = (typeof MODES)[number];
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface LogSettings {
+  level: LogLevel;
+  /** NDJSON file every process appends to; null means stderr. */
+  file: string | null;
+  /** Bound into every line, so a log can be split by mode (null: not inside a mode's run). */
+  mode: Mode | null;
+}
+
+/** Where a client finds the broker and how it recognises it. */
+export interface BrokerEndpoint {
+  host: string;
+  port: number;
+  /** The per-run self-signed certificate the client pins (PEM). */
+  caPem: string;
+  /** QUIC idle timeout; must outlast the longest stall (see docs/ARCHITECTURE.md). */
+  idleTimeoutMs: number;
+}
+
+export interface BrokerInit {
+  role: 'broker';
+  name: 'broker';
+  mode: Mode;
+  host: string;
+  queueCapacity: number;
+  /** Most events one write to one subscriber carries. */
+  batchMaxEvents: number;
+  /** Receive window for each client stream: how much a non-reading broker lets the publisher send. */
+  streamWindowBytes: number;
+  certPem: string;
+  keyPem: string;
+  idleTimeoutMs: number;
+  log: LogSettings;
+}
+
+export interface PublisherInit {
+  role: 'publisher';
+  name: 'publisher';
+  broker: BrokerEndpoint;
+  keys: number;
+  rate: number;
+  payload: number;
+  seed: number;
+  log: LogSettings;
+}
+
+export interface ConsumerInit {
+  role: 'consumer';
+  name: string;
+  broker: BrokerEndpoint;
+  log: LogSettings;
+}
+
+export type ChildInit = BrokerInit | PublisherInit | ConsumerInit;
+export type RoleName = ChildInit['role'];
+
+export type OrchestratorCommand =
+  | { type: 'start'; durationMs: number }
+  | { type: 'status'; id: number }
+  | { type: 'gather'; id: number }
+  | { type: 'stop' };
+
+export interface SubscriberCounters {
+  queued: number;
+  delivered: number;
+  dropped: number;
+  /** Highest offset accepted into this subscriber's queue (dropped ones excluded). */
+  lastAccepted: number;
+}
+
+export interface BrokerCounters {
+  role: 'broker';
+  /** Highest offset assigned so far. */
+  head: number;
+  subscribers: Record<string, SubscriberCounters>;
+}
+
+export interface PublisherCounters {
+  role: 'publisher';
+  published: number;
+  done: boolean;
+}
+
+export interface ConsumerCounters {
+  role: 'consumer';
+  applied: number;
+  lastOffset: number;
+  endedEarly: string | null;
+}
+
+export type Counters = BrokerCounters | PublisherCounters | ConsumerCounters;
+
+export interface SubscriberReport extends SubscriberCounters {
+  /** Dropped offsets as inclusive [from, to] ranges (drops come in runs). */
+  droppedRanges: Array<[number, number]>;
+  maxQueued: number;
+  endedEarly: string | null;
+}
+
+export interface BrokerReport {
+  role: 'broker';
+  head: number;
+  subscribers: Record<string, SubscriberReport>;
+}
+
+export interface PublisherReport {
+  role: 'publisher';
+  published: number;
+  /** Authoritative state, indexed by key; version 0 means never written. */
+  authority: { versions: number[]; values: number[] };
+  /** Wall-clock ms of the first and last publish: the achieved rate's denominator. */
+  startedAt: number;
+  stoppedAt: number;
+  /** Time spent waiting on the broker (lossless backpressure). */
+  blockedMs: number;
+}
+
+export interface ConsumerReport {
+  role: 'consumer';
+  applied: number;
+  lastOffset: number;
+  /** The local copy: [key, version, value] per key held. */
+  entries: Array<[number, number, number]>;
+  endedEarly: string | null;
+}
+
+export type Report = BrokerReport | PublisherReport | ConsumerReport;
+
+export type ChildMessage =
+  | { type: 'ready'; pid: number; port?: number }
+  | { type: 'progress'; counters: Counters }
+  | { type: 'status'; id: number; counters: Counters }
+  | { type: 'gathered'; id: number; report: Report }
+  | { type: 'done'; published: number }
+  | { type: 'ended'; reason: string }
+  | { type: 'fatal'; message: string };

@@ -1,0 +1,68 @@
+import { encodePublish, Role, type PublisherInit } from '@state-divergence/protocol';
+import { connectToBroker, runChild } from '@state-divergence/runtime';
+import { Authority } from './authority.js';
+import { pace } from './pacer.js';
+
+const wallClockMs = (): number => performance.timeOrigin + performance.now();
+
+await runChild<PublisherInit>(async ({ init, logger, send, exit }) => {
+  const authority = new Authority(init.keys, init.seed, init.payload);
+  const session = await connectToBroker(init.broker, { role: Role.publisher, name: init.name }, logger);
+  let published = 0;
+  let done = false;
+  let startedAt = 0;
+  let stoppedAt = 0;
+  let blockedMs = 0;
+
+  // The broker never sends a publisher anything after WELCOME except an ERROR
+  // frame before it closes the stream: either way publishing cannot go on.
+  void (async () => {
+    for await (const frame of session.frames) {
+      if (frame.type === 'error') throw new Error(`broker refused publishing: ${frame.message}`);
+    }
+    if (!done) throw new Error('the broker closed the publishing stream');
+  })().catch((error: unknown) => {
+    logger.error({ err: error }, 'publishing stream failed');
+    send({ type: 'fatal', message: (error as Error).message });
+    void exit(1);
+  });
+
+  const sendBatch = (count: number): Promise<void> => {
+    const now = wallClockMs();
+    const frames = Array.from({ length: count }, () => encodePublish(authority.next(now)));
+    published += count;
+    return session.write(count === 1 ? frames[0]! : Buffer.concat(frames));
+  };
+
+  return {
+    start: (durationMs) => {
+      startedAt = wallClockMs();
+      logger.info({ rate: init.rate, durationMs, keys: init.keys }, 'publishing started');
+      pace({ rate: init.rate, durationMs, sendBatch, maxBatch: 256, maxLagMs: 250, tickMs: 20 }).then(
+        (result) => {
+          stoppedAt = wallClockMs();
+          blockedMs = result.blockedMs;
+          done = true;
+          const achievedRate = result.published / ((stoppedAt - startedAt) / 1000);
+          logger.info({ ...result, achievedRate, lastVersion: authority.lastVersion }, 'publishing stopped');
+          send({ type: 'done', published: result.published });
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'publishing failed');
+          send({ type: 'fatal', message: `publishing failed: ${(error as Error).message}` });
+          void exit(1);
+        },
+      );
+    },
+    counters: () => ({ role: 'publisher', published, done }),
+    gather: () => ({
+      role: 'publisher',
+      published,
+      authority: { versions: Array.from(authority.versions), values: Array.from(authority.values) },
+      startedAt,
+      stoppedAt,
+      blockedMs,
+    }),
+    close: () => session.close(),
+  };
+});

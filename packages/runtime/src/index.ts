@@ -1,0 +1,7 @@
+export { createLogger, type Logger } from './logger.js';
+export { runChild, type ChildContext, type RoleHandlers } from './child.js';
+export { connectToBroker, type BrokerSession } from './quic-client.js';
+export { startQuicServer, type QuicServerOptions } from './quic-server.js';
+export { readFrames } from './frame-reader.js';
+export { withDeadline, sleep } from './deadline.js';
+export { TLS_SERVER_NAME } from './quic-options.js';

@@ -1,0 +1,26 @@
+import pino, { type Logger } from 'pino';
+import type { LogSettings } from '@state-divergence/protocol';
+
+export type { Logger } from 'pino';
+
+/**
+ * One pino logger per process, bound to the process name. Synchronous writes:
+ * each line is a single write(2), so lines from several processes appending to
+ * one file (O_APPEND) or one pipe never interleave, and the last lines survive
+ * process.exit(). Logging is per-second and per-phase, never per event, so the
+ * cost of sync writes does not matter.
+ */
+export function createLogger(proc: string, settings: LogSettings): Logger {
+  const destination =
+    settings.file === null
+      ? pino.destination({ fd: 2, sync: true })
+      : pino.destination({ dest: settings.file, append: true, sync: true, mkdir: true });
+  return pino(
+    {
+      level: settings.level,
+      base: settings.mode === null ? { proc, pid: process.pid } : { proc, pid: process.pid, mode: settings.mode },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination,
+  );
+}

@@ -1,0 +1,61 @@
+import { QUICClient } from '@matrixai/quic';
+import { encodeHello, type BrokerEndpoint, type Frame, type Role, type WelcomeFrame } from '@state-divergence/protocol';
+import { withDeadline } from './deadline.js';
+import { readFrames } from './frame-reader.js';
+import type { Logger } from './logger.js';
+import { clientCrypto, quicLogger, TLS_SERVER_NAME } from './quic-options.js';
+
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export interface BrokerSession {
+  welcome: WelcomeFrame;
+  /** Frames after the welcome, in order. Single consumer. */
+  frames: AsyncGenerator<Frame>;
+  write(bytes: Uint8Array): Promise<void>;
+  /** Forceful close: never waits out QUIC's closing period (seconds after a stall). */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to the broker, verifying its certificate by pinning the per-run CA
+ * (and checking it was issued to TLS_SERVER_NAME: BoringSSL does not match IP
+ * SANs), opens the one bidirectional stream and says hello. Resolves once the
+ * broker has admitted the client with a WELCOME.
+ */
+export async function connectToBroker(
+  endpoint: BrokerEndpoint,
+  hello: { role: Role; name: string },
+  logger: Logger,
+): Promise<BrokerSession> {
+  const client = await withDeadline(
+    QUICClient.createQUICClient({
+      host: endpoint.host,
+      port: endpoint.port,
+      serverName: TLS_SERVER_NAME,
+      crypto: clientCrypto(),
+      config: { verifyPeer: true, ca: endpoint.caPem, maxIdleTimeout: endpoint.idleTimeoutMs },
+      logger: quicLogger(logger),
+    }),
+    CONNECT_TIMEOUT_MS,
+    `no QUIC handshake with the broker at ${endpoint.host}:${endpoint.port} within ${CONNECT_TIMEOUT_MS / 1000} s`,
+  );
+  const stream = client.connection.newStream('bidi');
+  const writer = stream.writable.getWriter();
+  const frames = readFrames(stream.readable.getReader());
+  // The broker learns of the stream only when bytes arrive, so the client speaks first.
+  await writer.write(encodeHello(hello.role, hello.name));
+  const first = await withDeadline(frames.next(), CONNECT_TIMEOUT_MS, 'the broker sent no WELCOME after hello');
+  if (first.done || first.value.type !== 'welcome') {
+    const detail = first.done ? 'the stream ended' : first.value.type === 'error' ? first.value.message : first.value.type;
+    await client.destroy({ force: true }).catch(() => {});
+    throw new Error(`the broker refused ${hello.name}: ${detail}`);
+  }
+  return {
+    welcome: first.value,
+    frames,
+    write: (bytes) => writer.write(bytes),
+    close: async () => {
+      await client.destroy({ force: true }).catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import Logger, { Handler, LogLevel } from '@matrixai/logger';
+import type { ClientCryptoOps, ServerCryptoOps } from '@matrixai/quic';
+import type { Logger as PinoLogger } from './logger.js';
+
+/** The name the per-run certificate is issued to and clients check it against. */
+export const TLS_SERVER_NAME = 'localhost';
+
+/** Routes the QUIC library's own warnings into our NDJSON log instead of plain text on stderr. */
+class PinoHandler extends Handler {
+  constructor(private readonly pinoLogger: PinoLogger) {
+    super();
+  }
+  emit(output: string): void {
+    this.pinoLogger.warn({ component: 'quic' }, output);
+  }
+}
+
+export function quicLogger(logger: PinoLogger): Logger {
+  return new Logger('quic', LogLevel.WARN, [new PinoHandler(logger)]);
+}
+
+/** Stateless-reset and retry tokens are HMAC-SHA256 signed with a per-process key. */
+export function serverCrypto(): { key: ArrayBuffer; ops: ServerCryptoOps } {
+  const key = randomBytes(32);
+  const sign = (k: ArrayBuffer, data: ArrayBuffer): Buffer =>
+    createHmac('sha256', Buffer.from(k)).update(Buffer.from(data)).digest();
+  const toArrayBuffer = (buf: Buffer): ArrayBuffer => {
+    const copy = new ArrayBuffer(buf.length);
+    new Uint8Array(copy).set(buf);
+    return copy;
+  };
+  return {
+    key: toArrayBuffer(key),
+    ops: {
+      sign: async (k, data) => toArrayBuffer(sign(k, data)),
+      verify: async (k, data, sig) => {
+        const expected = sign(k, data);
+        const given = Buffer.from(sig);
+        return given.length === expected.length && timingSafeEqual(given, expected);
+      },
+    },
+  };
+}
+
+export function clientCrypto(): { ops: ClientCryptoOps } {
+  return {
+    ops: {
+      randomBytes: async (data) => {
+        randomBytes(data.byteLength).copy(Buffer.from(data));
+      },
+    },
+  };
+}

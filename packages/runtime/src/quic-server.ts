@@ -1,0 +1,40 @@
+import { events, QUICServer, type QUICConnection, type QUICStream } from '@matrixai/quic';
+import type { Logger } from './logger.js';
+import { quicLogger, serverCrypto } from './quic-options.js';
+
+export interface QuicServerOptions {
+  host: string;
+  certPem: string;
+  keyPem: string;
+  idleTimeoutMs: number;
+  /** Per-stream receive window: what a client may send before the server reads. */
+  streamWindowBytes: number;
+  logger: Logger;
+  onStream: (stream: QUICStream, connection: QUICConnection) => void;
+}
+
+/** Starts a QUIC server on an ephemeral port; the caller reads `server.port`. */
+export async function startQuicServer(options: QuicServerOptions): Promise<QUICServer> {
+  const server = new QUICServer({
+    crypto: serverCrypto(),
+    config: {
+      key: options.keyPem,
+      cert: options.certPem,
+      verifyPeer: false,
+      maxIdleTimeout: options.idleTimeoutMs,
+      // Small, fixed windows: when the broker stops reading (lossless), the
+      // publisher must feel it within a few hundred events, not after megabytes.
+      initialMaxStreamDataBidiRemote: options.streamWindowBytes,
+      maxStreamWindow: options.streamWindowBytes,
+    },
+    logger: quicLogger(options.logger),
+  });
+  server.addEventListener(events.EventQUICServerConnection.name, (evt: Event) => {
+    const connection = (evt as events.EventQUICServerConnection).detail;
+    connection.addEventListener(events.EventQUICConnectionStream.name, (streamEvt: Event) => {
+      options.onStream((streamEvt as events.EventQUICConnectionStream).detail, connection);
+    });
+  });
+  await server.start({ host: options.host, port: 0 });
+  return server;
+}
