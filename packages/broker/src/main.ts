@@ -15,7 +15,7 @@ await runChild<BrokerInit>(async ({ init, logger }) => {
     logger,
     onStream: (stream) => void serveClient(stream, context),
   });
-  logger.info({ host: init.host, port: server.port, mode: init.mode, queueCapacity: init.queueCapacity }, 'listening');
+  logger.info({ host: init.host, port: server.port, queueCapacity: init.queueCapacity, batchMaxEvents: init.batchMaxEvents }, 'listening');
 
   const subscriberEntries = () => [...topic.subscribers.values()];
   return {

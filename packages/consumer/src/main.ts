@@ -1,9 +1,11 @@
 import { Role, type ConsumerInit } from '@state-divergence/protocol';
-import { connectToBroker, runChild } from '@state-divergence/runtime';
+import { connectToBroker, runChild, wallClockMs } from '@state-divergence/runtime';
+import { LatencyLog } from './latency-log.js';
 import { LocalCopy } from './local-copy.js';
 
 await runChild<ConsumerInit>(async ({ init, logger, send }) => {
   const copy = new LocalCopy();
+  const latency = new LatencyLog();
   const session = await connectToBroker(init.broker, { role: Role.subscriber, name: init.name }, logger);
   let applied = 0;
   let lastOffset = session.welcome.headOffset;
@@ -23,6 +25,7 @@ await runChild<ConsumerInit>(async ({ init, logger, send }) => {
     for await (const frame of session.frames) {
       if (frame.type === 'event') {
         copy.apply(frame.change);
+        latency.record(wallClockMs(), frame.change.publishedAt);
         applied += 1;
         lastOffset = frame.offset;
       } else if (frame.type === 'error') {
@@ -38,7 +41,7 @@ await runChild<ConsumerInit>(async ({ init, logger, send }) => {
 
   return {
     counters: () => ({ role: 'consumer', applied, lastOffset, endedEarly }),
-    gather: () => ({ role: 'consumer', applied, lastOffset, entries: copy.toTriples(), endedEarly }),
+    gather: () => ({ role: 'consumer', applied, lastOffset, latency: latency.samples(), entries: copy.toTriples(), endedEarly }),
     close: () => session.close(),
   };
 });

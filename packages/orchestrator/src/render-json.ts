@@ -12,6 +12,7 @@ export function toJsonDocument(options: Options, results: ModeResult[]): unknown
       valid: r.check.verdict,
       published: r.published,
       publisher: r.publisher,
+      healthyLatencyInStall: r.healthyInStall,
       consumers: r.check.consumers.map((c) => ({
         name: c.name,
         stalled: c.stalled,
@@ -23,6 +24,7 @@ export function toJsonDocument(options: Options, results: ModeResult[]): unknown
         missing: c.missing,
         unexpected: c.unexpected,
         endedEarly: c.endedEarly,
+        latency: r.latency[c.name] ?? null,
       })),
       broker: r.broker === null ? null : { head: r.broker.head, subscribers: r.broker.subscribers },
       drain: r.drain,

@@ -1,5 +1,6 @@
 import { keyName } from '@state-divergence/protocol';
 import type { ConsumerCheck } from './checker.js';
+import type { LatencySummary } from './latency.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
 import type { Options } from './options.js';
 import type { ModeResult } from './run-mode.js';
@@ -7,6 +8,9 @@ import type { ModeResult } from './run-mode.js';
 const SAMPLE_KEYS = 8;
 
 const rate = (perSecond: number): string => `${Math.round(perSecond)}/s`;
+
+const formatLatency = (summary: LatencySummary | null): string =>
+  summary === null ? 'no events applied' : `p50 ${summary.p50} ms, p99 ${summary.p99} ms, max ${summary.max} ms (${summary.count} events)`;
 
 function formatRanges(ranges: Array<[number, number]>): string {
   const shown = ranges.slice(0, 3).map(([from, to]) => (from === to ? `${from}` : `${from}-${to}`));
@@ -41,6 +45,7 @@ export function renderMode(result: ModeResult, options: Options): string {
   const lines = [
     `  ${MODE_LABELS[result.mode]}`,
     `    ${result.published} changes published  (target ${rate(options.rate)}, achieved ${rate(p.achievedRate)}, ${rate(p.rateInStall)} during the stall)`,
+    `    healthy consumers' publish-to-apply latency during the stall: ${formatLatency(result.healthyInStall)}`,
     '',
     ...result.check.consumers.flatMap((c) => consumerLines(c, result, options.keys)),
   ];

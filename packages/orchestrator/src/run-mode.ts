@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrokerCounters, BrokerReport, ChildInit, ConsumerCounters, ConsumerReport, LogSettings, Mode, PublisherCounters, PublisherReport } from '@state-divergence/protocol';
-import { createLogger, withDeadline, type Logger } from '@state-divergence/runtime';
+import { createLogger, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
 import { check, type CheckResult } from './checker.js';
 import { spawnRole, type ChildHandle } from './child-process.js';
 import { drain, type DrainResult } from './drain.js';
@@ -9,12 +9,19 @@ import { StallNemesis } from './nemesis.js';
 import { consumerName, type Options } from './options.js';
 import { PHASES, PUBLISH_PHASES, RUN_LENGTH_IN_PHASES, STALL, Timeline, type PhaseName, type RunEvent } from './timeline.js';
 import { generateRunCertificate } from './tls.js';
+import { summarizeLatency, type LatencySummary } from './latency.js';
 
 const HOST = '127.0.0.1';
 /** Most events the broker puts in one QUIC write to one subscriber. */
 const BATCH_MAX_EVENTS = 256;
-/** Per-stream receive window at the broker: ~150 events of 64 bytes, so lossless backpressure reaches the publisher fast. */
-const STREAM_WINDOW_BYTES = 1024 * 1024;
+/**
+ * Per-stream receive window at the broker (~600 events of 64 bytes). Small, so
+ * that when the broker stops reading (lossless) the publisher feels it within
+ * a second or two at 400/s; not smaller, because this library's window updates
+ * lag and a 16 KiB window throttled even a broker that was reading (measured:
+ * healthy p50 36 ms vs 10 ms).
+ */
+const STREAM_WINDOW_BYTES = 64 * 1024;
 const STATUS_TIMEOUT_MS = 2_000;
 const GATHER_TIMEOUT_MS = 5_000;
 
@@ -43,8 +50,17 @@ export interface PublisherOutcome {
   blockedMs: number;
 }
 
+export interface ConsumerLatency {
+  all: LatencySummary | null;
+  /** Events applied between SIGSTOP and SIGCONT of the stalled consumers. */
+  inStall: LatencySummary | null;
+}
+
 export interface ModeResult {
   mode: Mode;
+  latency: Record<string, ConsumerLatency>;
+  /** All healthy consumers' samples during the stall, pooled. */
+  healthyInStall: LatencySummary | null;
   published: number;
   publisher: PublisherOutcome;
   check: CheckResult;
@@ -85,7 +101,7 @@ export async function runMode(
   };
 
   const certificate = await generateRunCertificate();
-  logger.info({ mode, options: { ...options, modes: undefined } }, 'mode starting');
+  logger.info({ options: { ...options, modes: undefined } }, 'mode starting');
   try {
     const broker = await spawn({
       role: 'broker', name: 'broker', mode, host: HOST, queueCapacity: options.queueCapacity, batchMaxEvents: BATCH_MAX_EVENTS,
@@ -146,11 +162,13 @@ export async function runMode(
     ticker = setInterval(() => observer.tick(snapshot()), 1000);
     await until(STALL.start);
     const beforeStall = (await guard(publisher.status(STATUS_TIMEOUT_MS))) as PublisherCounters;
+    const stallWindow = { from: wallClockMs(), to: Number.POSITIVE_INFINITY };
     nemesis.start();
     logger.info({ consumers: stalled.map((c) => ({ name: c.name, pid: c.pid })) }, 'stall started');
     enter('stalled');
     await until(STALL.end);
     nemesis.stop();
+    stallWindow.to = wallClockMs();
     logger.info({ consumers: stalled.map((c) => ({ name: c.name, pid: c.pid })) }, 'stall ended');
     const afterStall = (await guard(publisher.status(STATUS_TIMEOUT_MS))) as PublisherCounters;
     enter('recovering');
@@ -180,8 +198,24 @@ export async function runMode(
       consumers: consumers.map((c, i) => ({ name: c.name, stalled: stalled.includes(c), report: (consumerReports[i] as ConsumerReport | null) ?? null })),
     });
     const pub = publisherReport as PublisherReport;
+    const latency: Record<string, ConsumerLatency> = {};
+    const healthySamples = { appliedAt: [] as number[], latencyMs: [] as number[] };
+    consumers.forEach((c, i) => {
+      const report = consumerReports[i] as ConsumerReport | null;
+      if (report === null) return;
+      latency[c.name] = { all: summarizeLatency(report.latency), inStall: summarizeLatency(report.latency, stallWindow) };
+      if (!stalled.includes(c)) {
+        healthySamples.appliedAt.push(...report.latency.appliedAt);
+        healthySamples.latencyMs.push(...report.latency.latencyMs);
+      }
+    });
     const outcome: ModeResult = {
       mode,
+      latency,
+      healthyInStall: summarizeLatency(
+        { appliedAt: Float64Array.from(healthySamples.appliedAt), latencyMs: Float64Array.from(healthySamples.latencyMs) },
+        stallWindow,
+      ),
       published: pub.published,
       publisher: {
         published: pub.published,

@@ -127,10 +127,19 @@ export interface PublisherReport {
   blockedMs: number;
 }
 
+/** Publish-to-apply latency samples, one pair per applied event (capped; see LatencyLog). */
+export interface LatencySamples {
+  /** Wall-clock ms when each event was applied. */
+  appliedAt: Float64Array;
+  /** appliedAt minus the event's publishedAt, ms. */
+  latencyMs: Float64Array;
+}
+
 export interface ConsumerReport {
   role: 'consumer';
   applied: number;
   lastOffset: number;
+  latency: LatencySamples;
   /** The local copy: [key, version, value] per key held. */
   entries: Array<[number, number, number]>;
   endedEarly: string | null;

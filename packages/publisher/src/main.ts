@@ -1,9 +1,7 @@
 import { encodePublish, Role, type PublisherInit } from '@state-divergence/protocol';
-import { connectToBroker, runChild } from '@state-divergence/runtime';
+import { connectToBroker, runChild, wallClockMs } from '@state-divergence/runtime';
 import { Authority } from './authority.js';
 import { pace } from './pacer.js';
-
-const wallClockMs = (): number => performance.timeOrigin + performance.now();
 
 await runChild<PublisherInit>(async ({ init, logger, send, exit }) => {
   const authority = new Authority(init.keys, init.seed, init.payload);

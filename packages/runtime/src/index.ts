@@ -5,3 +5,4 @@ export { startQuicServer, type QuicServerOptions } from './quic-server.js';
 export { readFrames } from './frame-reader.js';
 export { withDeadline, sleep } from './deadline.js';
 export { TLS_SERVER_NAME } from './quic-options.js';
+export { wallClockMs } from './clock.js';

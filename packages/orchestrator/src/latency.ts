@@ -1,0 +1,27 @@
+import { quantileSorted } from 'simple-statistics';
+import type { LatencySamples } from '@state-divergence/protocol';
+
+export interface LatencySummary {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+const round = (ms: number): number => Math.round(ms * 100) / 100;
+
+/**
+ * Publish-to-apply latency percentiles (simple-statistics' quantileSorted: the
+ * nearest-rank method on the sorted samples), optionally only for events
+ * applied inside [from, to] (wall-clock ms). Null when no event qualifies.
+ */
+export function summarizeLatency(samples: LatencySamples, window?: { from: number; to: number }): LatencySummary | null {
+  const picked: number[] = [];
+  for (let i = 0; i < samples.latencyMs.length; i++) {
+    const at = samples.appliedAt[i]!;
+    if (window === undefined || (at >= window.from && at <= window.to)) picked.push(samples.latencyMs[i]!);
+  }
+  if (picked.length === 0) return null;
+  picked.sort((a, b) => a - b);
+  return { count: picked.length, p50: round(quantileSorted(picked, 0.5)), p99: round(quantileSorted(picked, 0.99)), max: round(picked.at(-1)!) };
+}
