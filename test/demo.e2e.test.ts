@@ -1,0 +1,105 @@
+/**
+ * The demo end to end: the real orchestrator starts a real broker, publisher
+ * and consumers that talk QUIC (TLS 1.3, pinned per-run certificate), freezes
+ * consumer-3 with SIGSTOP and resumes it with SIGCONT. Short phases keep the
+ * suite quick; a small queue makes the stalled consumer overflow early.
+ */
+import { killAll, pidsInLog, readLog, startDemo, survivorsAfter, tempLogFile, type LogLine } from './helpers/run-demo.js';
+
+interface RunDocument {
+  config: Record<string, unknown>;
+  runs: Array<{
+    mode: string;
+    published: number;
+    consumers: Array<{ name: string; stalled: boolean; applied: number; wrongKeys: string[]; endedEarly: string | null; unexpected: number }>;
+    broker: { subscribers: Record<string, { delivered: number; dropped: number }> };
+  }>;
+}
+
+async function runDemo(args: string[]): Promise<{ document: RunDocument; log: LogLine[]; exitCode: number | undefined }> {
+  const logFile = tempLogFile();
+  const result = await startDemo([...args, '--json', '--log-file', logFile]);
+  const log = readLog(logFile);
+  try {
+    expect(result.exitCode).toBe(0);
+    return { document: JSON.parse(result.stdout) as RunDocument, log, exitCode: result.exitCode };
+  } finally {
+    killAll(await survivorsAfter(pidsInLog(log), 5_000));
+  }
+}
+
+describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () => {
+  const RATE = 300;
+  const DURATION = 1;
+  let run: Awaited<ReturnType<typeof runDemo>>;
+  beforeAll(async () => {
+    run = await runDemo(['--mode', 'lossy', '--duration', String(DURATION), '--rate', String(RATE), '--queue-capacity', '64']);
+  });
+
+  test('stdout is exactly one JSON document with every flag in config', () => {
+    expect(run.document.config).toMatchObject({ rate: RATE, keys: 2000, consumers: 3, payload: 64, queueCapacity: 64, duration: DURATION, mode: 'lossy', stall: ['consumer-3'], seed: 1 });
+    expect(run.document.runs).toHaveLength(1);
+  });
+
+  test('the stalled consumer is wrong about many keys; the healthy ones about none', () => {
+    const [lossy] = run.document.runs;
+    const stalled = lossy!.consumers.filter((c) => c.stalled);
+    const healthy = lossy!.consumers.filter((c) => !c.stalled);
+    expect(stalled.map((c) => c.name)).toEqual(['consumer-3']);
+    const healthyWrong = healthy.reduce((sum, c) => sum + c.wrongKeys.length, 0);
+    expect(stalled[0]!.wrongKeys.length).toBeGreaterThan(0);
+    expect(stalled[0]!.wrongKeys.length).toBeGreaterThan(20 * healthyWrong);
+    for (const c of lossy!.consumers) expect(c.unexpected).toBe(0);
+  });
+
+  test('no consumer ended early: the divergence is dropped events, not a broken connection', () => {
+    for (const c of run.document.runs[0]!.consumers) expect(c.endedEarly).toBeNull();
+  });
+
+  test('the broker dropped events for the stalled consumer only', () => {
+    const { subscribers } = run.document.runs[0]!.broker;
+    expect(subscribers['consumer-3']!.dropped).toBeGreaterThan(0);
+    expect(subscribers['consumer-1']!.dropped).toBe(0);
+    expect(subscribers['consumer-2']!.dropped).toBe(0);
+    // Every event reached each healthy consumer.
+    for (const c of run.document.runs[0]!.consumers.filter((c) => !c.stalled)) expect(c.applied).toBe(run.document.runs[0]!.published);
+  });
+
+  test('the publisher paces to --rate: rate x 3 x duration within 3%', () => {
+    const expected = RATE * 3 * DURATION;
+    expect(Math.abs(run.document.runs[0]!.published - expected)).toBeLessThanOrEqual(expected * 0.03);
+  });
+
+  test('every log line is JSON from a named process, and the run is told in it', () => {
+    const procs = new Set(run.log.map((line) => line.proc));
+    expect([...procs].sort()).toEqual(['broker', 'consumer-1', 'consumer-2', 'consumer-3', 'orchestrator', 'publisher']);
+    const messages = run.log.map((line) => `${line.proc}:${line.msg}`);
+    for (const expected of ['orchestrator:phase', 'orchestrator:stall started', 'orchestrator:stall ended', 'broker:drops started', 'orchestrator:outcome']) {
+      expect(messages).toContain(expected);
+    }
+    // Drops are aggregated: a handful of lines, not one per dropped event.
+    const dropLines = run.log.filter((line) => line.msg === 'drops started').length;
+    expect(dropLines).toBeLessThan(run.document.runs[0]!.broker.subscribers['consumer-3']!.dropped);
+  });
+
+  test('no process of the run is left afterwards, the frozen one included', async () => {
+    const pids = pidsInLog(run.log);
+    expect(pids.length).toBe(6);
+    expect(await survivorsAfter(pids, 5_000)).toEqual([]);
+  });
+});
+
+describe('lossless (block at every checkpoint): everyone converges', () => {
+  test('every consumer correct, applied == published, nothing dropped', async () => {
+    const { document } = await runDemo(['--mode', 'lossless', '--duration', '1', '--queue-capacity', '64']);
+    const [lossless] = document.runs;
+    expect(lossless!.mode).toBe('lossless');
+    expect(lossless!.published).toBeGreaterThan(0);
+    for (const c of lossless!.consumers) {
+      expect(c.wrongKeys).toEqual([]);
+      expect(c.applied).toBe(lossless!.published);
+      expect(c.endedEarly).toBeNull();
+      expect(lossless!.broker.subscribers[c.name]!.dropped).toBe(0);
+    }
+  });
+});

@@ -1,0 +1,76 @@
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa, type ResultPromise } from 'execa';
+
+export const ORCHESTRATOR = fileURLToPath(new URL('../../packages/orchestrator/bin/orchestrator.js', import.meta.url));
+
+export function tempLogFile(): string {
+  return join(mkdtempSync(join(tmpdir(), 'state-divergence-test-')), 'run.ndjson');
+}
+
+/** Starts the real orchestrator (which starts the real processes). */
+export function startDemo(args: string[]): ResultPromise<{ reject: false; all: true }> {
+  return execa('node', [ORCHESTRATOR, ...args], { reject: false, all: true, env: { NODE_OPTIONS: '' } });
+}
+
+export interface LogLine {
+  level: number;
+  proc: string;
+  pid: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** Every line of an NDJSON log, parsed (throws on a line that is not JSON). */
+export function readLog(file: string): LogLine[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+/** True when the pid is gone (or a zombie awaiting a reaper: it runs no code). */
+export function isGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
+
+/** Polls until every pid is gone or the deadline passes; returns the survivors. */
+export async function survivorsAfter(pids: number[], ms: number): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const alive = pids.filter((pid) => !isGone(pid));
+    if (alive.length === 0 || Date.now() > deadline) return alive;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Last resort for a failed test: no process of a run may outlive it. */
+export function killAll(pids: number[]): void {
+  for (const pid of pids) {
+    for (const signal of ['SIGCONT', 'SIGKILL'] as const) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // gone
+      }
+    }
+  }
+}
+
+/** Pids of every process that wrote to the log (each logs `ready` or `mode starting`). */
+export function pidsInLog(lines: LogLine[]): number[] {
+  return [...new Set(lines.map((line) => line.pid))];
+}

@@ -1,0 +1,142 @@
+import {
+  encodeError,
+  encodeEvent,
+  encodeEventFromPublishBody,
+  encodeHello,
+  encodePublish,
+  encodeWelcome,
+  ErrorCode,
+  FrameDecodeError,
+  FrameDecoder,
+  MAX_FRAME_LENGTH,
+  Role,
+  type Change,
+  type Frame,
+} from '@state-divergence/protocol';
+
+const change: Change = { key: 1999, version: 2 ** 40 + 7, value: 0xdeadbeef, publishedAt: 1_790_000_000_123.456, payloadLength: 64 };
+
+function decodeAll(...chunks: Uint8Array[]): Frame[] {
+  const decoder = new FrameDecoder();
+  const frames: Frame[] = [];
+  for (const chunk of chunks) {
+    decoder.push(chunk);
+    for (let frame = decoder.next(); frame !== null; frame = decoder.next()) frames.push(frame);
+  }
+  return frames;
+}
+
+function decodeError(bytes: Uint8Array): FrameDecodeError {
+  const decoder = new FrameDecoder();
+  decoder.push(bytes);
+  try {
+    while (decoder.next() !== null);
+  } catch (error) {
+    return error as FrameDecodeError;
+  }
+  throw new Error('expected a FrameDecodeError, decoded fine');
+}
+
+describe('frame codec', () => {
+  const stream = Buffer.concat([
+    encodeHello(Role.subscriber, 'consumer-3'),
+    encodeWelcome(12_345),
+    encodePublish(change),
+    encodeEvent(42, change),
+    encodeError(ErrorCode.unexpectedFrame, 'subscribers only listen'),
+  ]);
+  const expected: Frame[] = [
+    { type: 'hello', protocolVersion: 1, role: Role.subscriber, name: 'consumer-3' },
+    { type: 'welcome', headOffset: 12_345 },
+    { type: 'publish', change, body: encodePublish(change).subarray(5) },
+    { type: 'event', offset: 42, change },
+    { type: 'error', code: ErrorCode.unexpectedFrame, message: 'subscribers only listen' },
+  ];
+
+  test('every frame type round-trips through one decoder', () => {
+    const frames = decodeAll(stream);
+    expect(frames.map((f) => (f.type === 'publish' ? { ...f, body: Buffer.from(f.body) } : f))).toEqual(
+      expected.map((f) => (f.type === 'publish' ? { ...f, body: Buffer.from(f.body) } : f)),
+    );
+  });
+
+  test('a stream split at every byte boundary decodes to the same frames', () => {
+    const whole = decodeAll(stream);
+    for (let cut = 1; cut < stream.length; cut++) {
+      expect(decodeAll(stream.subarray(0, cut), stream.subarray(cut))).toEqual(whole);
+    }
+  });
+
+  test('a stream fed one byte at a time decodes to the same frames', () => {
+    const bytes = Array.from(stream, (b) => Uint8Array.of(b));
+    expect(decodeAll(...bytes)).toEqual(decodeAll(stream));
+  });
+
+  test('an EVENT built from a PUBLISH body equals one encoded from the change', () => {
+    const publishBody = encodePublish(change).subarray(5);
+    expect(encodeEventFromPublishBody(7, publishBody)).toEqual(encodeEvent(7, change));
+  });
+
+  test('decoded frames do not alias the chunk they came from', () => {
+    const bytes = Buffer.from(encodePublish(change));
+    const decoder = new FrameDecoder();
+    decoder.push(bytes);
+    const frame = decoder.next();
+    bytes.fill(0xff);
+    expect(frame).toMatchObject({ type: 'publish', change });
+    expect(frame?.type === 'publish' && Buffer.from(frame.body).equals(encodePublish(change).subarray(5))).toBe(true);
+  });
+
+  test('an oversized length is rejected from the header alone, before the body arrives', () => {
+    const header = Buffer.alloc(5);
+    header.writeUInt32BE(MAX_FRAME_LENGTH + 1, 0);
+    header.writeUInt8(0x04, 4);
+    const error = decodeError(header);
+    expect(error.code).toBe(ErrorCode.frameTooLarge);
+  });
+
+  test('an unknown frame type is rejected with its code', () => {
+    expect(decodeError(Buffer.from([0, 0, 0, 1, 0x7f])).code).toBe(ErrorCode.unknownFrameType);
+  });
+
+  test('a zero length, a short body and a bad hello are malformed', () => {
+    expect(decodeError(Buffer.from([0, 0, 0, 0, 0x01])).code).toBe(ErrorCode.malformedFrame);
+    expect(decodeError(Buffer.from([0, 0, 0, 3, 0x04, 0, 0])).code).toBe(ErrorCode.malformedFrame);
+    const hello = Buffer.from(encodeHello(Role.publisher, 'p'));
+    hello.writeUInt8(9, 6); // role 9 does not exist
+    expect(decodeError(hello).code).toBe(ErrorCode.malformedFrame);
+    const longName = Buffer.from(encodeHello(Role.publisher, 'p'));
+    longName.writeUInt8(50, 7); // name length beyond the frame
+    expect(decodeError(longName).code).toBe(ErrorCode.malformedFrame);
+  });
+
+  test('a u64 beyond 2^53 is malformed, not silently rounded', () => {
+    const welcome = Buffer.from(encodeWelcome(1));
+    welcome.writeUInt32BE(0xffff_ffff, 5);
+    expect(decodeError(welcome).code).toBe(ErrorCode.malformedFrame);
+  });
+
+  test('after the first error the decoder stays failed and never resyncs', () => {
+    const decoder = new FrameDecoder();
+    decoder.push(Buffer.from([0, 0, 0, 1, 0x7f]));
+    expect(() => decoder.next()).toThrow(FrameDecodeError);
+    decoder.push(encodeWelcome(1));
+    expect(() => decoder.next()).toThrow(FrameDecodeError);
+  });
+
+  test('random garbage never crashes the decoder: it yields frames or one coded error', () => {
+    let seed = 7;
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    for (let round = 0; round < 2000; round++) {
+      const bytes = Buffer.from(Array.from({ length: 1 + Math.floor(random() * 64) }, () => Math.floor(random() * 256)));
+      const decoder = new FrameDecoder();
+      decoder.push(bytes);
+      try {
+        while (decoder.next() !== null);
+      } catch (error) {
+        expect(error).toBeInstanceOf(FrameDecodeError);
+        expect(Object.values(ErrorCode)).toContain((error as FrameDecodeError).code);
+      }
+    }
+  });
+});
