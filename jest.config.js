@@ -12,4 +12,5 @@ export default {
   },
   // Tests start real processes that talk QUIC; a run of one mode takes ~8 s.
   testTimeout: 90_000,
+  reporters: ['default', '<rootDir>/test/summary-reporter.cjs'],
 };

@@ -48,7 +48,7 @@ export class Subscriber {
     if (this.endedEarly !== null) return true;
     if (this.queued >= this.options.capacity) return false;
     if (this.dropsInRun > 0) {
-      this.options.logger.warn({ subscriber: this.name, dropped: this.dropsInRun, resumedAt: offset }, 'drops ended');
+      this.options.logger.info({ subscriber: this.name, dropped: this.dropsInRun, resumedAt: offset }, 'drops ended');
       this.dropsInRun = 0;
     }
     this.queue.push(event);
@@ -61,7 +61,7 @@ export class Subscriber {
   /** At-most-once: the new event is lost for this subscriber only, and nobody tells it. */
   drop(offset: number): void {
     if (this.dropsInRun === 0) {
-      this.options.logger.warn({ subscriber: this.name, firstOffset: offset, queued: this.queued }, 'drops started');
+      this.options.logger.info({ subscriber: this.name, firstOffset: offset, queued: this.queued }, 'drops started');
     }
     this.dropsInRun += 1;
     this.drops.add(offset);

@@ -12,6 +12,7 @@ import { generateRunCertificate } from './tls.js';
 import { summarizeLatency, type LatencySummary } from './latency.js';
 
 const HOST = '127.0.0.1';
+const round1 = (n: number): number => Math.round(n * 10) / 10;
 /** Most events the broker puts in one QUIC write to one subscriber. */
 const BATCH_MAX_EVENTS = 256;
 /**
@@ -95,6 +96,7 @@ export async function runMode(
 
   const spawn = async (init: ChildInit): Promise<ChildHandle> => {
     const child = await spawnRole(init, logger);
+    timeline.record({ type: 'spawned', name: child.name, pid: child.pid });
     children.push(child);
     registry.add(child);
     return child;
@@ -126,7 +128,8 @@ export async function runMode(
     crashed.catch(() => {});
     const guard = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, crashed]);
     for (const consumer of consumers) {
-      consumer.on((m) => m.type === 'ended' && timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: m.reason }));
+      // Only while the run is live: during teardown every subscription ends, by design.
+      consumer.on((m) => running && m.type === 'ended' && timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: m.reason }));
     }
     const publisherDone = new Promise<number>((resolve) => publisher.on((m) => m.type === 'done' && resolve(m.published)));
 
@@ -219,14 +222,14 @@ export async function runMode(
       published: pub.published,
       publisher: {
         published: pub.published,
-        achievedRate: pub.published / Math.max(0.001, (pub.stoppedAt - pub.startedAt) / 1000),
-        rateInStall: (afterStall.published - beforeStall.published) / (stallMs / 1000),
+        achievedRate: round1(pub.published / Math.max(0.001, (pub.stoppedAt - pub.startedAt) / 1000)),
+        rateInStall: round1((afterStall.published - beforeStall.published) / (stallMs / 1000)),
         blockedMs: Math.round(pub.blockedMs),
       },
       check: result,
       broker: brokerReport as BrokerReport | null,
       drain: drained,
-      events: timeline.events,
+      events: [...timeline.events],
       wallSeconds: seconds(),
     };
     logger.info(

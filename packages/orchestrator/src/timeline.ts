@@ -18,6 +18,7 @@ export type PhaseName = (typeof PHASES)[number]['name'];
 
 /** One thing that happened during a run, on the orchestrator's monotonic clock. */
 export type RunEvent =
+  | { at: number; type: 'spawned'; name: string; pid: number }
   | { at: number; type: 'phase'; phase: PhaseName }
   | { at: number; type: 'freeze' | 'thaw'; consumer: string; pid: number }
   | { at: number; type: 'publisher-done'; published: number }
