@@ -16,8 +16,13 @@ describe('options', () => {
   test('defaults are the seed\'s: 400/s, 2000 keys, 3 consumers, the last one stalled, both modes', () => {
     expect(normalizeOptions({}, tty)).toMatchObject({
       rate: 400, keys: 2000, consumers: 3, payload: 64, queueCapacity: 512, duration: 4,
-      mode: 'both', modes: ['lossy', 'lossless'], stall: ['consumer-3'], seed: 1, logLevel: 'info',
+      mode: 'all', modes: ['lossy', 'lossless', 'resync'], stall: ['consumer-3'], seed: 1, deleteRatio: 0.02, joinLate: null, logLevel: 'info',
     });
+  });
+
+  test('both is the seed\'s two columns; all adds resync', () => {
+    expect(normalizeOptions({ mode: 'both' }, tty).modes).toEqual(['lossy', 'lossless']);
+    expect(normalizeOptions({ mode: 'resync' }, tty).modes).toEqual(['resync']);
   });
 
   test('--stall takes repeats and comma lists, in consumer order, without duplicates', () => {
@@ -27,7 +32,9 @@ describe('options', () => {
   test('bad values name the flag, what is allowed and what was given', () => {
     expect(usage({ consumers: 1 })).toBe('--consumers must be at least 2 (and at most 64), got 1');
     expect(usage({ stall: ['consumer-9'] })).toBe('--stall consumer-9 is not a consumer of this run; valid: consumer-1, consumer-2, consumer-3');
-    expect(usage({ mode: 'nope' })).toBe('--mode must be one of lossy, lossless, both, got nope');
+    expect(usage({ mode: 'nope' })).toBe('--mode must be one of lossy, lossless, resync, both, all, got nope');
+    expect(usage({ joinLate: 'consumer-3' })).toMatch(/^--join-late consumer-3 is also stalled/);
+    expect(usage({ deleteRatio: 2 })).toBe('--delete-ratio must be a fraction from 0 to 1, got 2');
     expect(usage({ rate: 0 })).toMatch(/^--rate must be a positive number/);
     expect(usage({ rate: Number.NaN })).toMatch(/got not a number$/);
     expect(usage({ payload: 70_000 })).toMatch(/^--payload must be an integer from 0 to 65536/);

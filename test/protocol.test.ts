@@ -1,4 +1,14 @@
 import {
+  encodeDigest,
+  encodeDigestRequest,
+  encodeLag,
+  encodeProgress,
+  encodeResume,
+  encodeSyncEnd,
+  FrameType,
+  StartKind,
+  StateDigest,
+  SyncKind,
   encodeError,
   encodeEvent,
   encodeEventFromPublishBody,
@@ -14,7 +24,8 @@ import {
   type Frame,
 } from '@state-divergence/protocol';
 
-const change: Change = { key: 1999, version: 2 ** 40 + 7, value: 0xdeadbeef, publishedAt: 1_790_000_000_123.456, payloadLength: 64 };
+const change: Change = { key: 1999, version: 2 ** 40 + 7, value: 0xdeadbeef, deleted: false, publishedAt: 1_790_000_000_123.456, payloadLength: 64 };
+const tombstone: Change = { key: 5, version: 99, value: 0, deleted: true, publishedAt: 1_790_000_000_000, payloadLength: 0 };
 
 function decodeAll(...chunks: Uint8Array[]): Frame[] {
   const decoder = new FrameDecoder();
@@ -39,17 +50,31 @@ function decodeError(bytes: Uint8Array): FrameDecodeError {
 
 describe('frame codec', () => {
   const stream = Buffer.concat([
-    encodeHello(Role.subscriber, 'consumer-3'),
+    encodeHello(Role.subscriber, 'consumer-3', StartKind.offset, 2 ** 33),
     encodeWelcome(12_345),
     encodePublish(change),
     encodeEvent(42, change),
+    encodeEventFromPublishBody(41, encodePublish(tombstone).subarray(5), FrameType.state),
+    encodeSyncEnd(SyncKind.snapshot, 41),
+    encodeLag(43, 900),
+    encodeProgress(900),
+    encodeResume(42),
+    encodeDigestRequest(),
+    encodeDigest(900, '0123456789abcdef', 1999),
     encodeError(ErrorCode.unexpectedFrame, 'subscribers only listen'),
   ]);
   const expected: Frame[] = [
-    { type: 'hello', protocolVersion: 1, role: Role.subscriber, name: 'consumer-3' },
+    { type: 'hello', protocolVersion: 1, role: Role.subscriber, name: 'consumer-3', start: StartKind.offset, startOffset: 2 ** 33 },
     { type: 'welcome', headOffset: 12_345 },
     { type: 'publish', change, body: encodePublish(change).subarray(5) },
     { type: 'event', offset: 42, change },
+    { type: 'state', offset: 41, change: tombstone },
+    { type: 'syncEnd', kind: SyncKind.snapshot, offset: 41 },
+    { type: 'lag', from: 43, to: 900 },
+    { type: 'progress', headOffset: 900 },
+    { type: 'resume', fromOffset: 42 },
+    { type: 'digestRequest' },
+    { type: 'digest', offset: 900, digest: '0123456789abcdef', liveKeys: 1999 },
     { type: 'error', code: ErrorCode.unexpectedFrame, message: 'subscribers only listen' },
   ];
 
@@ -110,6 +135,18 @@ describe('frame codec', () => {
     expect(decodeError(longName).code).toBe(ErrorCode.malformedFrame);
   });
 
+  test('unknown change flags, start kinds and sync kinds are malformed', () => {
+    const publish = Buffer.from(encodePublish(change));
+    publish.writeUInt8(0x80, 5 + 16); // flags byte
+    expect(decodeError(publish).code).toBe(ErrorCode.malformedFrame);
+    const hello = Buffer.from(encodeHello(Role.subscriber, 'c'));
+    hello.writeUInt8(7, 5 + 3 + 1); // start kind after the 1-byte name
+    expect(decodeError(hello).code).toBe(ErrorCode.malformedFrame);
+    const syncEnd = Buffer.from(encodeSyncEnd(SyncKind.delta, 1));
+    syncEnd.writeUInt8(9, 5);
+    expect(decodeError(syncEnd).code).toBe(ErrorCode.malformedFrame);
+  });
+
   test('a u64 beyond 2^53 is malformed, not silently rounded', () => {
     const welcome = Buffer.from(encodeWelcome(1));
     welcome.writeUInt32BE(0xffff_ffff, 5);
@@ -138,5 +175,30 @@ describe('frame codec', () => {
         expect(Object.values(ErrorCode)).toContain((error as FrameDecodeError).code);
       }
     }
+  });
+});
+
+describe('state digest', () => {
+  test('depends on the set of (key, version) pairs, not on the order they were added', () => {
+    const a = new StateDigest();
+    const b = new StateDigest();
+    const pairs = Array.from({ length: 500 }, (_, i) => [i * 7, i * 13 + 1] as const);
+    for (const [k, v] of pairs) a.add(k, v);
+    for (const [k, v] of [...pairs].reverse()) b.add(k, v);
+    expect(a.toString()).toBe(b.toString());
+    expect(a.size).toBe(500);
+  });
+
+  test('changes when one version differs, and remove undoes add', () => {
+    const a = new StateDigest();
+    a.add(1, 10);
+    a.add(2, 20);
+    const before = a.toString();
+    a.remove(2, 20);
+    a.add(2, 21);
+    expect(a.toString()).not.toBe(before);
+    a.remove(2, 21);
+    a.add(2, 20);
+    expect(a.toString()).toBe(before);
   });
 });

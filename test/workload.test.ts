@@ -32,6 +32,24 @@ describe('workload', () => {
     expect(run(2)).not.toEqual(run(1));
   });
 
+  test('--delete-ratio deletes about that fraction of changes, and the authority marks the key deleted', () => {
+    const authority = new Authority(2000, 1, 0, 0.02);
+    let deletes = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const change = authority.next(0);
+      if (change.deleted) {
+        deletes += 1;
+        expect(change.value).toBe(0);
+        expect(authority.deleted[change.key]).toBe(1);
+      } else expect(authority.deleted[change.key]).toBe(0);
+    }
+    expect(deletes / 20_000).toBeGreaterThan(0.015);
+    expect(deletes / 20_000).toBeLessThan(0.025);
+    const history = authority.history.snapshot();
+    expect(history.keys).toHaveLength(20_000);
+    expect(Array.from(history.deleted).reduce((a, b) => a + b, 0)).toBe(deletes);
+  });
+
   test('versions are global and strictly increasing, and the authority records each change first', () => {
     const authority = new Authority(50, 3, 0);
     let last = 0;

@@ -1,13 +1,18 @@
 import type { QUICStream } from '@matrixai/quic';
 import {
+  encodeDigest,
   encodeError,
+  encodeSyncEnd,
   encodeWelcome,
   ErrorCode,
   FrameDecodeError,
   PROTOCOL_VERSION,
   Role,
+  StartKind,
+  SyncKind,
   type BrokerInit,
   type Frame,
+  type HelloFrame,
 } from '@state-divergence/protocol';
 import { readFrames, withDeadline, type Logger } from '@state-divergence/runtime';
 import { Subscriber } from './subscriber.js';
@@ -41,18 +46,40 @@ async function servePublisher(frames: Frames, name: string, context: SessionCont
   for await (const frame of frames) {
     if (frame.type !== 'publish') throw new ProtocolViolation(ErrorCode.unexpectedFrame, `publisher sent ${frame.type}; only publish is allowed`);
     // Lossless: pausing here stops reads from this stream; QUIC flow control does the rest.
-    const room = topic.mode === 'lossless' ? topic.waitForRoom() : undefined;
+    const room = topic.overflow === 'block' ? topic.waitForRoom() : undefined;
     if (room) await room;
-    topic.publish(frame.body);
+    topic.publish(frame.change, frame.body);
   }
   context.logger.info({ client: name, head: topic.headOffset }, 'publisher finished');
 }
 
-async function serveSubscriber(frames: Frames, subscriber: Subscriber): Promise<void> {
+async function serveSubscriber(frames: Frames, subscriber: Subscriber, topic: Topic): Promise<void> {
   for await (const frame of frames) {
-    throw new ProtocolViolation(ErrorCode.unexpectedFrame, `subscriber sent ${frame.type} after hello; subscribers only listen`);
+    if (frame.type === 'resume') subscriber.resume(frame.fromOffset);
+    else if (frame.type === 'digestRequest') subscriber.sendControl(encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size));
+    else throw new ProtocolViolation(ErrorCode.unexpectedFrame, `subscriber sent ${frame.type}; after hello a subscriber may only send resume or digestRequest`);
   }
   subscriber.end('subscriber closed its stream');
+}
+
+/**
+ * The frames that start a subscription, computed in the same tick the
+ * subscriber joins the topic, so nothing between them and the live stream is
+ * lost or duplicated: snapshot = every live key as of S then SYNC_END(S);
+ * offset N = every key changed after N (tombstones too) then SYNC_END(head).
+ */
+function openingFrames(hello: HelloFrame, topic: Topic): Buffer[] {
+  switch (hello.start) {
+    case StartKind.latest:
+      return [];
+    case StartKind.snapshot:
+      return [...topic.table.stateFramesSince(0, true), encodeSyncEnd(SyncKind.snapshot, topic.headOffset)];
+    case StartKind.offset:
+      if (hello.startOffset > topic.headOffset) {
+        throw new ProtocolViolation(ErrorCode.malformedFrame, `start offset ${hello.startOffset} is beyond the head ${topic.headOffset}`);
+      }
+      return [...topic.table.stateFramesSince(hello.startOffset), encodeSyncEnd(SyncKind.delta, topic.headOffset)];
+  }
 }
 
 /** Serves one client stream: hello first, then the role it asked for. Never throws. */
@@ -84,18 +111,23 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
     if (existing && existing.endedEarly === null) throw new ProtocolViolation(ErrorCode.unexpectedFrame, `a subscriber named ${name} is already connected`);
     // The welcome is queued on the writer before any event, and the subscriber joins
     // the topic in the same tick: it receives exactly the events after headOffset.
+    const opening = openingFrames(hello, topic);
     void writer.write(encodeWelcome(topic.headOffset)).catch(() => {});
     subscriber = new Subscriber({
       name,
       capacity: init.queueCapacity,
       batchMaxEvents: init.batchMaxEvents,
+      overflow: topic.overflow,
+      table: topic.table,
+      headOffset: () => topic.headOffset,
       write: (bytes) => writer.write(bytes),
       onRoom: () => topic.notifyRoom(),
       logger,
     });
+    subscriber.startAt(topic.headOffset, opening);
     topic.subscribers.set(name, subscriber);
-    logger.info({ client: name, role: 'subscriber', head: topic.headOffset }, 'client admitted');
-    await serveSubscriber(frames, subscriber);
+    logger.info({ client: name, role: 'subscriber', head: topic.headOffset, start: hello.start, openingFrames: opening.length }, 'client admitted');
+    await serveSubscriber(frames, subscriber, topic);
   } catch (error) {
     if (error instanceof ProtocolViolation || error instanceof FrameDecodeError) {
       logger.warn({ client: name, code: error.code, reason: error.message }, 'protocol violation; closing that stream');

@@ -1,4 +1,4 @@
-import type { BrokerInit } from '@state-divergence/protocol';
+import { encodeProgress, type BrokerInit } from '@state-divergence/protocol';
 import { runChild, startQuicServer } from '@state-divergence/runtime';
 import { serveClient, type SessionContext } from './client-session.js';
 import { Topic } from './topic.js';
@@ -18,6 +18,13 @@ await runChild<BrokerInit>(async ({ init, logger }) => {
   logger.info({ host: init.host, port: server.port, queueCapacity: init.queueCapacity, batchMaxEvents: init.batchMaxEvents }, 'listening');
 
   const subscriberEntries = () => [...topic.subscribers.values()];
+  // Resync mode's heartbeat: an idle subscriber learns the head, so it (and the
+  // drain step) can tell "current" from "silently behind".
+  if (topic.overflow === 'resync') {
+    setInterval(() => {
+      for (const subscriber of subscriberEntries()) if (subscriber.idle) subscriber.sendControl(encodeProgress(topic.headOffset));
+    }, init.heartbeatMs).unref();
+  }
   return {
     port: server.port,
     counters: () => ({
@@ -29,6 +36,8 @@ await runChild<BrokerInit>(async ({ init, logger }) => {
       role: 'broker',
       head: topic.headOffset,
       subscribers: Object.fromEntries(subscriberEntries().map((s) => [s.name, s.report()])),
+      lastWriteOffsets: topic.table.lastWriteOffsets(init.keys),
+      digest: topic.table.digest.toString(),
     }),
     close: () => server.stop({ force: true }),
   };

@@ -1,34 +1,64 @@
-import type { SubscriberCounters, SubscriberReport } from '@state-divergence/protocol';
+import { encodeLag, encodeSyncEnd, SyncKind, type SubscriberCounters, type SubscriberReport } from '@state-divergence/protocol';
 import type { Logger } from '@state-divergence/runtime';
+import type { CompactedTable } from './compacted-table.js';
 import { DropLog } from './drop-log.js';
+
+/** What a full queue means: lossy drops, lossless blocks (the Topic waits), resync lags. */
+export type OverflowPolicy = 'drop' | 'block' | 'resync';
 
 export interface SubscriberOptions {
   name: string;
   capacity: number;
   batchMaxEvents: number;
+  overflow: OverflowPolicy;
+  table: CompactedTable;
+  headOffset: () => number;
   write: (bytes: Uint8Array) => Promise<void>;
   /** Called whenever the queue shrinks, so a paused publisher read can resume. */
   onRoom: () => void;
   logger: Logger;
 }
 
+/** A pending recovery: everything after `from` will be sent as a delta. */
+interface Lag {
+  from: number;
+  /** Broker-initiated (overflow) recoveries start with a LAG frame; a client's RESUME already knows. */
+  signal: boolean;
+}
+
 /**
  * One subscriber's bounded queue and its writer. The writer sends everything
  * queued (up to batchMaxEvents) in one write: with this QUIC library the cost is
- * per packet, not per byte, so batching is what lets five consumers keep up.
+ * per packet, not per byte, so batching is what lets many consumers keep up.
  * Only this subscriber's writer ever awaits its stream: a frozen peer parks this
  * loop and nothing else.
+ *
+ * Resync: on overflow the queue is discarded and the subscriber marked lagged
+ * at the last offset handed to its stream. While lagged it costs O(1) memory:
+ * new events are not queued. When its stream takes writes again, it gets
+ * LAG{from, to}, a delta from the compacted table, SYNC_END, and then live events.
  */
 export class Subscriber {
   readonly name: string;
-  private readonly queue: Buffer[] = [];
+  private queue: Buffer[] = [];
+  private queueOffsets: number[] = [];
   private queueHead = 0;
+  /** Frames that are not events (snapshot, heartbeat, digest): never counted, never dropped. */
+  private control: Buffer[] = [];
   private writing = false;
+  private lagged: Lag | undefined;
+  private lastWritten = 0;
   private delivered = 0;
   private maxQueued = 0;
   private lastAccepted = 0;
   private readonly drops = new DropLog();
   private dropsInRun = 0;
+  private lags = 0;
+  private resumes = 0;
+  private discarded = 0;
+  private resyncBytes = 0;
+  private resyncFrames = 0;
+  private fullSnapshotBytes = 0;
   endedEarly: string | null = null;
 
   constructor(private readonly options: SubscriberOptions) {
@@ -39,19 +69,35 @@ export class Subscriber {
     return this.queue.length - this.queueHead;
   }
 
-  get hasRoom(): boolean {
-    return this.endedEarly !== null || this.queued < this.options.capacity;
+  get idle(): boolean {
+    return !this.writing && this.queued === 0 && this.control.length === 0 && this.lagged === undefined;
   }
 
-  /** Queues an encoded event. A full queue refuses it (the caller decides: drop or wait). */
+  get hasRoom(): boolean {
+    return this.endedEarly !== null || this.lagged !== undefined || this.queued < this.options.capacity;
+  }
+
+  /** Starts the stream at `offset` (the snapshot or delta already sent up to it). */
+  startAt(offset: number, frames: Buffer[]): void {
+    this.lastAccepted = offset;
+    this.lastWritten = offset;
+    this.sendControl(...frames);
+  }
+
+  /** Queues an encoded event. Returns false only when the event must be dropped (lossy) or waited for (lossless). */
   offer(offset: number, event: Buffer): boolean {
-    if (this.endedEarly !== null) return true;
-    if (this.queued >= this.options.capacity) return false;
+    if (this.endedEarly !== null || this.lagged !== undefined) return true;
+    if (this.queued >= this.options.capacity) {
+      if (this.options.overflow !== 'resync') return false;
+      this.markLagged({ from: this.lastWritten, signal: true });
+      return true;
+    }
     if (this.dropsInRun > 0) {
       this.options.logger.info({ subscriber: this.name, dropped: this.dropsInRun, resumedAt: offset }, 'drops ended');
       this.dropsInRun = 0;
     }
     this.queue.push(event);
+    this.queueOffsets.push(offset);
     this.lastAccepted = offset;
     if (this.queued > this.maxQueued) this.maxQueued = this.queued;
     this.pump();
@@ -67,11 +113,24 @@ export class Subscriber {
     this.drops.add(offset);
   }
 
+  /** The client saw a gap and asks for everything after `fromOffset`. */
+  resume(fromOffset: number): void {
+    this.resumes += 1;
+    this.options.logger.info({ subscriber: this.name, fromOffset }, 'resume requested');
+    this.markLagged({ from: Math.min(fromOffset, this.lastWritten), signal: false });
+  }
+
+  sendControl(...frames: Buffer[]): void {
+    if (this.endedEarly !== null) return;
+    this.control.push(...frames);
+    this.pump();
+  }
+
   end(reason: string): void {
     if (this.endedEarly !== null) return;
     this.endedEarly = reason;
-    this.queue.length = 0;
-    this.queueHead = 0;
+    this.clearQueue();
+    this.control = [];
     this.options.logger.warn({ subscriber: this.name, reason }, 'subscriber ended');
     this.options.onRoom();
   }
@@ -81,24 +140,80 @@ export class Subscriber {
   }
 
   report(): SubscriberReport {
-    return { ...this.counters(), droppedRanges: this.drops.ranges, maxQueued: this.maxQueued, endedEarly: this.endedEarly };
+    return {
+      ...this.counters(),
+      droppedRanges: this.drops.ranges,
+      maxQueued: this.maxQueued,
+      endedEarly: this.endedEarly,
+      lags: this.lags,
+      resumes: this.resumes,
+      resyncBytes: this.resyncBytes,
+      resyncFrames: this.resyncFrames,
+      fullSnapshotBytes: this.fullSnapshotBytes,
+      discarded: this.discarded,
+    };
+  }
+
+  private markLagged(lag: Lag): void {
+    if (this.lagged === undefined) {
+      if (lag.signal) this.lags += 1;
+      this.options.logger.info({ subscriber: this.name, from: lag.from, discarded: this.queued, head: this.options.headOffset() }, lag.signal ? 'lagged' : 'resuming');
+      this.lagged = lag;
+    } else {
+      this.lagged = { from: Math.min(this.lagged.from, lag.from), signal: this.lagged.signal || lag.signal };
+    }
+    this.discarded += this.queued;
+    this.clearQueue();
+    this.options.onRoom();
+    this.pump();
+  }
+
+  private clearQueue(): void {
+    this.queue = [];
+    this.queueOffsets = [];
+    this.queueHead = 0;
+  }
+
+  /** LAG (if broker-initiated), the delta since the lag point, SYNC_END at the head. */
+  private recoveryFrames(lag: Lag): Buffer[] {
+    const head = this.options.headOffset();
+    const delta = this.options.table.stateFramesSince(lag.from);
+    const frames = [...(lag.signal ? [encodeLag(lag.from + 1, head)] : []), ...delta, encodeSyncEnd(SyncKind.delta, head)];
+    this.resyncFrames += frames.length;
+    this.resyncBytes += frames.reduce((sum, f) => sum + f.length, 0);
+    this.fullSnapshotBytes += this.options.table.fullSnapshotBytes;
+    this.options.logger.info({ subscriber: this.name, from: lag.from, head, keys: delta.length }, 'delta sent');
+    this.lastAccepted = head;
+    this.lastWritten = head;
+    return frames;
   }
 
   private pump(): void {
-    if (this.writing || this.queued === 0 || this.endedEarly !== null) return;
-    this.writing = true;
-    const end = Math.min(this.queue.length, this.queueHead + this.options.batchMaxEvents);
-    const batch = this.queue.slice(this.queueHead, end);
-    this.queueHead = end;
-    if (this.queueHead > 4096 && this.queueHead * 2 > this.queue.length) {
-      this.queue.splice(0, this.queueHead);
-      this.queueHead = 0;
+    if (this.writing || this.endedEarly !== null) return;
+    const parts = this.control;
+    this.control = [];
+    let events = 0;
+    if (this.lagged !== undefined) {
+      parts.push(...this.recoveryFrames(this.lagged));
+      this.lagged = undefined;
+    } else if (this.queued > 0) {
+      const end = Math.min(this.queue.length, this.queueHead + this.options.batchMaxEvents);
+      for (let i = this.queueHead; i < end; i++) parts.push(this.queue[i]!);
+      events = end - this.queueHead;
+      this.lastWritten = this.queueOffsets[end - 1]!;
+      this.queueHead = end;
+      if (this.queueHead > 4096 && this.queueHead * 2 > this.queue.length) {
+        this.queue.splice(0, this.queueHead);
+        this.queueOffsets.splice(0, this.queueHead);
+        this.queueHead = 0;
+      }
+      this.options.onRoom();
     }
-    this.options.onRoom();
-    const bytes = batch.length === 1 ? batch[0]! : Buffer.concat(batch);
-    this.options.write(bytes).then(
+    if (parts.length === 0) return;
+    this.writing = true;
+    this.options.write(parts.length === 1 ? parts[0]! : Buffer.concat(parts)).then(
       () => {
-        this.delivered += batch.length;
+        this.delivered += events;
         this.writing = false;
         this.pump();
       },

@@ -1,5 +1,8 @@
-import { encodeEventFromPublishBody, type Mode } from '@state-divergence/protocol';
-import type { Subscriber } from './subscriber.js';
+import { encodeEventFromPublishBody, type Change, type Mode } from '@state-divergence/protocol';
+import { CompactedTable } from './compacted-table.js';
+import type { OverflowPolicy, Subscriber } from './subscriber.js';
+
+const OVERFLOW: Record<Mode, OverflowPolicy> = { lossy: 'drop', lossless: 'block', resync: 'resync' };
 
 /**
  * The change stream: assigns offsets and fans each event out to every
@@ -9,21 +12,29 @@ import type { Subscriber } from './subscriber.js';
  * lossless - the publisher's reader waits (waitForRoom) before each event until
  *            every queue has room, so a full queue stops the broker reading and
  *            QUIC flow control pushes back to the publisher.
+ * resync   - a full queue turns into a lag signal plus a delta (see Subscriber);
+ *            nobody waits and nothing is lost.
+ * Every mode keeps the compacted table: it also answers digests and snapshots.
  */
 export class Topic {
   private head = 0;
   readonly subscribers = new Map<string, Subscriber>();
   private roomWaiters: Array<() => void> = [];
+  readonly table = new CompactedTable();
+  readonly overflow: OverflowPolicy;
 
-  constructor(readonly mode: Mode) {}
+  constructor(readonly mode: Mode) {
+    this.overflow = OVERFLOW[mode];
+  }
 
   get headOffset(): number {
     return this.head;
   }
 
   /** Publishes one change (its PUBLISH body, verbatim). Returns the offset assigned. */
-  publish(publishBody: Uint8Array): number {
+  publish(change: Change, publishBody: Uint8Array): number {
     const offset = ++this.head;
+    this.table.apply(offset, change, publishBody);
     const event = encodeEventFromPublishBody(offset, publishBody);
     for (const subscriber of this.subscribers.values()) {
       if (!subscriber.offer(offset, event)) subscriber.drop(offset);

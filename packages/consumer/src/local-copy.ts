@@ -1,31 +1,44 @@
-import type { Change } from '@state-divergence/protocol';
+import { StateDigest, type Change } from '@state-divergence/protocol';
 
-export interface Entry {
+interface Entry {
   version: number;
   value: number;
+  deleted: boolean;
 }
 
 /**
- * A consumer's local copy of the keyspace: last write wins by version. This is
- * all a change-stream consumer can do; nothing in it can notice a missed event.
+ * A consumer's local copy of the keyspace: last write wins by version, and a
+ * delete leaves a tombstone (so an older write arriving in a delta cannot bring
+ * a deleted key back). Applying a change is all a change-stream consumer can do;
+ * nothing in it can notice a missed event.
  */
 export class LocalCopy {
   private readonly entries = new Map<number, Entry>();
 
-  apply(change: Change): void {
+  /** Returns false when the change is older than what is held (ignored). */
+  apply(change: Change): boolean {
     const held = this.entries.get(change.key);
-    if (held === undefined) this.entries.set(change.key, { version: change.version, value: change.value });
-    else if (held.version < change.version) {
-      held.version = change.version;
-      held.value = change.value;
+    if (held === undefined) {
+      this.entries.set(change.key, { version: change.version, value: change.value, deleted: change.deleted });
+      return true;
     }
+    if (held.version >= change.version) return false;
+    held.version = change.version;
+    held.value = change.value;
+    held.deleted = change.deleted;
+    return true;
   }
 
-  get size(): number {
-    return this.entries.size;
-  }
-
+  /** Live keys as [key, version, value]: what the consumer would serve. */
   toTriples(): Array<[number, number, number]> {
-    return Array.from(this.entries, ([key, { version, value }]) => [key, version, value]);
+    const triples: Array<[number, number, number]> = [];
+    for (const [key, entry] of this.entries) if (!entry.deleted) triples.push([key, entry.version, entry.value]);
+    return triples;
+  }
+
+  digest(): StateDigest {
+    const digest = new StateDigest();
+    for (const [key, entry] of this.entries) if (!entry.deleted) digest.add(key, entry.version);
+    return digest;
   }
 }

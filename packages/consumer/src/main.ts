@@ -1,47 +1,72 @@
-import { Role, type ConsumerInit } from '@state-divergence/protocol';
-import { connectToBroker, runChild, wallClockMs } from '@state-divergence/runtime';
-import { LatencyLog } from './latency-log.js';
-import { LocalCopy } from './local-copy.js';
+import { encodeDigestRequest, encodeResume, Role, StartKind, type ConsumerInit, type DigestFrame } from '@state-divergence/protocol';
+import { connectToBroker, runChild, withDeadline } from '@state-divergence/runtime';
+import { StreamFollower } from './stream-follower.js';
+
+const DIGEST_TIMEOUT_MS = 5_000;
 
 await runChild<ConsumerInit>(async ({ init, logger, send }) => {
-  const copy = new LocalCopy();
-  const latency = new LatencyLog();
-  const session = await connectToBroker(init.broker, { role: Role.subscriber, name: init.name }, logger);
-  let applied = 0;
-  let lastOffset = session.welcome.headOffset;
+  const snapshot = init.subscribeWith === 'snapshot';
+  const session = await connectToBroker(
+    init.broker,
+    { role: Role.subscriber, name: init.name, start: snapshot ? StartKind.snapshot : StartKind.latest },
+    logger,
+  );
   let endedEarly: string | null = null;
-  logger.info({ headOffset: lastOffset }, 'subscribed');
+  let digestWaiter: ((frame: DigestFrame) => void) | undefined;
+  const follower = new StreamFollower({
+    detectGaps: init.detectGaps,
+    startOffset: session.welcome.headOffset,
+    awaitingSnapshot: snapshot,
+    requestResume: (fromOffset) => {
+      logger.info({ fromOffset }, 'gap in offsets; asking for a resume');
+      session.write(encodeResume(fromOffset)).catch(() => {});
+    },
+    onDigest: (frame) => digestWaiter?.(frame),
+  });
+  logger.info({ headOffset: session.welcome.headOffset, subscribeWith: init.subscribeWith, detectGaps: init.detectGaps }, 'subscribed');
 
   // A subscription that ends before the run does is recorded as such, so a broken
   // connection is never mistaken for dropped events.
   const endEarly = (reason: string): void => {
     if (endedEarly !== null) return;
     endedEarly = reason;
-    logger.warn({ reason, applied, lastOffset }, 'subscription ended early');
+    logger.warn({ reason, applied: follower.applied, lastOffset: follower.lastOffset }, 'subscription ended early');
     send({ type: 'ended', reason });
   };
 
   void (async () => {
     for await (const frame of session.frames) {
-      if (frame.type === 'event') {
-        copy.apply(frame.change);
-        latency.record(wallClockMs(), frame.change.publishedAt);
-        applied += 1;
-        lastOffset = frame.offset;
-      } else if (frame.type === 'error') {
-        endEarly(`broker error ${frame.code}: ${frame.message}`);
-        return;
-      } else {
-        endEarly(`unexpected ${frame.type} frame from the broker`);
-        return;
-      }
+      if (frame.type === 'error') return endEarly(`broker error ${frame.code}: ${frame.message}`);
+      const problem = follower.handle(frame);
+      if (problem !== undefined) return endEarly(problem);
     }
     endEarly('the broker closed the stream');
   })().catch((error: unknown) => endEarly(`stream failed: ${(error as Error)?.message ?? String(error)}`));
 
   return {
-    counters: () => ({ role: 'consumer', applied, lastOffset, endedEarly }),
-    gather: () => ({ role: 'consumer', applied, lastOffset, latency: latency.samples(), entries: copy.toTriples(), endedEarly }),
+    counters: () => ({ role: 'consumer', applied: follower.applied, lastOffset: follower.lastOffset, endedEarly }),
+    gather: () => ({
+      role: 'consumer',
+      applied: follower.applied,
+      lastOffset: follower.lastOffset,
+      coveredAfter: snapshot ? 0 : session.welcome.headOffset,
+      latency: follower.latency.samples(),
+      lags: follower.lags,
+      resumes: follower.resumes,
+      syncs: follower.syncs,
+      entries: follower.copy.toTriples(),
+      endedEarly,
+    }),
+    // The only way a consumer can learn it is wrong without trusting offsets.
+    digest: async () => {
+      const reply = new Promise<DigestFrame>((resolve) => (digestWaiter = resolve));
+      await session.write(encodeDigestRequest());
+      const frame = await withDeadline(reply, DIGEST_TIMEOUT_MS, `the broker sent no DIGEST within ${DIGEST_TIMEOUT_MS / 1000} s`);
+      const local = follower.copy.digest().toString();
+      const verdict = { match: local === frame.digest, local, broker: frame.digest, brokerOffset: frame.offset, localOffset: follower.lastOffset };
+      logger.info(verdict, verdict.match ? 'digest matches the broker' : 'digest DIFFERS from the broker: local copy is wrong');
+      return verdict;
+    },
     close: () => session.close(),
   };
 });

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { execaNode } from 'execa';
-import type { ChildInit, ChildMessage, Counters, OrchestratorCommand, Report } from '@state-divergence/protocol';
+import type { ChildInit, ChildMessage, Counters, DigestVerdict, OrchestratorCommand, Report } from '@state-divergence/protocol';
 import { sleep, withDeadline, type Logger } from '@state-divergence/runtime';
 import { RunError } from './errors.js';
 
@@ -23,6 +23,7 @@ export interface ChildHandle {
   send(command: OrchestratorCommand): void;
   status(timeoutMs: number): Promise<Counters>;
   gather(timeoutMs: number): Promise<Report>;
+  digest(timeoutMs: number): Promise<DigestVerdict>;
   on(listener: Listener): void;
   freeze(): void;
   thaw(): void;
@@ -91,9 +92,10 @@ export async function spawnRole(init: ChildInit, logger: Logger): Promise<ChildH
   };
 
   let requestId = 0;
-  const request = async (type: 'status' | 'gather', timeoutMs: number): Promise<ChildMessage> => {
+  const request = async (type: 'status' | 'gather' | 'digest', timeoutMs: number): Promise<ChildMessage> => {
     const id = ++requestId;
-    const reply = nextMessage((m): m is ChildMessage => (m.type === 'status' || m.type === 'gathered') && m.id === id, timeoutMs, `${type} reply`);
+    const isReply = (m: ChildMessage): m is ChildMessage => (m.type === 'status' || m.type === 'gathered' || m.type === 'digested') && m.id === id;
+    const reply = nextMessage(isReply, timeoutMs, `${type} reply`);
     handle.send({ type, id });
     return reply;
   };
@@ -134,6 +136,11 @@ export async function spawnRole(init: ChildInit, logger: Logger): Promise<ChildH
       const reply = await request('gather', timeoutMs);
       if (reply.type !== 'gathered') throw new Error('unreachable');
       return reply.report;
+    },
+    digest: async (timeoutMs) => {
+      const reply = await request('digest', timeoutMs);
+      if (reply.type !== 'digested') throw new Error('unreachable');
+      return reply.verdict;
     },
     on: (listener) => listeners.add(listener),
     freeze: () => {

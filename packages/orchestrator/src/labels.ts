@@ -4,9 +4,11 @@ import type { Mode } from '@state-divergence/protocol';
 export const MODE_LABELS: Record<Mode, string> = {
   lossy: 'at-most-once (production defaults)',
   lossless: 'lossless (block at every checkpoint)',
+  resync: 'resync (snapshot + lag signal + delta)',
 };
 
 export const MODE_SHORT: Record<Mode, string> = {
   lossy: 'at-most-once',
   lossless: 'lossless',
+  resync: 'resync',
 };

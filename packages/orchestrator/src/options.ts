@@ -1,7 +1,9 @@
 import { LOG_LEVELS, MAX_PAYLOAD_BYTES, MODES, type LogLevel, type Mode } from '@state-divergence/protocol';
 import { UsageError } from './errors.js';
 
-export const MODE_CHOICES = [...MODES, 'both'] as const;
+export const MODE_CHOICES = [...MODES, 'both', 'all'] as const;
+/** What the composite choices expand to: both is the seed's two columns, all adds resync. */
+const EXPANSIONS: Record<string, Mode[]> = { both: ['lossy', 'lossless'], all: [...MODES] };
 export type ModeChoice = (typeof MODE_CHOICES)[number];
 
 /** Every default in one place; the CLI's --help reads them from here. */
@@ -12,8 +14,9 @@ export const DEFAULTS = {
   payload: 64,
   queueCapacity: 512,
   duration: 4,
-  mode: 'both' as ModeChoice,
+  mode: 'all' as ModeChoice,
   seed: 1,
+  deleteRatio: 0.02,
   tui: true,
   json: false,
   logFile: null as string | null,
@@ -30,6 +33,8 @@ export interface RawOptions {
   mode?: string;
   stall?: Array<string | number>;
   seed?: number;
+  deleteRatio?: number;
+  joinLate?: string | undefined;
   tui?: boolean;
   json?: boolean;
   logFile?: string | undefined;
@@ -48,6 +53,9 @@ export interface Options {
   modes: Mode[];
   stall: string[];
   seed: number;
+  deleteRatio: number;
+  /** A consumer that subscribes only when the stall starts, in the middle of the stream. */
+  joinLate: string | null;
   tui: boolean;
   json: boolean;
   logFile: string | null;
@@ -84,6 +92,9 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
   if (stall.length === consumers) {
     throw new UsageError(`--stall names every consumer; leave at least one of ${valid.join(', ')} running to compare against`);
   }
+  const joinLate = raw.joinLate ?? null;
+  if (joinLate !== null && !valid.includes(joinLate)) throw new UsageError(`--join-late ${joinLate} is not a consumer of this run; valid: ${valid.join(', ')}`);
+  if (joinLate !== null && stall.includes(joinLate)) throw new UsageError(`--join-late ${joinLate} is also stalled; a late joiner must be one of the running consumers`);
   const logLevel = raw.logLevel ?? (raw.logFile === undefined && environment.stderrIsTTY ? 'warn' : 'info');
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${logLevel}`);
@@ -97,9 +108,11 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
     queueCapacity: checkNumber('queue-capacity', raw.queueCapacity ?? DEFAULTS.queueCapacity, integerIn(1, 1_000_000)),
     duration: checkNumber('duration', raw.duration ?? DEFAULTS.duration, { min: 0.2, max: 600, integer: false, what: 'a number of seconds from 0.2 to 600' }),
     mode: mode as ModeChoice,
-    modes: mode === 'both' ? ['lossy', 'lossless'] : [mode as Mode],
+    modes: EXPANSIONS[mode] ?? [mode as Mode],
     stall,
     seed: checkNumber('seed', raw.seed ?? DEFAULTS.seed, integerIn(0, 0xffff_ffff)),
+    deleteRatio: checkNumber('delete-ratio', raw.deleteRatio ?? DEFAULTS.deleteRatio, { min: 0, max: 1, integer: false, what: 'a fraction from 0 to 1' }),
+    joinLate,
     tui: raw.tui ?? DEFAULTS.tui,
     json: raw.json ?? DEFAULTS.json,
     logFile: raw.logFile ?? DEFAULTS.logFile,

@@ -12,6 +12,7 @@ export function toJsonDocument(options: Options, results: ModeResult[]): unknown
       valid: r.check.verdict,
       published: r.published,
       publisher: r.publisher,
+      cost: r.cost,
       healthyLatencyInStall: r.healthyInStall,
       consumers: r.check.consumers.map((c) => ({
         name: c.name,
@@ -20,13 +21,20 @@ export function toJsonDocument(options: Options, results: ModeResult[]): unknown
         verdict: c.verdict,
         wrongCount: c.wrongKeys.length,
         wrongKeys: c.wrongKeys.map(keyName),
-        stale: c.stale,
-        missing: c.missing,
+        lost: c.lost,
         unexpected: c.unexpected,
+        unexplained: c.unexplainedKeys.length,
+        unexplainedKeys: c.unexplainedKeys.map(keyName),
+        digestMatch: r.digests[c.name]?.match ?? null,
+        digest: r.digests[c.name] ?? null,
         endedEarly: c.endedEarly,
+        recovery: r.recovery[c.name] ?? null,
         latency: r.latency[c.name] ?? null,
       })),
-      broker: r.broker === null ? null : { head: r.broker.head, subscribers: r.broker.subscribers },
+      broker:
+        r.broker === null
+          ? null
+          : { head: r.broker.head, digest: r.broker.digest, subscribers: r.broker.subscribers },
       drain: r.drain,
       events: r.events,
       wallSeconds: r.wallSeconds,

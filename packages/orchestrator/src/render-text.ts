@@ -1,13 +1,17 @@
 import { keyName } from '@state-divergence/protocol';
 import type { ConsumerCheck } from './checker.js';
-import type { LatencySummary } from './latency.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
+import type { LatencySummary } from './latency.js';
 import type { Options } from './options.js';
 import type { ModeResult } from './run-mode.js';
 
 const SAMPLE_KEYS = 8;
+const INDENT = ' '.repeat(18);
 
 const rate = (perSecond: number): string => `${Math.round(perSecond)}/s`;
+const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
+const keyList = (keys: number[]): string =>
+  keys.slice(0, SAMPLE_KEYS).map(keyName).join(', ') + (keys.length > SAMPLE_KEYS ? `, ... (+${keys.length - SAMPLE_KEYS} more)` : '');
 
 const formatLatency = (summary: LatencySummary | null): string =>
   summary === null ? 'no events applied' : `p50 ${summary.p50} ms, p99 ${summary.p99} ms, max ${summary.max} ms (${summary.count} events)`;
@@ -17,10 +21,11 @@ function formatRanges(ranges: Array<[number, number]>): string {
   return shown.join(', ') + (ranges.length > 3 ? `, ... (${ranges.length} runs)` : '');
 }
 
-function consumerLines(consumer: ConsumerCheck, result: ModeResult, keys: number): string[] {
+function consumerLines(consumer: ConsumerCheck, result: ModeResult, options: Options): string[] {
+  const { keys } = options;
   const name = consumer.name.padEnd(12);
   const applied = consumer.applied === null ? '       ?' : String(consumer.applied).padStart(8);
-  const marker = consumer.stalled ? '  <- stalled' : '';
+  const marker = consumer.stalled ? '  <- stalled' : consumer.name === options.joinLate ? '  <- joined late' : '';
   const lines: string[] = [];
   if (consumer.verdict === 'unknown') {
     lines.push(`    ${name}  applied ${applied}   state UNKNOWN (its copy could not be gathered)${marker}`);
@@ -28,26 +33,39 @@ function consumerLines(consumer: ConsumerCheck, result: ModeResult, keys: number
     lines.push(`    ${name}  applied ${applied}   state CORRECT${marker}`);
   } else {
     lines.push(`    ${name}  applied ${applied}   ${consumer.wrongKeys.length} of ${keys} keys PERMANENTLY WRONG${marker}`);
-    const sample = consumer.wrongKeys.slice(0, SAMPLE_KEYS).map(keyName).join(', ');
-    const more = consumer.wrongKeys.length > SAMPLE_KEYS ? `, ... (+${consumer.wrongKeys.length - SAMPLE_KEYS} more)` : '';
-    lines.push(`${' '.repeat(18)}wrong: ${sample}${more}`);
+    lines.push(`${INDENT}wrong: ${keyList(consumer.wrongKeys)}`);
   }
   const queue = result.broker?.subscribers[consumer.name];
   if (queue && queue.dropped > 0) {
-    lines.push(`${' '.repeat(18)}the broker dropped ${queue.dropped} events for it (offsets ${formatRanges(queue.droppedRanges)}); it was never told`);
+    lines.push(`${INDENT}the broker dropped ${queue.dropped} events for it (offsets ${formatRanges(queue.droppedRanges)}); it was never told`);
   }
-  if (consumer.endedEarly !== null) lines.push(`${' '.repeat(18)}its subscription ENDED EARLY: ${consumer.endedEarly}`);
+  const recovery = result.recovery[consumer.name];
+  if (recovery && (recovery.lags > 0 || recovery.resumes > 0)) {
+    const deltas = recovery.syncs.filter((s) => s.kind === 'delta');
+    const sent = deltas.reduce((sum, s) => sum + s.keys, 0);
+    const after = recovery.convergedAfterThawMs === null ? '' : `; correct again ${recovery.convergedAfterThawMs} ms after SIGCONT`;
+    lines.push(`${INDENT}lag signals ${recovery.lags}, resumes it asked for ${recovery.resumes}; ${deltas.length} delta(s) re-sent ${sent} keys (${queue?.discarded ?? 0} events discarded, none lost)${after}`);
+  }
+  const digest = result.digests[consumer.name];
+  if (digest === null || digest === undefined) lines.push(`${INDENT}digest: could not be checked`);
+  else if (!digest.match) lines.push(`${INDENT}digest DIFFERS from the broker's (${digest.local} vs ${digest.broker}): the one signal it could have checked`);
+  if (consumer.unexpected > 0) lines.push(`${INDENT}BUG: ${consumer.unexpected} values the publisher never emitted`);
+  if (consumer.unexplainedKeys.length > 0) lines.push(`${INDENT}BUG: ${consumer.unexplainedKeys.length} wrong keys not explained by drops: ${keyList(consumer.unexplainedKeys)}`);
+  if (consumer.endedEarly !== null) lines.push(`${INDENT}its subscription ENDED EARLY: ${consumer.endedEarly}`);
   return lines;
 }
 
 export function renderMode(result: ModeResult, options: Options): string {
   const p = result.publisher;
+  const unexplained = result.check.consumers.reduce((sum, c) => sum + c.unexplainedKeys.length, 0);
   const lines = [
     `  ${MODE_LABELS[result.mode]}`,
     `    ${result.published} changes published  (target ${rate(options.rate)}, achieved ${rate(p.achievedRate)}, ${rate(p.rateInStall)} during the stall)`,
     `    healthy consumers' publish-to-apply latency during the stall: ${formatLatency(result.healthyInStall)}`,
     '',
-    ...result.check.consumers.flatMap((c) => consumerLines(c, result, options.keys)),
+    ...result.check.consumers.flatMap((c) => consumerLines(c, result, options)),
+    '',
+    `    checker: ${result.check.verdict}; unexplained: ${unexplained}`,
   ];
   if (!result.drain.complete) {
     lines.push(`    drain INCOMPLETE after ${result.drain.ms} ms: ${Object.entries(result.drain.behind).map(([n, why]) => `${n} ${why}`).join('; ')}`);
@@ -64,9 +82,29 @@ function summarise(result: ModeResult, options: Options): string {
   return `${MODE_SHORT[result.mode]}: ${wrong.length} of ${result.check.consumers.length} consumers permanently wrong (${worst}), none told; ${throttle}`;
 }
 
+/** One row per mode: what each column got right and what it cost, measured in this run. */
+function costTable(results: ModeResult[]): string[] {
+  const header = ['mode', 'published', 'publisher in stall', 'healthy p99 in stall', 'stalled wrong at end', 'resync bytes (full snapshot)'];
+  const rows = results.map((r) => {
+    const stalledWrong = r.check.consumers.filter((c) => c.stalled).reduce((sum, c) => sum + c.wrongKeys.length, 0);
+    const resync = r.cost.resyncBytes > 0 ? `${kib(r.cost.resyncBytes)} (${kib(r.cost.fullSnapshotBytes)})` : '-';
+    return [MODE_SHORT[r.mode], String(r.published), rate(r.cost.publisherRateInStall), r.cost.healthyP99InStallMs === null ? '-' : `${r.cost.healthyP99InStallMs} ms`, String(stalledWrong), resync];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const format = (cells: string[]) => '  ' + cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ');
+  return [format(header), ...rows.map(format)];
+}
+
 /** The closing comparison: what each column got right and what it cost. */
 export function renderClosing(results: ModeResult[], options: Options): string {
   const lines = results.map((r) => `  ${summarise(r, options)}`);
-  if (results.length > 1) lines.push('  Neither column is free: one is silently wrong, the other lets the slowest consumer throttle everyone.');
+  if (results.length > 1) {
+    lines.push('', ...costTable(results), '');
+    const modes = new Set(results.map((r) => r.mode));
+    if (modes.has('lossy') && modes.has('lossless')) {
+      lines.push('  Neither seed column is free: one is silently wrong, the other lets the slowest consumer throttle everyone.');
+    }
+    if (modes.has('resync')) lines.push('  resync keeps the publisher at rate and repairs the stalled consumer with a delta: the gap closed, at the cost above.');
+  }
   return lines.join('\n') + '\n';
 }

@@ -1,18 +1,30 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BrokerCounters, BrokerReport, ChildInit, ConsumerCounters, ConsumerReport, LogSettings, Mode, PublisherCounters, PublisherReport } from '@state-divergence/protocol';
+import type {
+  BrokerCounters,
+  BrokerReport,
+  ChildInit,
+  ConsumerCounters,
+  ConsumerInit,
+  ConsumerReport,
+  DigestVerdict,
+  LogSettings,
+  Mode,
+  PublisherCounters,
+  PublisherReport,
+} from '@state-divergence/protocol';
 import { createLogger, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
-import { check, type CheckResult } from './checker.js';
 import { spawnRole, type ChildHandle } from './child-process.js';
-import { drain, type DrainResult } from './drain.js';
+import { drain } from './drain.js';
 import { RunError } from './errors.js';
 import { StallNemesis } from './nemesis.js';
 import { consumerName, type Options } from './options.js';
-import { PHASES, PUBLISH_PHASES, RUN_LENGTH_IN_PHASES, STALL, Timeline, type PhaseName, type RunEvent } from './timeline.js';
+import { assembleOutcome, type ModeResult } from './outcome.js';
+import { PHASES, PUBLISH_PHASES, RUN_LENGTH_IN_PHASES, STALL, Timeline, type PhaseName } from './timeline.js';
 import { generateRunCertificate } from './tls.js';
-import { summarizeLatency, type LatencySummary } from './latency.js';
+
+export type { ModeResult } from './outcome.js';
 
 const HOST = '127.0.0.1';
-const round1 = (n: number): number => Math.round(n * 10) / 10;
 /** Most events the broker puts in one QUIC write to one subscriber. */
 const BATCH_MAX_EVENTS = 256;
 /**
@@ -23,8 +35,10 @@ const BATCH_MAX_EVENTS = 256;
  * healthy p50 36 ms vs 10 ms).
  */
 const STREAM_WINDOW_BYTES = 64 * 1024;
+const HEARTBEAT_MS = 250;
 const STATUS_TIMEOUT_MS = 2_000;
 const GATHER_TIMEOUT_MS = 5_000;
+const DIGEST_TIMEOUT_MS = 8_000;
 
 export interface ProgressSnapshot {
   mode: Mode;
@@ -42,33 +56,9 @@ export interface RunObserver {
 /** Tracks every live child of the whole invocation, so any exit path can reap them. */
 export type ChildRegistry = Set<ChildHandle>;
 
-export interface PublisherOutcome {
-  published: number;
-  /** Achieved rate over the publishing phases, changes/s. */
-  achievedRate: number;
-  /** Achieved rate between SIGSTOP and SIGCONT: what lossless costs the publisher. */
-  rateInStall: number;
-  blockedMs: number;
-}
-
-export interface ConsumerLatency {
-  all: LatencySummary | null;
-  /** Events applied between SIGSTOP and SIGCONT of the stalled consumers. */
-  inStall: LatencySummary | null;
-}
-
-export interface ModeResult {
-  mode: Mode;
-  latency: Record<string, ConsumerLatency>;
-  /** All healthy consumers' samples during the stall, pooled. */
-  healthyInStall: LatencySummary | null;
-  published: number;
-  publisher: PublisherOutcome;
-  check: CheckResult;
-  broker: BrokerReport | null;
-  drain: DrainResult;
-  events: RunEvent[];
-  wallSeconds: number;
+/** How a consumer subscribes in each mode: today's consumer, or one that can recover. */
+function consumerBehaviour(mode: Mode): Pick<ConsumerInit, 'subscribeWith' | 'detectGaps'> {
+  return mode === 'resync' ? { subscribeWith: 'snapshot', detectGaps: true } : { subscribeWith: 'latest', detectGaps: false };
 }
 
 /**
@@ -106,15 +96,17 @@ export async function runMode(
   logger.info({ options: { ...options, modes: undefined } }, 'mode starting');
   try {
     const broker = await spawn({
-      role: 'broker', name: 'broker', mode, host: HOST, queueCapacity: options.queueCapacity, batchMaxEvents: BATCH_MAX_EVENTS,
-      streamWindowBytes: STREAM_WINDOW_BYTES, certPem: certificate.certPem, keyPem: certificate.keyPem, idleTimeoutMs, log,
+      role: 'broker', name: 'broker', mode, host: HOST, keys: options.keys, queueCapacity: options.queueCapacity, batchMaxEvents: BATCH_MAX_EVENTS,
+      streamWindowBytes: STREAM_WINDOW_BYTES, heartbeatMs: HEARTBEAT_MS, certPem: certificate.certPem, keyPem: certificate.keyPem, idleTimeoutMs, log,
     });
     const endpoint = { host: HOST, port: broker.port!, caPem: certificate.certPem, idleTimeoutMs };
+    const spawnConsumer = (name: string) => spawn({ role: 'consumer', name, broker: endpoint, ...consumerBehaviour(mode), log });
     const names = Array.from({ length: options.consumers }, (_, i) => consumerName(i));
     // Each consumer is `ready` only once subscribed, so none misses the first event.
-    const consumers = await Promise.all(names.map((name) => spawn({ role: 'consumer', name, broker: endpoint, log })));
+    const consumers = await Promise.all(names.filter((name) => name !== options.joinLate).map(spawnConsumer));
     const publisher = await spawn({
-      role: 'publisher', name: 'publisher', broker: endpoint, keys: options.keys, rate: options.rate, payload: options.payload, seed: options.seed, log,
+      role: 'publisher', name: 'publisher', broker: endpoint, keys: options.keys, rate: options.rate, payload: options.payload,
+      seed: options.seed, deleteRatio: options.deleteRatio, log,
     });
 
     // The broker or the publisher dying ends the run: there is nothing left to measure.
@@ -127,10 +119,10 @@ export async function runMode(
     );
     crashed.catch(() => {});
     const guard = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, crashed]);
-    for (const consumer of consumers) {
+    const watchConsumer = (consumer: ChildHandle) =>
       // Only while the run is live: during teardown every subscription ends, by design.
       consumer.on((m) => running && m.type === 'ended' && timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: m.reason }));
-    }
+    consumers.forEach(watchConsumer);
     const publisherDone = new Promise<number>((resolve) => publisher.on((m) => m.type === 'done' && resolve(m.published)));
 
     const stalled = consumers.filter((c) => options.stall.includes(c.name));
@@ -169,12 +161,20 @@ export async function runMode(
     nemesis.start();
     logger.info({ consumers: stalled.map((c) => ({ name: c.name, pid: c.pid })) }, 'stall started');
     enter('stalled');
+    // A late joiner subscribes in the middle of the stream (not awaited: the plan's clock keeps running).
+    const joining = options.joinLate === null ? undefined : spawnConsumer(options.joinLate).then((consumer) => {
+      timeline.record({ type: 'joined', consumer: consumer.name, pid: consumer.pid });
+      watchConsumer(consumer);
+      consumers.push(consumer);
+    });
+    joining?.catch(() => {});
     await until(STALL.end);
     nemesis.stop();
     stallWindow.to = wallClockMs();
     logger.info({ consumers: stalled.map((c) => ({ name: c.name, pid: c.pid })) }, 'stall ended');
     const afterStall = (await guard(publisher.status(STATUS_TIMEOUT_MS))) as PublisherCounters;
     enter('recovering');
+    if (joining) await guard(joining);
     const published = await guard(withDeadline(publisherDone, phaseMs + 10_000, 'the publisher did not report `done` after its publishing time; see its log'));
     timeline.record({ type: 'publisher-done', published });
     await until(PHASES[3].start);
@@ -186,54 +186,43 @@ export async function runMode(
     timeline.record({ type: 'drained', ms: drained.ms, complete: drained.complete });
     logger.info(drained, drained.complete ? 'drained' : 'drain incomplete');
 
-    const [brokerReport, publisherReport, ...consumerReports] = await Promise.all(
-      [broker, publisher, ...consumers].map((child) =>
-        child.gather(GATHER_TIMEOUT_MS).catch((error: unknown) => {
-          logger.error({ child: child.name, err: error }, 'gather failed');
+    // Each consumer asks the broker for its digest: the one check it could make itself.
+    const digests = await Promise.all(
+      consumers.map((c) =>
+        guard(c.digest(DIGEST_TIMEOUT_MS)).catch((error: unknown): DigestVerdict | null => {
+          logger.warn({ child: c.name, err: error }, 'digest check failed');
           return null;
         }),
       ),
     );
+    const gather = (child: ChildHandle) =>
+      guard(child.gather(GATHER_TIMEOUT_MS)).catch((error: unknown) => {
+        logger.error({ child: child.name, err: error }, 'gather failed');
+        return null;
+      });
+    const [brokerReport, publisherReport, ...consumerReports] = await Promise.all([broker, publisher, ...consumers].map(gather));
     if (publisherReport === null) throw new RunError('E_GATHER', 'the publisher did not hand over its authority; nothing to check against');
-    const authority = (publisherReport as PublisherReport).authority;
-    const result = check({
-      authority,
-      consumers: consumers.map((c, i) => ({ name: c.name, stalled: stalled.includes(c), report: (consumerReports[i] as ConsumerReport | null) ?? null })),
-    });
-    const pub = publisherReport as PublisherReport;
-    const latency: Record<string, ConsumerLatency> = {};
-    const healthySamples = { appliedAt: [] as number[], latencyMs: [] as number[] };
-    consumers.forEach((c, i) => {
-      const report = consumerReports[i] as ConsumerReport | null;
-      if (report === null) return;
-      latency[c.name] = { all: summarizeLatency(report.latency), inStall: summarizeLatency(report.latency, stallWindow) };
-      if (!stalled.includes(c)) {
-        healthySamples.appliedAt.push(...report.latency.appliedAt);
-        healthySamples.latencyMs.push(...report.latency.latencyMs);
-      }
-    });
-    const outcome: ModeResult = {
+
+    const outcome = assembleOutcome({
       mode,
-      latency,
-      healthyInStall: summarizeLatency(
-        { appliedAt: Float64Array.from(healthySamples.appliedAt), latencyMs: Float64Array.from(healthySamples.latencyMs) },
-        stallWindow,
-      ),
-      published: pub.published,
-      publisher: {
-        published: pub.published,
-        achievedRate: round1(pub.published / Math.max(0.001, (pub.stoppedAt - pub.startedAt) / 1000)),
-        rateInStall: round1((afterStall.published - beforeStall.published) / (stallMs / 1000)),
-        blockedMs: Math.round(pub.blockedMs),
-      },
-      check: result,
+      consumers: consumers
+        .map((c, i) => ({ name: c.name, stalled: stalled.includes(c), report: consumerReports[i] as ConsumerReport | null, digest: digests[i] ?? null }))
+        .sort((a, b) => names.indexOf(a.name) - names.indexOf(b.name)),
+      publisher: publisherReport as PublisherReport,
       broker: brokerReport as BrokerReport | null,
+      stallWindow,
+      publishedInStall: afterStall.published - beforeStall.published,
       drain: drained,
       events: [...timeline.events],
       wallSeconds: seconds(),
-    };
+    });
     logger.info(
-      { verdict: result.verdict, published: outcome.published, consumers: result.consumers.map((c) => ({ name: c.name, applied: c.applied, wrong: c.wrongKeys.length, endedEarly: c.endedEarly })) },
+      {
+        verdict: outcome.check.verdict,
+        published: outcome.published,
+        cost: outcome.cost,
+        consumers: outcome.check.consumers.map((c) => ({ name: c.name, applied: c.applied, wrong: c.wrongKeys.length, lost: c.lost, unexpected: c.unexpected, unexplained: c.unexplainedKeys.length, digestMatch: outcome.digests[c.name]?.match ?? null, endedEarly: c.endedEarly })),
+      },
       'outcome',
     );
     return outcome;

@@ -20,7 +20,7 @@ export type PhaseName = (typeof PHASES)[number]['name'];
 export type RunEvent =
   | { at: number; type: 'spawned'; name: string; pid: number }
   | { at: number; type: 'phase'; phase: PhaseName }
-  | { at: number; type: 'freeze' | 'thaw'; consumer: string; pid: number }
+  | { at: number; type: 'freeze' | 'thaw' | 'joined'; consumer: string; pid: number }
   | { at: number; type: 'publisher-done'; published: number }
   | { at: number; type: 'drained'; ms: number; complete: boolean }
   | { at: number; type: 'consumer-ended'; consumer: string; reason: string };

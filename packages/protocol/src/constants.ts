@@ -14,7 +14,7 @@ export const FRAME_HEADER_LENGTH = 5;
  * as the 4-byte length is known, before a byte of the body is buffered.
  */
 export const MAX_PAYLOAD_BYTES = 65_536;
-export const MAX_FRAME_LENGTH = 1 + 8 + 4 + 8 + 4 + 8 + MAX_PAYLOAD_BYTES;
+export const MAX_FRAME_LENGTH = 1 + 8 + 4 + 8 + 4 + 1 + 8 + MAX_PAYLOAD_BYTES;
 
 export const FrameType = {
   hello: 0x01,
@@ -22,6 +22,13 @@ export const FrameType = {
   publish: 0x03,
   event: 0x04,
   error: 0x05,
+  state: 0x06,
+  syncEnd: 0x07,
+  lag: 0x08,
+  progress: 0x09,
+  resume: 0x0a,
+  digestRequest: 0x0b,
+  digest: 0x0c,
 } as const;
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
 
@@ -30,6 +37,29 @@ export const Role = {
   subscriber: 2,
 } as const;
 export type Role = (typeof Role)[keyof typeof Role];
+
+/** Where a subscription starts (HELLO's start kind). */
+export const StartKind = {
+  /** Only events published after admission: today's behaviour. */
+  latest: 0,
+  /** Every key's current value as of offset S, SYNC_END(S), then events from S+1, atomically. */
+  snapshot: 1,
+  /** Every key changed after offset N (a delta), SYNC_END(H), then events from H+1. */
+  offset: 2,
+} as const;
+export type StartKind = (typeof StartKind)[keyof typeof StartKind];
+
+/** What a SYNC_END closes. */
+export const SyncKind = {
+  snapshot: 1,
+  delta: 2,
+} as const;
+export type SyncKind = (typeof SyncKind)[keyof typeof SyncKind];
+
+/** Change flags (a bit set). */
+export const ChangeFlag = {
+  delete: 0x01,
+} as const;
 
 /** Codes carried by ERROR frames and by FrameDecodeError. Stable: clients may switch on them. */
 export const ErrorCode = {
@@ -41,8 +71,8 @@ export const ErrorCode = {
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
-/** Fixed part of a PUBLISH body: key u32, version u64, value u32, publishedAt f64. */
-export const CHANGE_FIXED_LENGTH = 4 + 8 + 4 + 8;
+/** Fixed part of a PUBLISH body: key u32, version u64, value u32, flags u8, publishedAt f64. */
+export const CHANGE_FIXED_LENGTH = 4 + 8 + 4 + 1 + 8;
 /** Fixed part of an EVENT body: offset u64 followed by a PUBLISH body. */
 export const EVENT_FIXED_LENGTH = 8 + CHANGE_FIXED_LENGTH;
 /** Largest safe u64 we carry: JavaScript numbers are exact up to 2^53 - 1. */

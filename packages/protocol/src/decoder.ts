@@ -7,11 +7,17 @@ import {
   MAX_FRAME_LENGTH,
   MAX_U64_HIGH_WORD,
   Role,
+  StartKind,
+  SyncKind,
+  ChangeFlag,
 } from './constants.js';
 import type { Change, Frame } from './frames.js';
 
 const FRAME_TYPE_NAMES = new Map<number, string>(Object.entries(FrameType).map(([name, type]) => [type, name]));
 const ROLES = new Set<number>(Object.values(Role));
+const START_KINDS = new Set<number>(Object.values(StartKind));
+const SYNC_KINDS = new Set<number>(Object.values(SyncKind));
+const KNOWN_FLAGS = Object.values(ChangeFlag).reduce((a, b) => a | b, 0);
 
 /** The one error the decoder raises. After it, the decoder stays failed: it never resyncs. */
 export class FrameDecodeError extends Error {
@@ -33,13 +39,20 @@ function readU64(buf: Buffer, at: number, field: string): number {
 }
 
 function readChange(body: Buffer, at: number): Change {
+  const flags = body.readUInt8(at + 16);
+  if ((flags & ~KNOWN_FLAGS) !== 0) throw new FrameDecodeError(ErrorCode.malformedFrame, `unknown change flags 0x${flags.toString(16)}`);
   return {
     key: body.readUInt32BE(at),
     version: readU64(body, at + 4, 'version'),
     value: body.readUInt32BE(at + 12),
-    publishedAt: body.readDoubleBE(at + 16),
+    deleted: (flags & ChangeFlag.delete) !== 0,
+    publishedAt: body.readDoubleBE(at + 17),
     payloadLength: body.length - at - CHANGE_FIXED_LENGTH,
   };
+}
+
+function hex32(value: number): string {
+  return value.toString(16).padStart(8, '0');
 }
 
 function requireLength(type: string, body: Buffer, min: number, exact = false): void {
@@ -59,12 +72,16 @@ function parseBody(type: number, body: Buffer): Frame {
       const role = body.readUInt8(1);
       if (!ROLES.has(role)) throw new FrameDecodeError(ErrorCode.malformedFrame, `hello has unknown role ${role}`);
       const nameLength = body.readUInt8(2);
-      requireLength('hello', body, 3 + nameLength, true);
+      requireLength('hello', body, 3 + nameLength + 9, true);
+      const start = body.readUInt8(3 + nameLength);
+      if (!START_KINDS.has(start)) throw new FrameDecodeError(ErrorCode.malformedFrame, `hello has unknown start kind ${start}`);
       return {
         type: 'hello',
         protocolVersion: body.readUInt8(0),
         role: role as Role,
         name: body.toString('utf8', 3, 3 + nameLength),
+        start: start as StartKind,
+        startOffset: readU64(body, 4 + nameLength, 'start offset'),
       };
     }
     case FrameType.welcome:
@@ -76,6 +93,35 @@ function parseBody(type: number, body: Buffer): Frame {
     case FrameType.event:
       requireLength('event', body, EVENT_FIXED_LENGTH);
       return { type: 'event', offset: readU64(body, 0, 'offset'), change: readChange(body, 8) };
+    case FrameType.state:
+      requireLength('state', body, EVENT_FIXED_LENGTH);
+      return { type: 'state', offset: readU64(body, 0, 'offset'), change: readChange(body, 8) };
+    case FrameType.syncEnd: {
+      requireLength('syncEnd', body, 9, true);
+      const kind = body.readUInt8(0);
+      if (!SYNC_KINDS.has(kind)) throw new FrameDecodeError(ErrorCode.malformedFrame, `syncEnd has unknown kind ${kind}`);
+      return { type: 'syncEnd', kind: kind as SyncKind, offset: readU64(body, 1, 'offset') };
+    }
+    case FrameType.lag:
+      requireLength('lag', body, 16, true);
+      return { type: 'lag', from: readU64(body, 0, 'from'), to: readU64(body, 8, 'to') };
+    case FrameType.progress:
+      requireLength('progress', body, 8, true);
+      return { type: 'progress', headOffset: readU64(body, 0, 'head offset') };
+    case FrameType.resume:
+      requireLength('resume', body, 8, true);
+      return { type: 'resume', fromOffset: readU64(body, 0, 'from offset') };
+    case FrameType.digestRequest:
+      requireLength('digestRequest', body, 0, true);
+      return { type: 'digestRequest' };
+    case FrameType.digest:
+      requireLength('digest', body, 20, true);
+      return {
+        type: 'digest',
+        offset: readU64(body, 0, 'offset'),
+        digest: hex32(body.readUInt32BE(8)) + hex32(body.readUInt32BE(12)),
+        liveKeys: body.readUInt32BE(16),
+      };
     case FrameType.error:
       requireLength('error', body, 2);
       return { type: 'error', code: body.readUInt16BE(0) as ErrorCode, message: body.toString('utf8', 2) };
@@ -152,6 +198,7 @@ export class FrameDecoder {
 
   /** Removes and returns n bytes: a view when they lie in one chunk, a copy across chunks. */
   private consume(n: number): Buffer {
+    if (n === 0) return Buffer.alloc(0);
     this.buffered -= n;
     const first = this.chunks[0]!;
     if (first.length > n) {

@@ -2,11 +2,14 @@ import {
   CHANGE_FIXED_LENGTH,
   EVENT_FIXED_LENGTH,
   FRAME_HEADER_LENGTH,
+  ChangeFlag,
   FrameType,
   MAX_PAYLOAD_BYTES,
   PROTOCOL_VERSION,
+  StartKind,
   type ErrorCode,
   type Role,
+  type SyncKind,
 } from './constants.js';
 import type { Change } from './frames.js';
 
@@ -24,14 +27,16 @@ function frame(type: FrameType, bodyLength: number): Buffer {
   return buf;
 }
 
-export function encodeHello(role: Role, name: string): Buffer {
+export function encodeHello(role: Role, name: string, start: StartKind = StartKind.latest, startOffset = 0): Buffer {
   const nameBytes = Buffer.from(name, 'utf8');
   if (nameBytes.length > 255) throw new RangeError(`client name is ${nameBytes.length} bytes; at most 255`);
-  const buf = frame(FrameType.hello, 3 + nameBytes.length);
+  const buf = frame(FrameType.hello, 3 + nameBytes.length + 9);
   buf.writeUInt8(PROTOCOL_VERSION, 5);
   buf.writeUInt8(role, 6);
   buf.writeUInt8(nameBytes.length, 7);
   nameBytes.copy(buf, 8);
+  buf.writeUInt8(start, 8 + nameBytes.length);
+  writeU64(buf, startOffset, 9 + nameBytes.length);
   return buf;
 }
 
@@ -45,7 +50,8 @@ function writeChange(buf: Buffer, change: Change, at: number): void {
   buf.writeUInt32BE(change.key, at);
   writeU64(buf, change.version, at + 4);
   buf.writeUInt32BE(change.value, at + 12);
-  buf.writeDoubleBE(change.publishedAt, at + 16);
+  buf.writeUInt8(change.deleted ? ChangeFlag.delete : 0, at + 16);
+  buf.writeDoubleBE(change.publishedAt, at + 17);
   // Padding stands in for a real config value's size; its content is irrelevant,
   // but zero it so no stale heap bytes leave the process.
   buf.fill(0, at + CHANGE_FIXED_LENGTH, at + CHANGE_FIXED_LENGTH + change.payloadLength);
@@ -61,11 +67,16 @@ export function encodePublish(change: Change): Buffer {
 }
 
 /**
- * Wraps a PUBLISH body (as the decoder copied it) in an EVENT with its offset.
- * The broker calls this once per change; every subscriber queue shares the result.
+ * Wraps a PUBLISH body (as the decoder copied it) in an EVENT - or, for a
+ * snapshot or delta, a STATE - with its offset. The broker calls this once per
+ * change; every subscriber queue shares the result.
  */
-export function encodeEventFromPublishBody(offset: number, publishBody: Uint8Array): Buffer {
-  const buf = frame(FrameType.event, 8 + publishBody.length);
+export function encodeEventFromPublishBody(
+  offset: number,
+  publishBody: Uint8Array,
+  type: typeof FrameType.event | typeof FrameType.state = FrameType.event,
+): Buffer {
+  const buf = frame(type, 8 + publishBody.length);
   writeU64(buf, offset, FRAME_HEADER_LENGTH);
   buf.set(publishBody, FRAME_HEADER_LENGTH + 8);
   return buf;
@@ -83,5 +94,46 @@ export function encodeError(code: ErrorCode, message: string): Buffer {
   const buf = frame(FrameType.error, 2 + text.length);
   buf.writeUInt16BE(code, 5);
   text.copy(buf, 7);
+  return buf;
+}
+
+export function encodeSyncEnd(kind: SyncKind, offset: number): Buffer {
+  const buf = frame(FrameType.syncEnd, 9);
+  buf.writeUInt8(kind, 5);
+  writeU64(buf, offset, 6);
+  return buf;
+}
+
+export function encodeLag(from: number, to: number): Buffer {
+  const buf = frame(FrameType.lag, 16);
+  writeU64(buf, from, 5);
+  writeU64(buf, to, 13);
+  return buf;
+}
+
+export function encodeProgress(headOffset: number): Buffer {
+  const buf = frame(FrameType.progress, 8);
+  writeU64(buf, headOffset, 5);
+  return buf;
+}
+
+export function encodeResume(fromOffset: number): Buffer {
+  const buf = frame(FrameType.resume, 8);
+  writeU64(buf, fromOffset, 5);
+  return buf;
+}
+
+export function encodeDigestRequest(): Buffer {
+  return frame(FrameType.digestRequest, 0);
+}
+
+/** `digest` is the 16-hex-digit form from StateDigest.toString(). */
+export function encodeDigest(offset: number, digest: string, liveKeys: number): Buffer {
+  if (!/^[0-9a-f]{16}$/.test(digest)) throw new RangeError(`digest must be 16 hex digits, got ${digest}`);
+  const buf = frame(FrameType.digest, 20);
+  writeU64(buf, offset, 5);
+  buf.writeUInt32BE(Number.parseInt(digest.slice(0, 8), 16), 13);
+  buf.writeUInt32BE(Number.parseInt(digest.slice(8), 16), 17);
+  buf.writeUInt32BE(liveKeys, 21);
   return buf;
 }

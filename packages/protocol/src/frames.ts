@@ -1,4 +1,4 @@
-import type { ErrorCode, Role } from './constants.js';
+import type { ErrorCode, Role, StartKind, SyncKind } from './constants.js';
 
 /** One change to the keyspace, as the publisher emits it. */
 export interface Change {
@@ -6,8 +6,10 @@ export interface Change {
   key: number;
   /** Global, strictly increasing version assigned by the publisher. */
   version: number;
-  /** The new value (opaque u32). */
+  /** The new value (opaque u32); 0 for a delete. */
   value: number;
+  /** True when this change deletes the key (a tombstone in state transfers). */
+  deleted: boolean;
   /** Wall-clock publish time, ms since the epoch (sub-ms precision), for latency. */
   publishedAt: number;
   /** Padding length (--payload); the bytes themselves carry no meaning. */
@@ -19,6 +21,10 @@ export interface HelloFrame {
   protocolVersion: number;
   role: Role;
   name: string;
+  /** Where a subscriber's stream starts (publishers send latest). */
+  start: StartKind;
+  /** For StartKind.offset: the last offset the subscriber already has. */
+  startOffset: number;
 }
 
 export interface WelcomeFrame {
@@ -44,10 +50,70 @@ export interface EventFrame {
   change: Change;
 }
 
+/**
+ * One key's latest state during a snapshot or delta: the change that last wrote
+ * it, with the offset at which it was written. A deleted key's entry is a tombstone.
+ */
+export interface StateFrame {
+  type: 'state';
+  offset: number;
+  change: Change;
+}
+
+/** Ends a snapshot or a delta: the subscriber's state now equals the stream at `offset`. */
+export interface SyncEndFrame {
+  type: 'syncEnd';
+  kind: SyncKind;
+  offset: number;
+}
+
+/** The broker had to discard events for this subscriber: offsets from..to will come as a delta. */
+export interface LagFrame {
+  type: 'lag';
+  from: number;
+  to: number;
+}
+
+/** Heartbeat: the head of the stream, so an idle subscriber can tell it is current. */
+export interface ProgressFrame {
+  type: 'progress';
+  headOffset: number;
+}
+
+/** Subscriber asks for everything changed after `fromOffset` (it saw a gap). */
+export interface ResumeFrame {
+  type: 'resume';
+  fromOffset: number;
+}
+
+export interface DigestRequestFrame {
+  type: 'digestRequest';
+}
+
+/** The broker's digest of its state at `offset`: see digest.ts. */
+export interface DigestFrame {
+  type: 'digest';
+  offset: number;
+  digest: string;
+  liveKeys: number;
+}
+
 export interface ErrorFrame {
   type: 'error';
   code: ErrorCode;
   message: string;
 }
 
-export type Frame = HelloFrame | WelcomeFrame | PublishFrame | EventFrame | ErrorFrame;
+export type Frame =
+  | HelloFrame
+  | WelcomeFrame
+  | PublishFrame
+  | EventFrame
+  | ErrorFrame
+  | StateFrame
+  | SyncEndFrame
+  | LagFrame
+  | ProgressFrame
+  | ResumeFrame
+  | DigestRequestFrame
+  | DigestFrame;

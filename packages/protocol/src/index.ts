@@ -4,3 +4,4 @@ export * from './encode.js';
 export { FrameDecoder, FrameDecodeError } from './decoder.js';
 export * from './ipc.js';
 export * from './keyspace.js';
+export { StateDigest } from './digest.js';

@@ -5,7 +5,7 @@
  * visible to every local user in `ps`.
  */
 
-export const MODES = ['lossy', 'lossless'] as const;
+export const MODES = ['lossy', 'lossless', 'resync'] as const;
 export type Mode = (typeof MODES)[number];
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -34,11 +34,15 @@ export interface BrokerInit {
   name: 'broker';
   mode: Mode;
   host: string;
+  /** Keyspace size, for the per-key report. */
+  keys: number;
   queueCapacity: number;
   /** Most events one write to one subscriber carries. */
   batchMaxEvents: number;
   /** Receive window for each client stream: how much a non-reading broker lets the publisher send. */
   streamWindowBytes: number;
+  /** Resync mode: how often an idle subscriber is told the head offset. */
+  heartbeatMs: number;
   certPem: string;
   keyPem: string;
   idleTimeoutMs: number;
@@ -53,6 +57,8 @@ export interface PublisherInit {
   rate: number;
   payload: number;
   seed: number;
+  /** Fraction of changes that delete their key. */
+  deleteRatio: number;
   log: LogSettings;
 }
 
@@ -60,6 +66,10 @@ export interface ConsumerInit {
   role: 'consumer';
   name: string;
   broker: BrokerEndpoint;
+  /** latest: today's subscribe; snapshot: gap-free snapshot-plus-stream. */
+  subscribeWith: 'latest' | 'snapshot';
+  /** Check offsets are contiguous and ask for a resume on a gap (resync mode's defence in depth). */
+  detectGaps: boolean;
   log: LogSettings;
 }
 
@@ -70,6 +80,7 @@ export type OrchestratorCommand =
   | { type: 'start'; durationMs: number }
   | { type: 'status'; id: number }
   | { type: 'gather'; id: number }
+  | { type: 'digest'; id: number }
   | { type: 'stop' };
 
 export interface SubscriberCounters {
@@ -107,19 +118,45 @@ export interface SubscriberReport extends SubscriberCounters {
   droppedRanges: Array<[number, number]>;
   maxQueued: number;
   endedEarly: string | null;
+  /** Resync mode: times the queue overflowed and was replaced by a lag signal + delta. */
+  lags: number;
+  /** Resumes the subscriber asked for itself (it saw a gap in offsets). */
+  resumes: number;
+  /** Bytes and frames of LAG, STATE and SYNC_END sent to bring it back (snapshot at subscribe excluded). */
+  resyncBytes: number;
+  resyncFrames: number;
+  /** What a full snapshot would have cost at each of those recoveries, summed. */
+  fullSnapshotBytes: number;
+  /** Events discarded from its queue on overflow (covered by the delta, not lost). */
+  discarded: number;
 }
 
 export interface BrokerReport {
   role: 'broker';
   head: number;
   subscribers: Record<string, SubscriberReport>;
+  /** For each key, the offset of its last write (0: never written): the checker's "explained" needs it. */
+  lastWriteOffsets: number[];
+  digest: string;
+}
+
+/** What a consumer learned by comparing its own digest with the broker's. */
+export interface DigestVerdict {
+  match: boolean;
+  local: string;
+  broker: string;
+  /** The broker's head when it computed its digest, and the consumer's last offset. */
+  brokerOffset: number;
+  localOffset: number;
 }
 
 export interface PublisherReport {
   role: 'publisher';
   published: number;
-  /** Authoritative state, indexed by key; version 0 means never written. */
-  authority: { versions: number[]; values: number[] };
+  /** Authoritative state, indexed by key; version 0 means never written; deleted 1 means the last write deleted it. */
+  authority: { versions: number[]; values: number[]; deleted: number[] };
+  /** Every change ever published, indexed by version - 1: the checker's "unexpected" needs it. */
+  history: { keys: Uint32Array; values: Uint32Array; deleted: Uint8Array };
   /** Wall-clock ms of the first and last publish: the achieved rate's denominator. */
   startedAt: number;
   stoppedAt: number;
@@ -135,12 +172,30 @@ export interface LatencySamples {
   latencyMs: Float64Array;
 }
 
+/** One completed snapshot or delta, as the consumer saw it. */
+export interface SyncRecord {
+  kind: 'snapshot' | 'delta';
+  /** Wall-clock ms when SYNC_END arrived. */
+  at: number;
+  /** STATE frames in it, and distinct keys among them (equal: each key at most once). */
+  frames: number;
+  keys: number;
+  bytes: number;
+  offset: number;
+}
+
 export interface ConsumerReport {
   role: 'consumer';
   applied: number;
   lastOffset: number;
+  /** The stream reached it from this offset on: WELCOME's head for a latest subscribe, 0 for a snapshot. */
+  coveredAfter: number;
   latency: LatencySamples;
-  /** The local copy: [key, version, value] per key held. */
+  /** LAG frames received, RESUMEs sent (gaps it noticed itself), and every sync. */
+  lags: number;
+  resumes: number;
+  syncs: SyncRecord[];
+  /** The local copy: [key, version, value] per key held (deleted keys are not held). */
   entries: Array<[number, number, number]>;
   endedEarly: string | null;
 }
@@ -152,6 +207,7 @@ export type ChildMessage =
   | { type: 'progress'; counters: Counters }
   | { type: 'status'; id: number; counters: Counters }
   | { type: 'gathered'; id: number; report: Report }
+  | { type: 'digested'; id: number; verdict: DigestVerdict }
   | { type: 'done'; published: number }
   | { type: 'ended'; reason: string }
   | { type: 'fatal'; message: string };

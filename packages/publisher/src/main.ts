@@ -4,7 +4,7 @@ import { Authority } from './authority.js';
 import { pace } from './pacer.js';
 
 await runChild<PublisherInit>(async ({ init, logger, send, exit }) => {
-  const authority = new Authority(init.keys, init.seed, init.payload);
+  const authority = new Authority(init.keys, init.seed, init.payload, init.deleteRatio);
   const session = await connectToBroker(init.broker, { role: Role.publisher, name: init.name }, logger);
   let published = 0;
   let done = false;
@@ -56,7 +56,8 @@ await runChild<PublisherInit>(async ({ init, logger, send, exit }) => {
     gather: () => ({
       role: 'publisher',
       published,
-      authority: { versions: Array.from(authority.versions), values: Array.from(authority.values) },
+      authority: { versions: Array.from(authority.versions), values: Array.from(authority.values), deleted: Array.from(authority.deleted) },
+      history: authority.history.snapshot(),
       startedAt,
       stoppedAt,
       blockedMs,

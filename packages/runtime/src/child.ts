@@ -1,5 +1,5 @@
 import { getEachMessage, getOneMessage, sendMessage } from 'execa';
-import type { ChildInit, ChildMessage, Counters, OrchestratorCommand, Report } from '@state-divergence/protocol';
+import type { ChildInit, ChildMessage, Counters, DigestVerdict, OrchestratorCommand, Report } from '@state-divergence/protocol';
 import { createLogger, type Logger } from './logger.js';
 
 /** How long a child gives its QUIC endpoints to close before it exits anyway. */
@@ -13,6 +13,8 @@ export interface RoleHandlers {
   counters(): Counters;
   gather(): Report;
   start?(durationMs: number): void;
+  /** Consumers: compare the local digest with the broker's. */
+  digest?(): Promise<DigestVerdict>;
   /** Releases transports. Must not wait for a graceful QUIC close. */
   close(): Promise<void>;
 }
@@ -86,6 +88,11 @@ export async function runChild<I extends ChildInit>(setUp: (context: ChildContex
           break;
         case 'gather':
           send({ type: 'gathered', id: command.id, report: role.gather() });
+          break;
+        case 'digest':
+          if (!role.digest) throw new Error(`${init.name} cannot compute a digest`);
+          // Not awaited: the digest needs frames from the broker, and commands must keep flowing.
+          role.digest().then((verdict) => send({ type: 'digested', id: command.id, verdict }), fail);
           break;
         case 'stop':
           await exit(0);

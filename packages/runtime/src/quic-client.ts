@@ -1,5 +1,5 @@
 import { QUICClient } from '@matrixai/quic';
-import { encodeHello, type BrokerEndpoint, type Frame, type Role, type WelcomeFrame } from '@state-divergence/protocol';
+import { encodeHello, StartKind, type BrokerEndpoint, type Frame, type Role, type WelcomeFrame } from '@state-divergence/protocol';
 import { withDeadline } from './deadline.js';
 import { readFrames } from './frame-reader.js';
 import type { Logger } from './logger.js';
@@ -24,7 +24,7 @@ export interface BrokerSession {
  */
 export async function connectToBroker(
   endpoint: BrokerEndpoint,
-  hello: { role: Role; name: string },
+  hello: { role: Role; name: string; start?: StartKind },
   logger: Logger,
 ): Promise<BrokerSession> {
   const client = await withDeadline(
@@ -43,7 +43,7 @@ export async function connectToBroker(
   const writer = stream.writable.getWriter();
   const frames = readFrames(stream.readable.getReader());
   // The broker learns of the stream only when bytes arrive, so the client speaks first.
-  await writer.write(encodeHello(hello.role, hello.name));
+  await writer.write(encodeHello(hello.role, hello.name, hello.start ?? StartKind.latest));
   const first = await withDeadline(frames.next(), CONNECT_TIMEOUT_MS, 'the broker sent no WELCOME after hello');
   if (first.done || first.value.type !== 'welcome') {
     const detail = first.done ? 'the stream ended' : first.value.type === 'error' ? first.value.message : first.value.type;

@@ -1,0 +1,134 @@
+import type { BrokerReport, ConsumerReport, DigestVerdict, Mode, PublisherReport, SyncRecord } from '@state-divergence/protocol';
+import { check, type CheckResult } from './checker.js';
+import type { DrainResult } from './drain.js';
+import { summarizeLatency, type LatencySummary } from './latency.js';
+import type { RunEvent } from './timeline.js';
+
+const round1 = (n: number): number => Math.round(n * 10) / 10;
+
+export interface ConsumerLatency {
+  all: LatencySummary | null;
+  /** Events applied between SIGSTOP and SIGCONT of the stalled consumers. */
+  inStall: LatencySummary | null;
+}
+
+export interface PublisherOutcome {
+  published: number;
+  /** Achieved rate over the publishing phases, changes/s. */
+  achievedRate: number;
+  /** Achieved rate between SIGSTOP and SIGCONT: what lossless costs the publisher. */
+  rateInStall: number;
+  blockedMs: number;
+}
+
+export interface Recovery {
+  lags: number;
+  resumes: number;
+  syncs: SyncRecord[];
+  /** From SIGCONT to the end of the last delta (resync): how long it took to be right again. */
+  convergedAfterThawMs: number | null;
+}
+
+/** What each column cost, in the same run: the seed's "neither column is free". */
+export interface Cost {
+  publisherRate: number;
+  publisherRateInStall: number;
+  healthyP99InStallMs: number | null;
+  /** Bytes of LAG + STATE + SYNC_END sent to bring stalled or gapped consumers back. */
+  resyncBytes: number;
+  /** What full snapshots would have cost at those same moments. */
+  fullSnapshotBytes: number;
+  convergedAfterThawMs: number | null;
+}
+
+export interface ModeResult {
+  mode: Mode;
+  published: number;
+  publisher: PublisherOutcome;
+  check: CheckResult;
+  broker: BrokerReport | null;
+  digests: Record<string, DigestVerdict | null>;
+  latency: Record<string, ConsumerLatency>;
+  /** All healthy consumers' samples during the stall, pooled. */
+  healthyInStall: LatencySummary | null;
+  recovery: Record<string, Recovery>;
+  cost: Cost;
+  drain: DrainResult;
+  events: RunEvent[];
+  wallSeconds: number;
+}
+
+export interface GatheredRun {
+  mode: Mode;
+  consumers: Array<{ name: string; stalled: boolean; report: ConsumerReport | null; digest: DigestVerdict | null }>;
+  publisher: PublisherReport;
+  broker: BrokerReport | null;
+  /** Wall-clock ms of SIGSTOP and SIGCONT. */
+  stallWindow: { from: number; to: number };
+  publishedInStall: number;
+  drain: DrainResult;
+  events: RunEvent[];
+  wallSeconds: number;
+}
+
+/** Turns what was gathered into the run's result: the checker's verdicts plus measurements. */
+export function assembleOutcome(run: GatheredRun): ModeResult {
+  const { publisher, broker, stallWindow } = run;
+  const result = check({
+    authority: publisher.authority,
+    history: publisher.history,
+    lastWriteOffsets: broker?.lastWriteOffsets ?? [],
+    consumers: run.consumers.map((c) => ({ ...c, droppedRanges: broker?.subscribers[c.name]?.droppedRanges ?? [] })),
+  });
+  const latency: Record<string, ConsumerLatency> = {};
+  const recovery: Record<string, Recovery> = {};
+  const digests: Record<string, DigestVerdict | null> = {};
+  const healthy = { appliedAt: [] as number[], latencyMs: [] as number[] };
+  for (const c of run.consumers) {
+    digests[c.name] = c.digest;
+    if (c.report === null) continue;
+    latency[c.name] = { all: summarizeLatency(c.report.latency), inStall: summarizeLatency(c.report.latency, stallWindow) };
+    const lastDelta = c.report.syncs.filter((s) => s.kind === 'delta' && s.at >= stallWindow.to).at(-1);
+    recovery[c.name] = {
+      lags: c.report.lags,
+      resumes: c.report.resumes,
+      syncs: c.report.syncs,
+      convergedAfterThawMs: c.stalled && lastDelta ? round1(lastDelta.at - stallWindow.to) : null,
+    };
+    if (!c.stalled) {
+      healthy.appliedAt.push(...c.report.latency.appliedAt);
+      healthy.latencyMs.push(...c.report.latency.latencyMs);
+    }
+  }
+  const healthyInStall = summarizeLatency({ appliedAt: Float64Array.from(healthy.appliedAt), latencyMs: Float64Array.from(healthy.latencyMs) }, stallWindow);
+  const publisherOutcome: PublisherOutcome = {
+    published: publisher.published,
+    achievedRate: round1(publisher.published / Math.max(0.001, (publisher.stoppedAt - publisher.startedAt) / 1000)),
+    rateInStall: round1(run.publishedInStall / ((stallWindow.to - stallWindow.from) / 1000)),
+    blockedMs: Math.round(publisher.blockedMs),
+  };
+  const subscribers = Object.values(broker?.subscribers ?? {});
+  const converged = Object.values(recovery).map((r) => r.convergedAfterThawMs).filter((ms): ms is number => ms !== null);
+  return {
+    mode: run.mode,
+    published: publisher.published,
+    publisher: publisherOutcome,
+    check: result,
+    broker,
+    digests,
+    latency,
+    healthyInStall,
+    recovery,
+    cost: {
+      publisherRate: publisherOutcome.achievedRate,
+      publisherRateInStall: publisherOutcome.rateInStall,
+      healthyP99InStallMs: healthyInStall?.p99 ?? null,
+      resyncBytes: subscribers.reduce((sum, s) => sum + s.resyncBytes, 0),
+      fullSnapshotBytes: subscribers.reduce((sum, s) => sum + s.fullSnapshotBytes, 0),
+      convergedAfterThawMs: converged.length > 0 ? Math.max(...converged) : null,
+    },
+    drain: run.drain,
+    events: run.events,
+    wallSeconds: run.wallSeconds,
+  };
+}
