@@ -4,29 +4,7 @@
  * consumer-3 with SIGSTOP and resumes it with SIGCONT. Short phases keep the
  * suite quick; a small queue makes the stalled consumer overflow early.
  */
-import { killAll, pidsInLog, readLog, startDemo, survivorsAfter, tempLogFile, type LogLine } from './helpers/run-demo.js';
-
-interface RunDocument {
-  config: Record<string, unknown>;
-  runs: Array<{
-    mode: string;
-    published: number;
-    consumers: Array<{ name: string; stalled: boolean; applied: number; wrongKeys: string[]; endedEarly: string | null; unexpected: number }>;
-    broker: { subscribers: Record<string, { delivered: number; dropped: number }> };
-  }>;
-}
-
-async function runDemo(args: string[]): Promise<{ document: RunDocument; log: LogLine[]; exitCode: number | undefined }> {
-  const logFile = tempLogFile();
-  const result = await startDemo([...args, '--json', '--log-file', logFile]);
-  const log = readLog(logFile);
-  try {
-    expect(result.exitCode).toBe(0);
-    return { document: JSON.parse(result.stdout) as RunDocument, log, exitCode: result.exitCode };
-  } finally {
-    killAll(await survivorsAfter(pidsInLog(log), 5_000));
-  }
-}
+import { pidsInLog, runDemo, survivorsAfter } from './helpers/run-demo.js';
 
 describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () => {
   const RATE = 300;
@@ -86,20 +64,5 @@ describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () =
     const pids = pidsInLog(run.log);
     expect(pids.length).toBe(6);
     expect(await survivorsAfter(pids, 5_000)).toEqual([]);
-  });
-});
-
-describe('lossless (block at every checkpoint): everyone converges', () => {
-  test('every consumer correct, applied == published, nothing dropped', async () => {
-    const { document } = await runDemo(['--mode', 'lossless', '--duration', '1', '--queue-capacity', '64']);
-    const [lossless] = document.runs;
-    expect(lossless!.mode).toBe('lossless');
-    expect(lossless!.published).toBeGreaterThan(0);
-    for (const c of lossless!.consumers) {
-      expect(c.wrongKeys).toEqual([]);
-      expect(c.applied).toBe(lossless!.published);
-      expect(c.endedEarly).toBeNull();
-      expect(lossless!.broker.subscribers[c.name]!.dropped).toBe(0);
-    }
   });
 });

@@ -74,3 +74,45 @@ export function killAll(pids: number[]): void {
 export function pidsInLog(lines: LogLine[]): number[] {
   return [...new Set(lines.map((line) => line.pid))];
 }
+
+export interface ConsumerResult {
+  name: string;
+  stalled: boolean;
+  applied: number;
+  wrongKeys: string[];
+  wrongCount: number;
+  lost: number;
+  unexpected: number;
+  unexplained: number;
+  digestMatch: boolean | null;
+  endedEarly: string | null;
+  recovery: { lags: number; resumes: number; syncs: Array<{ kind: string; frames: number; keys: number; bytes: number }> } | null;
+}
+
+export interface ModeRun {
+  mode: string;
+  published: number;
+  publisher: { achievedRate: number; rateInStall: number };
+  cost: { publisherRate: number; publisherRateInStall: number; healthyP99InStallMs: number | null; resyncBytes: number; fullSnapshotBytes: number };
+  consumers: ConsumerResult[];
+  broker: { subscribers: Record<string, { delivered: number; dropped: number; lags: number; discarded: number; resyncBytes: number; fullSnapshotBytes: number }> };
+}
+
+export interface RunDocument {
+  config: Record<string, unknown>;
+  runs: ModeRun[];
+}
+
+/** Runs the real demo with --json and a log file; fails the test on a non-zero exit; reaps leftovers. */
+export async function runDemo(args: string[]): Promise<{ document: RunDocument; log: LogLine[]; exitCode: number | undefined }> {
+  const logFile = tempLogFile();
+  const result = await startDemo([...args, '--json', '--log-file', logFile]);
+  const log = readLog(logFile);
+  try {
+    expect(result.exitCode).toBe(0);
+    return { document: JSON.parse(result.stdout) as RunDocument, log, exitCode: result.exitCode };
+  } finally {
+    killAll(await survivorsAfter(pidsInLog(log), 5_000));
+  }
+}
+

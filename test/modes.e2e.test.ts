@@ -1,0 +1,97 @@
+/**
+ * The three columns in one invocation, as the demo prints them, and the
+ * trade-off between them asserted rather than printed: lossy diverges with
+ * every wrong key explained by a drop; lossless converges but throttles the
+ * publisher; resync converges and keeps the publisher at rate.
+ * --payload 256 makes each event big enough that lossless backpressure reaches
+ * the publisher within a one-second phase (the broker's stream window is 64 KiB).
+ */
+import { runDemo, type ModeRun, type RunDocument } from './helpers/run-demo.js';
+
+const RATE = 400;
+let document: RunDocument;
+const mode = (name: string): ModeRun => document.runs.find((r) => r.mode === name)!;
+
+beforeAll(async () => {
+  ({ document } = await runDemo(['--mode', 'all', '--duration', '1', '--payload', '256', '--queue-capacity', '64', '--rate', String(RATE)]));
+});
+
+test('all runs the three modes, in order', () => {
+  expect(document.runs.map((r) => r.mode)).toEqual(['lossy', 'lossless', 'resync']);
+});
+
+describe('lossy', () => {
+  test('still diverges, and the checker explains every wrong key by a drop (unexplained: 0)', () => {
+    const stalled = mode('lossy').consumers.find((c) => c.stalled)!;
+    expect(stalled.wrongCount).toBeGreaterThan(0);
+    for (const c of mode('lossy').consumers) {
+      expect(c.unexplained).toBe(0);
+      expect(c.unexpected).toBe(0);
+    }
+  });
+
+  test('the stalled consumer could learn it is wrong only from the digest', () => {
+    for (const c of mode('lossy').consumers) expect(c.digestMatch).toBe(!c.stalled);
+  });
+});
+
+describe('lossless', () => {
+  test('converges: every consumer correct, applied == published, nothing dropped', () => {
+    const run = mode('lossless');
+    for (const c of run.consumers) {
+      expect(c.wrongCount).toBe(0);
+      expect(c.applied).toBe(run.published);
+      expect(c.digestMatch).toBe(true);
+      expect(run.broker.subscribers[c.name]!.dropped).toBe(0);
+    }
+  });
+
+  test('pays with the publisher: its rate during the stall is clearly below target', () => {
+    expect(mode('lossless').cost.publisherRateInStall).toBeLessThan(0.75 * RATE);
+  });
+});
+
+describe('resync (the inverted test the seed asks for)', () => {
+  test('every consumer, the stalled one included, ends with 0 wrong, 0 lost, 0 unexpected and a matching digest', () => {
+    for (const c of mode('resync').consumers) {
+      expect(c).toMatchObject({ wrongCount: 0, lost: 0, unexpected: 0, unexplained: 0, digestMatch: true, endedEarly: null });
+    }
+  });
+
+  test('the publisher kept >= 90% of its rate during the stall', () => {
+    expect(mode('resync').cost.publisherRateInStall).toBeGreaterThanOrEqual(0.9 * RATE);
+  });
+
+  test('the broker dropped nothing silently: every overflow became a lag signal and a delta', () => {
+    const run = mode('resync');
+    const stalled = run.consumers.find((c) => c.stalled)!;
+    for (const queue of Object.values(run.broker.subscribers)) expect(queue.dropped).toBe(0);
+    const queue = run.broker.subscribers[stalled.name]!;
+    expect(queue.lags).toBeGreaterThan(0);
+    expect(queue.discarded).toBeGreaterThan(0);
+    expect(stalled.recovery!.lags).toBe(queue.lags);
+    expect(stalled.recovery!.syncs.filter((s) => s.kind === 'delta').length).toBeGreaterThanOrEqual(queue.lags);
+  });
+
+  test('a delta after a long freeze sends each changed key at most once, and less than a full snapshot', () => {
+    const run = mode('resync');
+    const stalled = run.consumers.find((c) => c.stalled)!;
+    for (const delta of stalled.recovery!.syncs.filter((s) => s.kind === 'delta')) expect(delta.frames).toBe(delta.keys);
+    expect(run.cost.resyncBytes).toBeGreaterThan(0);
+    expect(run.cost.resyncBytes).toBeLessThan(run.cost.fullSnapshotBytes);
+  });
+});
+
+describe('snapshot subscribe', () => {
+  test('is atomic: a consumer joining in the middle of a firehose ends equal to the authority', async () => {
+    const { document: late } = await runDemo(['--mode', 'resync', '--duration', '1', '--rate', '1000', '--join-late', 'consumer-2']);
+    const run = late.runs[0]!;
+    const joiner = run.consumers.find((c) => c.name === 'consumer-2')!;
+    const [snapshot] = joiner.recovery!.syncs;
+    expect(snapshot).toMatchObject({ kind: 'snapshot' });
+    expect(snapshot!.keys).toBeGreaterThan(0); // it joined after changes were made
+    expect(joiner.applied).toBeGreaterThan(0); // and before the last ones were
+    expect(joiner.applied).toBeLessThan(run.published);
+    expect(joiner).toMatchObject({ wrongCount: 0, lost: 0, unexpected: 0, digestMatch: true });
+  });
+});
