@@ -1,42 +1,95 @@
+/**
+ * Every exit path of the orchestrator reaps every process of the run, the
+ * SIGSTOPped one included, and says what happened: signals, a child crashing,
+ * the broker dying, and the orchestrator's own failure (a closed stdout).
+ */
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isGone, killAll, pidsInLog, readLog, startDemo, survivorsAfter, tempLogFile } from './helpers/run-demo.js';
+import { isGone, killAll, pidsInLog, readLog, startDemo, survivorsAfter, tempLogFile, type LogLine } from './helpers/run-demo.js';
 
-describe('teardown', () => {
-  test('SIGINT in the middle of the stall reaps every process, the frozen one included, without waiting for QUIC', async () => {
-    const logFile = tempLogFile();
-    const demo = startDemo(['--mode', 'lossy', '--duration', '2', '--log-file', logFile]);
-    let pids: number[] = [];
-    try {
-      // Wait (bounded) until consumer-3 is frozen.
-      const deadline = Date.now() + 30_000;
-      let stallLine;
-      while (!stallLine && Date.now() < deadline) {
-        await sleep(100);
-        stallLine = readLog(logFile).find((line) => line.msg === 'stall started');
-      }
-      expect(stallLine).toBeDefined();
-      const frozen = (stallLine!.consumers as Array<{ name: string; pid: number }>)[0]!;
-      expect(readFileState(frozen.pid)).toBe('T'); // really SIGSTOPped
-      pids = pidsInLog(readLog(logFile));
-      expect(pids).toContain(frozen.pid);
+/** Starts a lossy run and waits (bounded) until consumer-3 is frozen. */
+async function startFrozenRun(extra: string[] = []) {
+  const logFile = tempLogFile();
+  const demo = startDemo(['--mode', 'lossy', '--duration', '2', '--log-file', logFile, ...extra]);
+  const deadline = Date.now() + 30_000;
+  let stallLine: LogLine | undefined;
+  while (!stallLine && Date.now() < deadline) {
+    await sleep(100);
+    stallLine = readLog(logFile).find((line) => line.msg === 'stall started');
+  }
+  expect(stallLine).toBeDefined();
+  const frozen = (stallLine!.consumers as Array<{ name: string; pid: number }>)[0]!;
+  const log = readLog(logFile);
+  const pidOf = (proc: string) => log.find((line) => line.proc === proc && line.msg === 'ready')!.pid;
+  return { demo, logFile, frozen, pids: pidsInLog(log), pidOf };
+}
 
-      const interruptedAt = Date.now();
-      demo.kill('SIGINT');
-      const result = await demo;
-      expect(result.exitCode).toBe(130);
-      // A graceful QUIC close after a stall takes ~40 s with this library; teardown must not wait for it.
-      expect(Date.now() - interruptedAt).toBeLessThan(10_000);
-      expect(await survivorsAfter(pids, 5_000)).toEqual([]);
-      expect(isGone(frozen.pid)).toBe(true);
-    } finally {
-      demo.kill('SIGKILL');
-      killAll(pidsInLog(readLog(logFile)));
-    }
-  });
-});
-
-function readFileState(pid: number): string {
+function processState(pid: number): string {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
 }
+
+async function expectAllGone(pids: number[]): Promise<void> {
+  expect(await survivorsAfter(pids, 5_000)).toEqual([]);
+}
+
+describe('teardown', () => {
+  let cleanup: () => void = () => {};
+  afterEach(() => cleanup());
+
+  test.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s in the middle of the stall reaps every process, the frozen one included, without waiting for QUIC', async (signal, code) => {
+    const run = await startFrozenRun();
+    cleanup = () => killAll(pidsInLog(readLog(run.logFile)));
+    expect(processState(run.frozen.pid)).toBe('T'); // really SIGSTOPped
+    expect(run.pids).toContain(run.frozen.pid);
+    const interruptedAt = Date.now();
+    run.demo.kill(signal);
+    const result = await run.demo;
+    expect(result.exitCode).toBe(code);
+    // A graceful QUIC close after a stall takes ~40 s with this library; teardown must not wait for it.
+    expect(Date.now() - interruptedAt).toBeLessThan(10_000);
+    await expectAllGone(run.pids);
+    expect(isGone(run.frozen.pid)).toBe(true);
+  });
+
+  test('a consumer killed mid-run is reported as ended early, the others are still checked, and the exit code says so', async () => {
+    const run = await startFrozenRun(['--json']);
+    cleanup = () => killAll(pidsInLog(readLog(run.logFile)));
+    const victim = run.pidOf('consumer-2');
+    process.kill(victim, 'SIGKILL');
+    const result = await run.demo;
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toMatch(/a consumer ended early/);
+    const consumers = JSON.parse(result.stdout).runs[0].consumers as Array<{ name: string; endedEarly: string | null; verdict: string; wrongCount: number }>;
+    expect(consumers.find((c) => c.name === 'consumer-2')!.endedEarly).toMatch(/killed by SIGKILL/);
+    expect(consumers.find((c) => c.name === 'consumer-1')).toMatchObject({ verdict: 'valid', wrongCount: 0, endedEarly: null });
+    expect(consumers.find((c) => c.name === 'consumer-3')!.wrongCount).toBeGreaterThan(0);
+    await expectAllGone(run.pids);
+  });
+
+  test('the broker dying mid-run ends the run at once with a message naming it; nothing hangs or is left', async () => {
+    const run = await startFrozenRun();
+    cleanup = () => killAll(pidsInLog(readLog(run.logFile)));
+    const brokerPid = run.pidOf('broker');
+    const killedAt = Date.now();
+    process.kill(brokerPid, 'SIGKILL');
+    const result = await run.demo;
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`broker \\(pid ${brokerPid}\\) killed by SIGKILL in the middle of the run`));
+    expect(Date.now() - killedAt).toBeLessThan(10_000);
+    await expectAllGone(run.pids);
+  });
+
+  test('the orchestrator failing itself (stdout closed under it) still reaps everything', async () => {
+    const run = await startFrozenRun();
+    cleanup = () => killAll(pidsInLog(readLog(run.logFile)));
+    run.demo.stdout!.destroy(); // the next progress line hits EPIPE
+    const result = await run.demo;
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/stdout was closed/);
+    await expectAllGone(run.pids);
+  });
+});

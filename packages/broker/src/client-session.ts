@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { QUICStream } from '@matrixai/quic';
 import {
   encodeDigest,
@@ -14,7 +15,7 @@ import {
   type Frame,
   type HelloFrame,
 } from '@state-divergence/protocol';
-import { readFrames, withDeadline, type Logger } from '@state-divergence/runtime';
+import { errorMessage, readFrames, withDeadline, type Logger } from '@state-divergence/runtime';
 import { Subscriber } from './subscriber.js';
 import type { Topic } from './topic.js';
 
@@ -34,6 +35,8 @@ class ProtocolViolation extends Error {
 export interface SessionContext {
   topic: Topic;
   init: BrokerInit;
+  /** init.token as bytes. */
+  token: Buffer;
   logger: Logger;
   /** Only one publisher feeds the topic; a second one is refused. */
   publisher: { connected: boolean };
@@ -98,6 +101,9 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
     if (hello.protocolVersion !== PROTOCOL_VERSION) {
       throw new ProtocolViolation(ErrorCode.unsupportedVersion, `protocol version ${hello.protocolVersion} unsupported; this broker speaks ${PROTOCOL_VERSION}`);
     }
+    if (hello.token.length !== context.token.length || !timingSafeEqual(hello.token, context.token)) {
+      throw new ProtocolViolation(ErrorCode.unauthorized, `${hello.name} presented no valid token for this run`);
+    }
     name = hello.name;
     if (hello.role === Role.publisher) {
       if (context.publisher.connected) throw new ProtocolViolation(ErrorCode.unexpectedFrame, 'a publisher is already connected');
@@ -143,7 +149,7 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
       await reader.cancel().catch(() => {});
       return;
     }
-    const reason = `stream failed: ${(error as Error)?.message ?? String(error)}`;
+    const reason = `stream failed: ${errorMessage(error)}`;
     if (subscriber) subscriber.end(reason);
     else logger.warn({ client: name, reason }, 'client stream failed');
   }

@@ -5,7 +5,7 @@ import { Topic } from './topic.js';
 
 await runChild<BrokerInit>(async ({ init, logger }) => {
   const topic = new Topic(init.mode);
-  const context: SessionContext = { topic, init, logger, publisher: { connected: false } };
+  const context: SessionContext = { topic, init, token: Buffer.from(init.token, 'hex'), logger, publisher: { connected: false } };
   const server = await startQuicServer({
     host: init.host,
     certPem: init.certPem,

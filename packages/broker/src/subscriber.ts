@@ -1,5 +1,5 @@
 import { encodeLag, encodeSyncEnd, SyncKind, type SubscriberCounters, type SubscriberReport } from '@state-divergence/protocol';
-import type { Logger } from '@state-divergence/runtime';
+import { errorMessage, type Logger } from '@state-divergence/runtime';
 import type { CompactedTable } from './compacted-table.js';
 import { DropLog } from './drop-log.js';
 
@@ -219,7 +219,7 @@ export class Subscriber {
       },
       (error: unknown) => {
         this.writing = false;
-        this.end(`write failed: ${(error as Error)?.message ?? String(error)}`);
+        this.end(`write failed: ${errorMessage(error)}`);
       },
     );
   }

@@ -1,5 +1,5 @@
 import { encodeDigestRequest, encodeResume, Role, StartKind, type ConsumerInit, type DigestFrame } from '@state-divergence/protocol';
-import { connectToBroker, runChild, withDeadline } from '@state-divergence/runtime';
+import { errorMessage, connectToBroker, runChild, withDeadline } from '@state-divergence/runtime';
 import { StreamFollower } from './stream-follower.js';
 
 const DIGEST_TIMEOUT_MS = 5_000;
@@ -41,7 +41,7 @@ await runChild<ConsumerInit>(async ({ init, logger, send }) => {
       if (problem !== undefined) return endEarly(problem);
     }
     endEarly('the broker closed the stream');
-  })().catch((error: unknown) => endEarly(`stream failed: ${(error as Error)?.message ?? String(error)}`));
+  })().catch((error: unknown) => endEarly(`stream failed: ${errorMessage(error)}`));
 
   return {
     counters: () => ({ role: 'consumer', applied: follower.applied, lastOffset: follower.lastOffset, endedEarly }),

@@ -29,6 +29,8 @@ export interface CheckInput {
     report: ConsumerReport | null;
     /** Offsets the broker dropped for this consumer, inclusive ranges. */
     droppedRanges: Array<[number, number]>;
+    /** Set when its process died: it could not say why its subscription ended, the orchestrator saw it. */
+    died?: string | null;
   }>;
 }
 
@@ -76,7 +78,7 @@ function emitted(history: History, key: number, version: number, value: number):
 
 function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][number]): ConsumerCheck {
   const { authority, history } = input;
-  const base = { name: consumer.name, stalled: consumer.stalled, endedEarly: consumer.report?.endedEarly ?? null };
+  const base = { name: consumer.name, stalled: consumer.stalled, endedEarly: consumer.report?.endedEarly ?? consumer.died ?? null };
   if (consumer.report === null) {
     return { ...base, verdict: 'unknown', applied: null, wrongKeys: [], lost: 0, unexpected: 0, unexplainedKeys: [] };
   }

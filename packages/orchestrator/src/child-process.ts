@@ -29,6 +29,8 @@ export interface ChildHandle {
   thaw(): void;
   /** SIGCONT, ask over IPC, wait a bounded time, SIGKILL. Never throws. */
   stop(): Promise<void>;
+  /** Immediate: SIGCONT and SIGKILL to the process group (for a second Ctrl-C). */
+  kill(): void;
 }
 
 const entryPoint = (role: ChildInit['role']): string => fileURLToPath(import.meta.resolve(`@state-divergence/${role}`));
@@ -48,7 +50,11 @@ export async function spawnRole(init: ChildInit, logger: Logger): Promise<ChildH
     stderr: 'inherit',
     buffer: false,
     reject: false,
-    cleanup: true,
+    // Its own process group: a Ctrl-C in the terminal reaches only the orchestrator,
+    // which then stops every child in order (a frozen child could not act on it anyway).
+    // execa's `cleanup` does not apply to detached children; they exit by themselves
+    // when the IPC channel disconnects (runtime/src/child.ts).
+    detached: true,
     forceKillAfterDelay: STOP_GRACE_MS,
   });
   const pid = subprocess.pid;
@@ -100,11 +106,15 @@ export async function spawnRole(init: ChildInit, logger: Logger): Promise<ChildH
     return reply;
   };
 
+  /** Signals the child's whole process group (it leads it), falling back to the pid. */
   const signal = (name: NodeJS.Signals): void => {
-    try {
-      process.kill(pid, name);
-    } catch {
-      // Already gone: nothing to signal.
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, name);
+        return;
+      } catch {
+        // Group or process already gone: try the next, then nothing to signal.
+      }
     }
   };
 
@@ -150,6 +160,10 @@ export async function spawnRole(init: ChildInit, logger: Logger): Promise<ChildH
     thaw: () => {
       signal('SIGCONT');
       frozen = false;
+    },
+    kill: () => {
+      signal('SIGCONT');
+      signal('SIGKILL');
     },
     stop: async () => {
       if (!alive) return;

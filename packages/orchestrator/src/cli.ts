@@ -8,7 +8,13 @@ import { renderClosing, renderMode } from './render-text.js';
 import { toJsonDocument } from './render-json.js';
 import { runMode, type ChildRegistry, type ModeResult } from './run-mode.js';
 
-const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+/**
+ * 0 the run completed (divergence under lossy is the expected result, not a failure);
+ * 1 the run failed; 2 bad input; 3 it completed but a consumer ended early or could not
+ * be checked; 128 + n for signal n (130 SIGINT, 143 SIGTERM).
+ */
+const EXIT = { ok: 0, failed: 1, usage: 2, incomplete: 3 } as const;
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 function parseArguments(argv: string[]): RawOptions {
   return yargs(argv)
@@ -25,6 +31,7 @@ function parseArguments(argv: string[]): RawOptions {
       stall: { type: 'array', string: true, describe: 'Consumer(s) to freeze, repeatable or comma-separated [default: the last]' },
       seed: { type: 'number', default: DEFAULTS.seed, describe: 'PRNG seed: the same seed gives the same changes' },
       'delete-ratio': { type: 'number', default: DEFAULTS.deleteRatio, describe: 'Fraction of changes that delete their key' },
+      'rogue-frames': { type: 'number', default: DEFAULTS.rogueFrames, describe: 'A hostile client sends this many bad frames during the run (wrong pin, wrong token, garbage); the outcome must not change' },
       'join-late': { type: 'string', describe: 'A consumer that subscribes only when the stall starts (snapshot under resync, latest otherwise)' },
       tui: { type: 'boolean', default: DEFAULTS.tui, describe: 'Terminal UI (--no-tui for plain text)' },
       json: { type: 'boolean', default: DEFAULTS.json, describe: 'Print one JSON document on stdout instead of the report' },
@@ -60,19 +67,28 @@ async function main(): Promise<number> {
 
   const registry: ChildRegistry = new Set();
   const controller = new AbortController();
-  let interrupted = false;
+  let interruptedBy: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupted) {
+    if (interruptedBy) {
       // Second signal: no more patience. SIGKILL works on stopped processes too.
-      for (const child of registry) process.kill(child.pid, 'SIGKILL');
-      process.exit(EXIT.interrupted);
+      for (const child of registry) child.kill();
+      process.exit(SIGNAL_EXIT[signal] ?? EXIT.failed);
     }
-    interrupted = true;
+    interruptedBy = signal;
     process.stderr.write(`orchestrator: ${signal}, stopping every process of the run\n`);
     controller.abort(new RunError('E_INTERRUPTED', `interrupted by ${signal}`));
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // Our own bugs and a closed stdout (\`orchestrator | head\`) end the run the same orderly way.
+  const onFatal = (error: unknown) => {
+    if (controller.signal.aborted) return;
+    const reason = (error as NodeJS.ErrnoException)?.code === 'EPIPE' ? 'stdout was closed (EPIPE)' : `internal error: ${(error as Error)?.stack ?? String(error)}`;
+    controller.abort(new RunError('E_FATAL', reason, { cause: error }));
+  };
+  process.on('uncaughtException', onFatal);
+  process.on('unhandledRejection', onFatal);
+  process.stdout.on('error', onFatal);
 
   const print = (text: string) => process.stdout.write(text);
   const observer = options.json ? silentProgress : textProgress((line) => print(line + '\n'));
@@ -85,11 +101,13 @@ async function main(): Promise<number> {
     }
     if (options.json) print(JSON.stringify(toJsonDocument(options, results)) + '\n');
     else print(renderClosing(results, options));
-    return EXIT.ok;
+    const incomplete = results.some((r) => r.check.verdict === 'unknown' || r.check.consumers.some((c) => c.endedEarly !== null));
+    if (incomplete) process.stderr.write('orchestrator: the run completed, but a consumer ended early or could not be checked (see the report)\n');
+    return incomplete ? EXIT.incomplete : EXIT.ok;
   } catch (error) {
     const reason = controller.signal.aborted ? (controller.signal.reason as Error) : (error as Error);
     process.stderr.write(`orchestrator: ${reason.message}\n`);
-    return interrupted ? EXIT.interrupted : EXIT.failed;
+    return interruptedBy ? (SIGNAL_EXIT[interruptedBy] ?? EXIT.failed) : EXIT.failed;
   } finally {
     await reapAll(registry);
   }

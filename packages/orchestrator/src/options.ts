@@ -17,6 +17,7 @@ export const DEFAULTS = {
   mode: 'all' as ModeChoice,
   seed: 1,
   deleteRatio: 0.02,
+  rogueFrames: 0,
   tui: true,
   json: false,
   logFile: null as string | null,
@@ -35,6 +36,7 @@ export interface RawOptions {
   seed?: number;
   deleteRatio?: number;
   joinLate?: string | undefined;
+  rogueFrames?: number;
   tui?: boolean;
   json?: boolean;
   logFile?: string | undefined;
@@ -56,6 +58,8 @@ export interface Options {
   deleteRatio: number;
   /** A consumer that subscribes only when the stall starts, in the middle of the stream. */
   joinLate: string | null;
+  /** Hostile frames a rogue client sends during the run (0: no rogue). */
+  rogueFrames: number;
   tui: boolean;
   json: boolean;
   logFile: string | null;
@@ -113,6 +117,7 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
     seed: checkNumber('seed', raw.seed ?? DEFAULTS.seed, integerIn(0, 0xffff_ffff)),
     deleteRatio: checkNumber('delete-ratio', raw.deleteRatio ?? DEFAULTS.deleteRatio, { min: 0, max: 1, integer: false, what: 'a fraction from 0 to 1' }),
     joinLate,
+    rogueFrames: checkNumber('rogue-frames', raw.rogueFrames ?? DEFAULTS.rogueFrames, integerIn(0, 1_000_000)),
     tui: raw.tui ?? DEFAULTS.tui,
     json: raw.json ?? DEFAULTS.json,
     logFile: raw.logFile ?? DEFAULTS.logFile,

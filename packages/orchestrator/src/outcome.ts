@@ -1,4 +1,4 @@
-import type { BrokerReport, ConsumerReport, DigestVerdict, Mode, PublisherReport, SyncRecord } from '@state-divergence/protocol';
+import type { BrokerReport, ConsumerReport, DigestVerdict, Mode, PublisherReport, RogueReport, SyncRecord } from '@state-divergence/protocol';
 import { check, type CheckResult } from './checker.js';
 import type { DrainResult } from './drain.js';
 import { summarizeLatency, type LatencySummary } from './latency.js';
@@ -54,19 +54,22 @@ export interface ModeResult {
   recovery: Record<string, Recovery>;
   cost: Cost;
   drain: DrainResult;
+  /** What a hostile client tried during the run, and how the broker answered (--rogue-frames). */
+  rogue: RogueReport | null;
   events: RunEvent[];
   wallSeconds: number;
 }
 
 export interface GatheredRun {
   mode: Mode;
-  consumers: Array<{ name: string; stalled: boolean; report: ConsumerReport | null; digest: DigestVerdict | null }>;
+  consumers: Array<{ name: string; stalled: boolean; report: ConsumerReport | null; digest: DigestVerdict | null; died: string | null }>;
   publisher: PublisherReport;
   broker: BrokerReport | null;
   /** Wall-clock ms of SIGSTOP and SIGCONT. */
   stallWindow: { from: number; to: number };
   publishedInStall: number;
   drain: DrainResult;
+  rogue: RogueReport | null;
   events: RunEvent[];
   wallSeconds: number;
 }
@@ -128,6 +131,7 @@ export function assembleOutcome(run: GatheredRun): ModeResult {
       convergedAfterThawMs: converged.length > 0 ? Math.max(...converged) : null,
     },
     drain: run.drain,
+    rogue: run.rogue,
     events: run.events,
     wallSeconds: run.wallSeconds,
   };

@@ -36,6 +36,7 @@ export function toJsonDocument(options: Options, results: ModeResult[]): unknown
           ? null
           : { head: r.broker.head, digest: r.broker.digest, subscribers: r.broker.subscribers },
       drain: r.drain,
+      rogue: r.rogue,
       events: r.events,
       wallSeconds: r.wallSeconds,
     })),

@@ -67,6 +67,14 @@ export function renderMode(result: ModeResult, options: Options): string {
     '',
     `    checker: ${result.check.verdict}; unexplained: ${unexplained}`,
   ];
+  if (result.rogue !== null) {
+    const r = result.rogue;
+    const refusals = Object.entries(r.refusals).map(([code, n]) => `${code} x${n}`).join(', ');
+    lines.push(
+      `    rogue client: ${r.framesSent} hostile frames over ${r.connections} connections${r.done ? '' : ' (UNFINISHED)'}; refused with ${refusals || 'nothing'}` +
+        `${r.closedWithoutError > 0 ? `, ${r.closedWithoutError} closed without an error frame` : ''}; a wrong certificate pin ${r.wrongPinRejected ? 'was rejected' : 'was NOT rejected'}`,
+    );
+  }
   if (!result.drain.complete) {
     lines.push(`    drain INCOMPLETE after ${result.drain.ms} ms: ${Object.entries(result.drain.behind).map(([n, why]) => `${n} ${why}`).join('; ')}`);
   }

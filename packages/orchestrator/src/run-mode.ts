@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   BrokerCounters,
@@ -11,7 +12,9 @@ import type {
   Mode,
   PublisherCounters,
   PublisherReport,
+  RogueReport,
 } from '@state-divergence/protocol';
+import { TOKEN_BYTES } from '@state-divergence/protocol';
 import { createLogger, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
 import { spawnRole, type ChildHandle } from './child-process.js';
 import { drain } from './drain.js';
@@ -93,13 +96,15 @@ export async function runMode(
   };
 
   const certificate = await generateRunCertificate();
+  // Admission: the pinned certificate proves the broker to clients; this proves clients to the broker.
+  const token = randomBytes(TOKEN_BYTES).toString('hex');
   logger.info({ options: { ...options, modes: undefined } }, 'mode starting');
   try {
     const broker = await spawn({
       role: 'broker', name: 'broker', mode, host: HOST, keys: options.keys, queueCapacity: options.queueCapacity, batchMaxEvents: BATCH_MAX_EVENTS,
-      streamWindowBytes: STREAM_WINDOW_BYTES, heartbeatMs: HEARTBEAT_MS, certPem: certificate.certPem, keyPem: certificate.keyPem, idleTimeoutMs, log,
+      streamWindowBytes: STREAM_WINDOW_BYTES, heartbeatMs: HEARTBEAT_MS, certPem: certificate.certPem, keyPem: certificate.keyPem, idleTimeoutMs, token, log,
     });
-    const endpoint = { host: HOST, port: broker.port!, caPem: certificate.certPem, idleTimeoutMs };
+    const endpoint = { host: HOST, port: broker.port!, caPem: certificate.certPem, idleTimeoutMs, token };
     const spawnConsumer = (name: string) => spawn({ role: 'consumer', name, broker: endpoint, ...consumerBehaviour(mode), log });
     const names = Array.from({ length: options.consumers }, (_, i) => consumerName(i));
     // Each consumer is `ready` only once subscribed, so none misses the first event.
@@ -108,6 +113,10 @@ export async function runMode(
       role: 'publisher', name: 'publisher', broker: endpoint, keys: options.keys, rate: options.rate, payload: options.payload,
       seed: options.seed, deleteRatio: options.deleteRatio, log,
     });
+    const rogue = options.rogueFrames === 0 ? undefined : await spawn({
+      role: 'rogue', name: 'rogue', broker: endpoint, decoyCaPem: (await generateRunCertificate()).certPem, frames: options.rogueFrames, seed: options.seed, log,
+    });
+    const rogueDone = rogue && new Promise<void>((resolve) => rogue.on((m) => m.type === 'done' && resolve()));
 
     // The broker or the publisher dying ends the run: there is nothing left to measure.
     const crashed = Promise.race(
@@ -119,9 +128,17 @@ export async function runMode(
     );
     crashed.catch(() => {});
     const guard = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, crashed]);
-    const watchConsumer = (consumer: ChildHandle) =>
-      // Only while the run is live: during teardown every subscription ends, by design.
+    // Only while the run is live: during teardown every subscription ends, by design.
+    const exits = new Map<string, string>();
+    const watchConsumer = (consumer: ChildHandle) => {
       consumer.on((m) => running && m.type === 'ended' && timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: m.reason }));
+      void consumer.exited.then((how) => {
+        if (!running) return;
+        exits.set(consumer.name, `its process ${how} mid-run (pid ${consumer.pid})`);
+        timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: `process ${how}` });
+        logger.error({ consumer: consumer.name, childPid: consumer.pid, how }, 'consumer process died');
+      });
+    };
     consumers.forEach(watchConsumer);
     const publisherDone = new Promise<number>((resolve) => publisher.on((m) => m.type === 'done' && resolve(m.published)));
 
@@ -153,6 +170,7 @@ export async function runMode(
     };
 
     publisher.send({ type: 'start', durationMs: PUBLISH_PHASES * phaseMs });
+    rogue?.send({ type: 'start', durationMs: 0 });
     enter(PHASES[0].name);
     ticker = setInterval(() => observer.tick(snapshot()), 1000);
     await until(STALL.start);
@@ -182,37 +200,48 @@ export async function runMode(
     await until(RUN_LENGTH_IN_PHASES);
     clearInterval(ticker);
 
-    const drained = await guard(drain({ broker, consumers, published, timeoutMs: Math.max(5_000, stallMs), signal }));
+    if (rogueDone) await guard(withDeadline(rogueDone, 60_000, `the rogue client did not finish its ${options.rogueFrames} frames within 60 s`)).catch((error: unknown) => logger.warn({ err: error }, 'rogue unfinished'));
+    // A dead consumer can answer nothing: it is reported as ended early, not waited for.
+    const live = () => consumers.filter((c) => c.alive);
+    const drained = await guard(drain({ broker, consumers: live(), published, timeoutMs: Math.max(5_000, stallMs), signal }));
     timeline.record({ type: 'drained', ms: drained.ms, complete: drained.complete });
     logger.info(drained, drained.complete ? 'drained' : 'drain incomplete');
 
     // Each consumer asks the broker for its digest: the one check it could make itself.
     const digests = await Promise.all(
       consumers.map((c) =>
-        guard(c.digest(DIGEST_TIMEOUT_MS)).catch((error: unknown): DigestVerdict | null => {
+        guard(c.alive ? c.digest(DIGEST_TIMEOUT_MS) : Promise.resolve(null)).catch((error: unknown): DigestVerdict | null => {
           logger.warn({ child: c.name, err: error }, 'digest check failed');
           return null;
         }),
       ),
     );
     const gather = (child: ChildHandle) =>
-      guard(child.gather(GATHER_TIMEOUT_MS)).catch((error: unknown) => {
+      guard(child.alive ? child.gather(GATHER_TIMEOUT_MS) : Promise.resolve(null)).catch((error: unknown) => {
         logger.error({ child: child.name, err: error }, 'gather failed');
         return null;
       });
     const [brokerReport, publisherReport, ...consumerReports] = await Promise.all([broker, publisher, ...consumers].map(gather));
     if (publisherReport === null) throw new RunError('E_GATHER', 'the publisher did not hand over its authority; nothing to check against');
+    const rogueReport = rogue ? ((await gather(rogue)) as RogueReport | null) : null;
 
     const outcome = assembleOutcome({
       mode,
       consumers: consumers
-        .map((c, i) => ({ name: c.name, stalled: stalled.includes(c), report: consumerReports[i] as ConsumerReport | null, digest: digests[i] ?? null }))
+        .map((c, i) => ({
+          name: c.name,
+          stalled: stalled.includes(c),
+          report: consumerReports[i] as ConsumerReport | null,
+          digest: digests[i] ?? null,
+          died: exits.get(c.name) ?? null,
+        }))
         .sort((a, b) => names.indexOf(a.name) - names.indexOf(b.name)),
       publisher: publisherReport as PublisherReport,
       broker: brokerReport as BrokerReport | null,
       stallWindow,
       publishedInStall: afterStall.published - beforeStall.published,
       drain: drained,
+      rogue: rogueReport,
       events: [...timeline.events],
       wallSeconds: seconds(),
     });

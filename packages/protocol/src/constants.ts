@@ -68,7 +68,11 @@ export const ErrorCode = {
   malformedFrame: 3,
   unexpectedFrame: 4,
   unsupportedVersion: 5,
+  unauthorized: 6,
 } as const;
+
+/** The per-run access token is this many random bytes (HELLO carries up to 255). */
+export const TOKEN_BYTES = 32;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /** Fixed part of a PUBLISH body: key u32, version u64, value u32, flags u8, publishedAt f64. */

@@ -72,9 +72,12 @@ function parseBody(type: number, body: Buffer): Frame {
       const role = body.readUInt8(1);
       if (!ROLES.has(role)) throw new FrameDecodeError(ErrorCode.malformedFrame, `hello has unknown role ${role}`);
       const nameLength = body.readUInt8(2);
-      requireLength('hello', body, 3 + nameLength + 9, true);
+      requireLength('hello', body, 3 + nameLength + 10);
       const start = body.readUInt8(3 + nameLength);
       if (!START_KINDS.has(start)) throw new FrameDecodeError(ErrorCode.malformedFrame, `hello has unknown start kind ${start}`);
+      const tokenAt = 3 + nameLength + 9;
+      const tokenLength = body.readUInt8(tokenAt);
+      requireLength('hello', body, tokenAt + 1 + tokenLength, true);
       return {
         type: 'hello',
         protocolVersion: body.readUInt8(0),
@@ -82,6 +85,7 @@ function parseBody(type: number, body: Buffer): Frame {
         name: body.toString('utf8', 3, 3 + nameLength),
         start: start as StartKind,
         startOffset: readU64(body, 4 + nameLength, 'start offset'),
+        token: Uint8Array.prototype.slice.call(body, tokenAt + 1, tokenAt + 1 + tokenLength),
       };
     }
     case FrameType.welcome:

@@ -27,16 +27,30 @@ function frame(type: FrameType, bodyLength: number): Buffer {
   return buf;
 }
 
-export function encodeHello(role: Role, name: string, start: StartKind = StartKind.latest, startOffset = 0): Buffer {
+export interface HelloOptions {
+  role: Role;
+  name: string;
+  /** The per-run access token (raw bytes, at most 255). */
+  token: Uint8Array;
+  start?: StartKind;
+  startOffset?: number;
+}
+
+export function encodeHello({ role, name, token, start = StartKind.latest, startOffset = 0 }: HelloOptions): Buffer {
   const nameBytes = Buffer.from(name, 'utf8');
   if (nameBytes.length > 255) throw new RangeError(`client name is ${nameBytes.length} bytes; at most 255`);
-  const buf = frame(FrameType.hello, 3 + nameBytes.length + 9);
+  if (token.length > 255) throw new RangeError(`token is ${token.length} bytes; at most 255`);
+  const buf = frame(FrameType.hello, 3 + nameBytes.length + 9 + 1 + token.length);
   buf.writeUInt8(PROTOCOL_VERSION, 5);
   buf.writeUInt8(role, 6);
   buf.writeUInt8(nameBytes.length, 7);
   nameBytes.copy(buf, 8);
-  buf.writeUInt8(start, 8 + nameBytes.length);
-  writeU64(buf, startOffset, 9 + nameBytes.length);
+  let at = 8 + nameBytes.length;
+  buf.writeUInt8(start, at);
+  writeU64(buf, startOffset, at + 1);
+  at += 9;
+  buf.writeUInt8(token.length, at);
+  buf.set(token, at + 1);
   return buf;
 }
 

@@ -25,6 +25,8 @@ export interface HelloFrame {
   start: StartKind;
   /** For StartKind.offset: the last offset the subscriber already has. */
   startOffset: number;
+  /** The per-run access token (a copy). */
+  token: Uint8Array;
 }
 
 export interface WelcomeFrame {

@@ -27,6 +27,8 @@ export interface BrokerEndpoint {
   caPem: string;
   /** QUIC idle timeout; must outlast the longest stall (see docs/ARCHITECTURE.md). */
   idleTimeoutMs: number;
+  /** The per-run access token, hex. Travels only over IPC: argv is visible to every local user in `ps`. */
+  token: string;
 }
 
 export interface BrokerInit {
@@ -46,6 +48,8 @@ export interface BrokerInit {
   certPem: string;
   keyPem: string;
   idleTimeoutMs: number;
+  /** The per-run access token every client's HELLO must carry, hex. */
+  token: string;
   log: LogSettings;
 }
 
@@ -73,7 +77,20 @@ export interface ConsumerInit {
   log: LogSettings;
 }
 
-export type ChildInit = BrokerInit | PublisherInit | ConsumerInit;
+/** A hostile client: it must change nothing about the run's outcome. */
+export interface RogueInit {
+  role: 'rogue';
+  name: 'rogue';
+  broker: BrokerEndpoint;
+  /** A certificate that is not the broker's: pinning it must fail the handshake. */
+  decoyCaPem: string;
+  /** Frames to send in all, across many connections. */
+  frames: number;
+  seed: number;
+  log: LogSettings;
+}
+
+export type ChildInit = BrokerInit | PublisherInit | ConsumerInit | RogueInit;
 export type RoleName = ChildInit['role'];
 
 export type OrchestratorCommand =
@@ -111,7 +128,7 @@ export interface ConsumerCounters {
   endedEarly: string | null;
 }
 
-export type Counters = BrokerCounters | PublisherCounters | ConsumerCounters;
+export type Counters = BrokerCounters | PublisherCounters | ConsumerCounters | RogueCounters;
 
 export interface SubscriberReport extends SubscriberCounters {
   /** Dropped offsets as inclusive [from, to] ranges (drops come in runs). */
@@ -200,7 +217,27 @@ export interface ConsumerReport {
   endedEarly: string | null;
 }
 
-export type Report = BrokerReport | PublisherReport | ConsumerReport;
+export interface RogueReport {
+  role: 'rogue';
+  connections: number;
+  framesSent: number;
+  /** ERROR frames received, by code name. */
+  refusals: Record<string, number>;
+  /** Connections that ended without an ERROR frame (closed, or timed out waiting). */
+  closedWithoutError: number;
+  /** Did pinning the decoy certificate fail the handshake, as it must? */
+  wrongPinRejected: boolean | null;
+  done: boolean;
+}
+
+export interface RogueCounters {
+  role: 'rogue';
+  connections: number;
+  framesSent: number;
+  done: boolean;
+}
+
+export type Report = BrokerReport | PublisherReport | ConsumerReport | RogueReport;
 
 export type ChildMessage =
   | { type: 'ready'; pid: number; port?: number }

@@ -1,5 +1,5 @@
 import { encodePublish, Role, type PublisherInit } from '@state-divergence/protocol';
-import { connectToBroker, runChild, wallClockMs } from '@state-divergence/runtime';
+import { errorMessage, connectToBroker, runChild, wallClockMs } from '@state-divergence/runtime';
 import { Authority } from './authority.js';
 import { pace } from './pacer.js';
 
@@ -21,7 +21,7 @@ await runChild<PublisherInit>(async ({ init, logger, send, exit }) => {
     if (!done) throw new Error('the broker closed the publishing stream');
   })().catch((error: unknown) => {
     logger.error({ err: error }, 'publishing stream failed');
-    send({ type: 'fatal', message: (error as Error).message });
+    send({ type: 'fatal', message: errorMessage(error) });
     void exit(1);
   });
 
@@ -47,7 +47,7 @@ await runChild<PublisherInit>(async ({ init, logger, send, exit }) => {
         },
         (error: unknown) => {
           logger.error({ err: error }, 'publishing failed');
-          send({ type: 'fatal', message: `publishing failed: ${(error as Error).message}` });
+          send({ type: 'fatal', message: `publishing failed: ${errorMessage(error)}` });
           void exit(1);
         },
       );

@@ -1,8 +1,9 @@
 export { createLogger, type Logger } from './logger.js';
 export { runChild, type ChildContext, type RoleHandlers } from './child.js';
-export { connectToBroker, type BrokerSession } from './quic-client.js';
+export { connectToBroker, openBrokerStream, type BrokerSession, type BrokerStream } from './quic-client.js';
 export { startQuicServer, type QuicServerOptions } from './quic-server.js';
 export { readFrames } from './frame-reader.js';
 export { withDeadline, sleep } from './deadline.js';
 export { TLS_SERVER_NAME } from './quic-options.js';
 export { wallClockMs } from './clock.js';
+export { errorMessage } from './error-message.js';

@@ -7,9 +7,12 @@ import { clientCrypto, quicLogger, TLS_SERVER_NAME } from './quic-options.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
-export interface BrokerSession {
+export interface BrokerSession extends BrokerStream {
   welcome: WelcomeFrame;
-  /** Frames after the welcome, in order. Single consumer. */
+}
+
+/** A verified QUIC connection to the broker with its one stream open, before any frame. */
+export interface BrokerStream {
   frames: AsyncGenerator<Frame>;
   write(bytes: Uint8Array): Promise<void>;
   /** Forceful close: never waits out QUIC's closing period (seconds after a stall). */
@@ -17,23 +20,18 @@ export interface BrokerSession {
 }
 
 /**
- * Connects to the broker, verifying its certificate by pinning the per-run CA
- * (and checking it was issued to TLS_SERVER_NAME: BoringSSL does not match IP
- * SANs), opens the one bidirectional stream and says hello. Resolves once the
- * broker has admitted the client with a WELCOME.
+ * Connects to the broker, verifying its certificate by pinning `caPem` (the
+ * per-run certificate) and checking it was issued to TLS_SERVER_NAME (BoringSSL
+ * does not match IP SANs), and opens the one bidirectional stream.
  */
-export async function connectToBroker(
-  endpoint: BrokerEndpoint,
-  hello: { role: Role; name: string; start?: StartKind },
-  logger: Logger,
-): Promise<BrokerSession> {
+export async function openBrokerStream(endpoint: BrokerEndpoint, logger: Logger, caPem: string = endpoint.caPem): Promise<BrokerStream> {
   const client = await withDeadline(
     QUICClient.createQUICClient({
       host: endpoint.host,
       port: endpoint.port,
       serverName: TLS_SERVER_NAME,
       crypto: clientCrypto(),
-      config: { verifyPeer: true, ca: endpoint.caPem, maxIdleTimeout: endpoint.idleTimeoutMs },
+      config: { verifyPeer: true, ca: caPem, maxIdleTimeout: endpoint.idleTimeoutMs },
       logger: quicLogger(logger),
     }),
     CONNECT_TIMEOUT_MS,
@@ -41,21 +39,34 @@ export async function connectToBroker(
   );
   const stream = client.connection.newStream('bidi');
   const writer = stream.writable.getWriter();
-  const frames = readFrames(stream.readable.getReader());
-  // The broker learns of the stream only when bytes arrive, so the client speaks first.
-  await writer.write(encodeHello(hello.role, hello.name, hello.start ?? StartKind.latest));
-  const first = await withDeadline(frames.next(), CONNECT_TIMEOUT_MS, 'the broker sent no WELCOME after hello');
-  if (first.done || first.value.type !== 'welcome') {
-    const detail = first.done ? 'the stream ended' : first.value.type === 'error' ? first.value.message : first.value.type;
-    await client.destroy({ force: true }).catch(() => {});
-    throw new Error(`the broker refused ${hello.name}: ${detail}`);
-  }
   return {
-    welcome: first.value,
-    frames,
+    frames: readFrames(stream.readable.getReader()),
     write: (bytes) => writer.write(bytes),
     close: async () => {
       await client.destroy({ force: true }).catch(() => {});
     },
   };
+}
+
+/**
+ * Connects (see openBrokerStream) and says hello with the run's token.
+ * Resolves once the broker has admitted the client with a WELCOME.
+ */
+export async function connectToBroker(
+  endpoint: BrokerEndpoint,
+  hello: { role: Role; name: string; start?: StartKind },
+  logger: Logger,
+): Promise<BrokerSession> {
+  const { frames, write, close } = await openBrokerStream(endpoint, logger);
+  // The broker learns of the stream only when bytes arrive, so the client speaks first.
+  await write(
+    encodeHello({ role: hello.role, name: hello.name, token: Buffer.from(endpoint.token, 'hex'), start: hello.start ?? StartKind.latest }),
+  );
+  const first = await withDeadline(frames.next(), CONNECT_TIMEOUT_MS, 'the broker sent no WELCOME after hello');
+  if (first.done || first.value.type !== 'welcome') {
+    const detail = first.done ? 'the stream ended' : first.value.type === 'error' ? first.value.message : first.value.type;
+    await close();
+    throw new Error(`the broker refused ${hello.name}: ${detail}`);
+  }
+  return { welcome: first.value, frames, write, close };
 }
