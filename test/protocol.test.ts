@@ -50,7 +50,7 @@ function decodeError(bytes: Uint8Array): FrameDecodeError {
 
 describe('frame codec', () => {
   const stream = Buffer.concat([
-    encodeHello(Role.subscriber, 'consumer-3', StartKind.offset, 2 ** 33),
+    encodeHello({ role: Role.subscriber, name: 'consumer-3', token: Buffer.from('0badc0de', 'hex'), start: StartKind.offset, startOffset: 2 ** 33 }),
     encodeWelcome(12_345),
     encodePublish(change),
     encodeEvent(42, change),
@@ -64,7 +64,7 @@ describe('frame codec', () => {
     encodeError(ErrorCode.unexpectedFrame, 'subscribers only listen'),
   ]);
   const expected: Frame[] = [
-    { type: 'hello', protocolVersion: 1, role: Role.subscriber, name: 'consumer-3', start: StartKind.offset, startOffset: 2 ** 33 },
+    { type: 'hello', protocolVersion: 1, role: Role.subscriber, name: 'consumer-3', start: StartKind.offset, startOffset: 2 ** 33, token: new Uint8Array([0x0b, 0xad, 0xc0, 0xde]) },
     { type: 'welcome', headOffset: 12_345 },
     { type: 'publish', change, body: encodePublish(change).subarray(5) },
     { type: 'event', offset: 42, change },
@@ -127,19 +127,22 @@ describe('frame codec', () => {
   test('a zero length, a short body and a bad hello are malformed', () => {
     expect(decodeError(Buffer.from([0, 0, 0, 0, 0x01])).code).toBe(ErrorCode.malformedFrame);
     expect(decodeError(Buffer.from([0, 0, 0, 3, 0x04, 0, 0])).code).toBe(ErrorCode.malformedFrame);
-    const hello = Buffer.from(encodeHello(Role.publisher, 'p'));
+    const hello = Buffer.from(encodeHello({ role: Role.publisher, name: 'p', token: Buffer.alloc(4) }));
     hello.writeUInt8(9, 6); // role 9 does not exist
     expect(decodeError(hello).code).toBe(ErrorCode.malformedFrame);
-    const longName = Buffer.from(encodeHello(Role.publisher, 'p'));
+    const longName = Buffer.from(encodeHello({ role: Role.publisher, name: 'p', token: Buffer.alloc(4) }));
     longName.writeUInt8(50, 7); // name length beyond the frame
     expect(decodeError(longName).code).toBe(ErrorCode.malformedFrame);
+    const longToken = Buffer.from(encodeHello({ role: Role.publisher, name: 'p', token: Buffer.alloc(4) }));
+    longToken.writeUInt8(40, 5 + 3 + 1 + 9); // token length beyond the frame
+    expect(decodeError(longToken).code).toBe(ErrorCode.malformedFrame);
   });
 
   test('unknown change flags, start kinds and sync kinds are malformed', () => {
     const publish = Buffer.from(encodePublish(change));
     publish.writeUInt8(0x80, 5 + 16); // flags byte
     expect(decodeError(publish).code).toBe(ErrorCode.malformedFrame);
-    const hello = Buffer.from(encodeHello(Role.subscriber, 'c'));
+    const hello = Buffer.from(encodeHello({ role: Role.subscriber, name: 'c', token: Buffer.alloc(4) }));
     hello.writeUInt8(7, 5 + 3 + 1); // start kind after the 1-byte name
     expect(decodeError(hello).code).toBe(ErrorCode.malformedFrame);
     const syncEnd = Buffer.from(encodeSyncEnd(SyncKind.delta, 1));
