@@ -1,21 +1,23 @@
 /**
  * The demo end to end: the real orchestrator starts a real broker, publisher
  * and consumers that talk QUIC (TLS 1.3, pinned per-run certificate), freezes
- * consumer-3 with SIGSTOP and resumes it with SIGCONT. Short phases keep the
- * suite quick; a small queue makes the stalled consumer overflow early.
+ * consumer-3 with SIGSTOP and resumes it with SIGCONT. Two-second phases keep the
+ * suite quick and leave healthy consumers ample slack on a loaded machine.
  */
 import { pidsInLog, runDemo, survivorsAfter } from './helpers/run-demo.js';
 
 describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () => {
+  // The default queue (512) and two-second phases: the stalled consumer overflows it
+  // (1200 events during the stall), a healthy one would need to fall 1.7 s behind.
   const RATE = 300;
-  const DURATION = 1;
+  const DURATION = 2;
   let run: Awaited<ReturnType<typeof runDemo>>;
   beforeAll(async () => {
-    run = await runDemo(['--mode', 'lossy', '--duration', String(DURATION), '--rate', String(RATE), '--queue-capacity', '64']);
+    run = await runDemo(['--mode', 'lossy', '--duration', String(DURATION), '--rate', String(RATE)]);
   });
 
   test('stdout is exactly one JSON document with every flag in config', () => {
-    expect(run.document.config).toMatchObject({ rate: RATE, keys: 2000, consumers: 3, payload: 64, queueCapacity: 64, duration: DURATION, mode: 'lossy', stall: ['consumer-3'], seed: 1 });
+    expect(run.document.config).toMatchObject({ rate: RATE, keys: 2000, consumers: 3, payload: 64, queueCapacity: 512, duration: DURATION, mode: 'lossy', stall: ['consumer-3'], seed: 1 });
     expect(run.document.runs).toHaveLength(1);
   });
 

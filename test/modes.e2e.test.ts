@@ -30,8 +30,10 @@ describe('lossy', () => {
     }
   });
 
-  test('the stalled consumer could learn it is wrong only from the digest', () => {
-    for (const c of mode('lossy').consumers) expect(c.digestMatch).toBe(!c.stalled);
+  test('the digest is the signal: it differs from the broker\'s exactly for the consumers that are wrong', () => {
+    // (A healthy consumer on a busy machine can overflow a 64-event queue too: then it is wrong, and its digest says so.)
+    for (const c of mode('lossy').consumers) expect(c.digestMatch).toBe(c.wrongCount === 0);
+    expect(mode('lossy').consumers.find((c) => c.stalled)!.digestMatch).toBe(false);
   });
 });
 
@@ -84,7 +86,8 @@ describe('resync (the inverted test the seed asks for)', () => {
 
 describe('snapshot subscribe', () => {
   test('is atomic: a consumer joining in the middle of a firehose ends equal to the authority', async () => {
-    const { document: late } = await runDemo(['--mode', 'resync', '--duration', '1', '--rate', '1000', '--join-late', 'consumer-2']);
+    // Two-second phases: the joiner starts at 2 s and publishing runs to 6 s, so it lands mid-stream even on a loaded machine.
+    const { document: late } = await runDemo(['--mode', 'resync', '--duration', '2', '--rate', '800', '--join-late', 'consumer-2']);
     const run = late.runs[0]!;
     const joiner = run.consumers.find((c) => c.name === 'consumer-2')!;
     const [snapshot] = joiner.recovery!.syncs;
