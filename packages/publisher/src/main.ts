@@ -36,7 +36,7 @@ await runChild<PublisherInit>(async ({ init, logger, send, exit }) => {
     start: (durationMs) => {
       startedAt = wallClockMs();
       logger.info({ rate: init.rate, durationMs, keys: init.keys }, 'publishing started');
-      pace({ rate: init.rate, durationMs, sendBatch, maxBatch: 256, maxLagMs: 250, tickMs: 20 }).then(
+      pace({ rate: init.rate, durationMs, sendBatch, maxBatch: 256, maxLagMs: 1000, tickMs: 20 }).then(
         (result) => {
           stoppedAt = wallClockMs();
           blockedMs = result.blockedMs;
