@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { execaNode } from 'execa';
-import type { ChildInit, ChildMessage, Counters, DigestVerdict, OrchestratorCommand, Report } from '@state-divergence/protocol';
+import type { ChildInit, ChildMessage, Counters, DigestVerdict, OrchestratorCommand, ProcessResources, Report } from '@state-divergence/protocol';
 import { sleep, withDeadline, type Logger } from '@state-divergence/runtime';
 import { RunError } from './errors.js';
 
@@ -12,7 +12,10 @@ type Listener = (message: ChildMessage) => void;
 
 export interface ChildHandle {
   readonly name: string;
+  readonly role: ChildInit['role'];
   readonly pid: number;
+  /** CPU and peak memory, as of the last gather. */
+  readonly resources: ProcessResources | undefined;
   readonly port: number | undefined;
   /** Latest counters the child pushed (a frozen child's stay at what it last said). */
   readonly latest: Counters | undefined;
@@ -66,6 +69,7 @@ export async function spawnRole(init: ChildInit, logger: Logger): Promise<ChildH
   let frozen = false;
   let port: number | undefined;
   let latest: Counters | undefined;
+  let resources: ProcessResources | undefined;
   const listeners = new Set<Listener>();
   const exited = subprocess.then((result) => {
     alive = false;
@@ -120,7 +124,11 @@ export async function spawnRole(init: ChildInit, logger: Logger): Promise<ChildH
 
   const handle: ChildHandle = {
     name: init.name,
+    role: init.role,
     pid,
+    get resources() {
+      return resources;
+    },
     get port() {
       return port;
     },
@@ -145,6 +153,7 @@ export async function spawnRole(init: ChildInit, logger: Logger): Promise<ChildH
     gather: async (timeoutMs) => {
       const reply = await request('gather', timeoutMs);
       if (reply.type !== 'gathered') throw new Error('unreachable');
+      resources = reply.resources;
       return reply.report;
     },
     digest: async (timeoutMs) => {

@@ -5,6 +5,7 @@ export interface LatencySummary {
   count: number;
   p50: number;
   p99: number;
+  p999: number;
   max: number;
 }
 
@@ -23,5 +24,11 @@ export function summarizeLatency(samples: LatencySamples, window?: { from: numbe
   }
   if (picked.length === 0) return null;
   picked.sort((a, b) => a - b);
-  return { count: picked.length, p50: round(quantileSorted(picked, 0.5)), p99: round(quantileSorted(picked, 0.99)), max: round(picked.at(-1)!) };
+  return {
+    count: picked.length,
+    p50: round(quantileSorted(picked, 0.5)),
+    p99: round(quantileSorted(picked, 0.99)),
+    p999: round(quantileSorted(picked, 0.999)),
+    max: round(picked.at(-1)!),
+  };
 }

@@ -1,4 +1,4 @@
-import type { BrokerReport, ConsumerReport, DigestVerdict, Mode, PublisherReport, RogueReport, SyncRecord } from '@state-divergence/protocol';
+import type { BrokerReport, ConsumerReport, DigestVerdict, Mode, ProcessResources, PublisherReport, RogueReport, SyncRecord } from '@state-divergence/protocol';
 import { check, type CheckResult } from './checker.js';
 import type { DrainResult } from './drain.js';
 import { summarizeLatency, type LatencySummary } from './latency.js';
@@ -51,6 +51,10 @@ export interface ModeResult {
   latency: Record<string, ConsumerLatency>;
   /** All healthy consumers' samples during the stall, pooled. */
   healthyInStall: LatencySummary | null;
+  /** The same before the stall, after a warm-up (the first second, or half the phase). */
+  healthyBeforeStall: LatencySummary | null;
+  /** CPU and peak memory of every process of the run, the orchestrator included. */
+  processes: Array<{ name: string; role: string } & ProcessResources>;
   recovery: Record<string, Recovery>;
   cost: Cost;
   drain: DrainResult;
@@ -70,6 +74,7 @@ export interface GatheredRun {
   publishedInStall: number;
   drain: DrainResult;
   rogue: RogueReport | null;
+  processes: Array<{ name: string; role: string } & ProcessResources>;
   events: RunEvent[];
   wallSeconds: number;
 }
@@ -103,7 +108,10 @@ export function assembleOutcome(run: GatheredRun): ModeResult {
       healthy.latencyMs.push(...c.report.latency.latencyMs);
     }
   }
-  const healthyInStall = summarizeLatency({ appliedAt: Float64Array.from(healthy.appliedAt), latencyMs: Float64Array.from(healthy.latencyMs) }, stallWindow);
+  const healthySamples = { appliedAt: Float64Array.from(healthy.appliedAt), latencyMs: Float64Array.from(healthy.latencyMs) };
+  const healthyInStall = summarizeLatency(healthySamples, stallWindow);
+  const warmUpMs = Math.min(1000, (stallWindow.from - publisher.startedAt) / 2);
+  const healthyBeforeStall = summarizeLatency(healthySamples, { from: publisher.startedAt + warmUpMs, to: stallWindow.from });
   const publisherOutcome: PublisherOutcome = {
     published: publisher.published,
     achievedRate: round1(publisher.published / Math.max(0.001, (publisher.stoppedAt - publisher.startedAt) / 1000)),
@@ -121,6 +129,8 @@ export function assembleOutcome(run: GatheredRun): ModeResult {
     digests,
     latency,
     healthyInStall,
+    healthyBeforeStall,
+    processes: run.processes,
     recovery,
     cost: {
       publisherRate: publisherOutcome.achievedRate,

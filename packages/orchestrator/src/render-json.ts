@@ -14,6 +14,8 @@ export function toJsonDocument(options: Options, results: ModeResult[]): unknown
       publisher: r.publisher,
       cost: r.cost,
       healthyLatencyInStall: r.healthyInStall,
+      healthyLatencyBeforeStall: r.healthyBeforeStall,
+      processes: r.processes,
       consumers: r.check.consumers.map((c) => ({
         name: c.name,
         stalled: c.stalled,

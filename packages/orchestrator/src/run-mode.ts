@@ -15,7 +15,7 @@ import type {
   RogueReport,
 } from '@state-divergence/protocol';
 import { TOKEN_BYTES } from '@state-divergence/protocol';
-import { createLogger, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
+import { createLogger, processResources, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
 import { spawnRole, type ChildHandle } from './child-process.js';
 import { drain } from './drain.js';
 import { RunError } from './errors.js';
@@ -24,21 +24,11 @@ import { consumerName, type Options } from './options.js';
 import { assembleOutcome, type ModeResult } from './outcome.js';
 import { PHASES, PUBLISH_PHASES, RUN_LENGTH_IN_PHASES, STALL, Timeline, type PhaseName } from './timeline.js';
 import { generateRunCertificate } from './tls.js';
+import { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './transport-settings.js';
 
 export type { ModeResult } from './outcome.js';
 
 const HOST = '127.0.0.1';
-/** Most events the broker puts in one QUIC write to one subscriber. */
-const BATCH_MAX_EVENTS = 256;
-/**
- * Per-stream receive window at the broker (~600 events of 64 bytes). Small, so
- * that when the broker stops reading (lossless) the publisher feels it within
- * a second or two at 400/s; not smaller, because this library's window updates
- * lag and a 16 KiB window throttled even a broker that was reading (measured:
- * healthy p50 36 ms vs 10 ms).
- */
-const STREAM_WINDOW_BYTES = 64 * 1024;
-const HEARTBEAT_MS = 250;
 const STATUS_TIMEOUT_MS = 2_000;
 const GATHER_TIMEOUT_MS = 5_000;
 const DIGEST_TIMEOUT_MS = 8_000;
@@ -242,6 +232,10 @@ export async function runMode(
       publishedInStall: afterStall.published - beforeStall.published,
       drain: drained,
       rogue: rogueReport,
+      processes: [
+        { name: 'orchestrator', role: 'orchestrator', ...processResources() },
+        ...children.flatMap((c) => (c.resources ? [{ name: c.name, role: c.role, ...c.resources }] : [])),
+      ],
       events: [...timeline.events],
       wallSeconds: seconds(),
     });

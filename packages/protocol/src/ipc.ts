@@ -239,11 +239,19 @@ export interface RogueCounters {
 
 export type Report = BrokerReport | PublisherReport | ConsumerReport | RogueReport;
 
+/** What a process cost, as it reports at gather time (process.resourceUsage()). */
+export interface ProcessResources {
+  /** User + system CPU time since the process started. */
+  cpuMs: number;
+  /** Peak resident set size. */
+  maxRssKb: number;
+}
+
 export type ChildMessage =
   | { type: 'ready'; pid: number; port?: number }
   | { type: 'progress'; counters: Counters }
   | { type: 'status'; id: number; counters: Counters }
-  | { type: 'gathered'; id: number; report: Report }
+  | { type: 'gathered'; id: number; report: Report; resources: ProcessResources }
   | { type: 'digested'; id: number; verdict: DigestVerdict }
   | { type: 'done'; published: number }
   | { type: 'ended'; reason: string }

@@ -1,5 +1,5 @@
 import { getEachMessage, getOneMessage, sendMessage } from 'execa';
-import type { ChildInit, ChildMessage, Counters, DigestVerdict, OrchestratorCommand, Report } from '@state-divergence/protocol';
+import type { ChildInit, ChildMessage, Counters, DigestVerdict, OrchestratorCommand, ProcessResources, Report } from '@state-divergence/protocol';
 import { createLogger, type Logger } from './logger.js';
 
 /** How long a child gives its QUIC endpoints to close before it exits anyway. */
@@ -25,6 +25,11 @@ export interface ChildContext<I extends ChildInit> {
   send(message: ChildMessage): void;
   /** Ends the process: closes transports (bounded), then exits with `code`. */
   exit(code: number): Promise<never>;
+}
+
+export function processResources(): ProcessResources {
+  const usage = process.resourceUsage();
+  return { cpuMs: Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000), maxRssKb: usage.maxRSS };
 }
 
 function send(message: ChildMessage): void {
@@ -87,7 +92,7 @@ export async function runChild<I extends ChildInit>(setUp: (context: ChildContex
           send({ type: 'status', id: command.id, counters: role.counters() });
           break;
         case 'gather':
-          send({ type: 'gathered', id: command.id, report: role.gather() });
+          send({ type: 'gathered', id: command.id, report: role.gather(), resources: processResources() });
           break;
         case 'digest':
           if (!role.digest) throw new Error(`${init.name} cannot compute a digest`);

@@ -1,6 +1,6 @@
 export { createLogger, type Logger } from './logger.js';
-export { runChild, type ChildContext, type RoleHandlers } from './child.js';
-export { connectToBroker, openBrokerStream, type BrokerSession, type BrokerStream } from './quic-client.js';
+export { processResources, runChild, type ChildContext, type RoleHandlers } from './child.js';
+export { connectToBroker, openBrokerStream, openQuicStream, type BrokerSession, type BrokerStream, type QuicByteStream } from './quic-client.js';
 export { startQuicServer, type QuicServerOptions } from './quic-server.js';
 export { readFrames } from './frame-reader.js';
 export { withDeadline, sleep } from './deadline.js';

@@ -19,12 +19,25 @@ export interface BrokerStream {
   close(): Promise<void>;
 }
 
+/** A verified QUIC connection with one bidirectional stream, as raw bytes. */
+export interface QuicByteStream {
+  reader: ReadableStreamDefaultReader<Uint8Array>;
+  write(bytes: Uint8Array): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
  * Connects to the broker, verifying its certificate by pinning `caPem` (the
  * per-run certificate) and checking it was issued to TLS_SERVER_NAME (BoringSSL
  * does not match IP SANs), and opens the one bidirectional stream.
  */
 export async function openBrokerStream(endpoint: BrokerEndpoint, logger: Logger, caPem: string = endpoint.caPem): Promise<BrokerStream> {
+  const { reader, write, close } = await openQuicStream(endpoint, logger, caPem);
+  return { frames: readFrames(reader), write, close };
+}
+
+/** The transport under openBrokerStream, without framing (the benchmarks measure it bare). */
+export async function openQuicStream(endpoint: BrokerEndpoint, logger: Logger, caPem: string = endpoint.caPem): Promise<QuicByteStream> {
   const client = await withDeadline(
     QUICClient.createQUICClient({
       host: endpoint.host,
@@ -40,7 +53,7 @@ export async function openBrokerStream(endpoint: BrokerEndpoint, logger: Logger,
   const stream = client.connection.newStream('bidi');
   const writer = stream.writable.getWriter();
   return {
-    frames: readFrames(stream.readable.getReader()),
+    reader: stream.readable.getReader(),
     write: (bytes) => writer.write(bytes),
     close: async () => {
       await client.destroy({ force: true }).catch(() => {});

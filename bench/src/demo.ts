@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
+import {
+  BATCH_MAX_EVENTS,
+  generateRunCertificate,
+  HEARTBEAT_MS,
+  normalizeOptions,
+  runMode,
+  silentProgress,
+  spawnRole,
+  STREAM_WINDOW_BYTES,
+  type ChildHandle,
+  type ModeResult,
+  type RawOptions,
+} from '@state-divergence/orchestrator';
+import { TOKEN_BYTES, type ConsumerCounters, type LogSettings, type Mode } from '@state-divergence/protocol';
+import { createLogger } from '@state-divergence/runtime';
+
+const ORCHESTRATOR = fileURLToPath(new URL('../../packages/orchestrator/bin/orchestrator.js', import.meta.url));
+const quiet = (mode: Mode): LogSettings => ({ level: 'warn', file: null, mode });
+
+/** One mode of the real demo, in-process through the orchestrator's own runMode. */
+export async function demoRun(mode: Mode, raw: RawOptions): Promise<ModeResult> {
+  const options = normalizeOptions({ ...raw, logLevel: 'warn' }, { stderrIsTTY: false });
+  return runMode(mode, options, { signal: new AbortController().signal, observer: silentProgress, registry: new Set() });
+}
+
+/**
+ * (2) The broker's lossless fan-out with no stall: a publisher asked for far
+ * more than the stack can carry, N consumers, events/s each consumer applied
+ * (the slowest), after a warm-up.
+ */
+export async function brokerFanout(consumers: number, seconds: number): Promise<number> {
+  const logger = createLogger('bench', quiet('lossless'));
+  const tls = await generateRunCertificate();
+  const token = randomBytes(TOKEN_BYTES).toString('hex');
+  const children: ChildHandle[] = [];
+  const spawn = async (init: Parameters<typeof spawnRole>[0]) => {
+    const child = await spawnRole(init, logger);
+    children.push(child);
+    return child;
+  };
+  try {
+    const idleTimeoutMs = 60_000;
+    const broker = await spawn({
+      role: 'broker', name: 'broker', mode: 'lossless', host: '127.0.0.1', keys: 2000, queueCapacity: 512, batchMaxEvents: BATCH_MAX_EVENTS,
+      streamWindowBytes: STREAM_WINDOW_BYTES, heartbeatMs: HEARTBEAT_MS, certPem: tls.certPem, keyPem: tls.keyPem, idleTimeoutMs, token, log: quiet('lossless'),
+    });
+    const endpoint = { host: '127.0.0.1', port: broker.port!, caPem: tls.certPem, idleTimeoutMs, token };
+    const subscribers = await Promise.all(
+      Array.from({ length: consumers }, (_, i) => spawn({ role: 'consumer', name: `consumer-${i + 1}`, broker: endpoint, subscribeWith: 'latest', detectGaps: false, log: quiet('lossless') })),
+    );
+    const publisher = await spawn({ role: 'publisher', name: 'publisher', broker: endpoint, keys: 2000, rate: 100_000, payload: 64, seed: 1, deleteRatio: 0, log: quiet('lossless') });
+    publisher.send({ type: 'start', durationMs: (seconds + 3) * 1000 });
+    await sleep(1000);
+    const applied = async () => Promise.all(subscribers.map(async (c) => ((await c.status(5000)) as ConsumerCounters).applied));
+    const before = await applied();
+    await sleep(seconds * 1000);
+    const after = await applied();
+    return Math.min(...after.map((n, i) => (n - before[i]!) / seconds));
+  } finally {
+    await Promise.all(children.map((c) => c.stop()));
+  }
+}
+
+/** (4) Wall time of one mode at --duration 1 through the CLI, minus the 5 s of phases. */
+export async function overheadSeconds(): Promise<number> {
+  const started = performance.now();
+  const result = await execa('node', [ORCHESTRATOR, '--mode', 'lossy', '--duration', '1', '--json', '--log-level', 'silent'], { reject: false });
+  if (result.exitCode !== 0) throw new Error(`the demo failed (${result.exitCode}): ${result.stderr}`);
+  return (performance.now() - started) / 1000 - 5;
+}
+
+export interface ScalePoint {
+  consumers: number;
+  completed: boolean;
+  verdict: string;
+  /** Drops or lag signals for consumers that were never frozen. */
+  healthyDropsOrLags: number;
+  /** CPU seconds (all processes of a kind) and peak RSS (largest process of a kind), MiB. */
+  byKind: Record<string, { processes: number; cpuSeconds: number; peakRssMiB: number }>;
+  error?: string;
+}
+
+/** (5) Resync at 400/s with many consumers on 2 cores: completes? converges? at what cost? */
+export async function scale(consumers: number, duration: number): Promise<ScalePoint> {
+  try {
+    const result = await demoRun('resync', { consumers, duration, rate: 400 });
+    const byKind: ScalePoint['byKind'] = {};
+    for (const p of result.processes) {
+      const kind = (byKind[p.role] ??= { processes: 0, cpuSeconds: 0, peakRssMiB: 0 });
+      kind.processes += 1;
+      kind.cpuSeconds = Math.round((kind.cpuSeconds + p.cpuMs / 1000) * 100) / 100;
+      kind.peakRssMiB = Math.max(kind.peakRssMiB, Math.round(p.maxRssKb / 1024));
+    }
+    const healthy = result.check.consumers.filter((c) => !c.stalled).map((c) => result.broker?.subscribers[c.name]);
+    const healthyDropsOrLags = healthy.reduce((sum, q) => sum + (q ? q.dropped + q.lags : 1), 0);
+    return { consumers, completed: true, verdict: result.check.verdict, healthyDropsOrLags, byKind };
+  } catch (error) {
+    return { consumers, completed: false, verdict: 'unknown', healthyDropsOrLags: Number.NaN, byKind: {}, error: (error as Error).message };
+  }
+}
+
+/**
+ * (6) Bytes sent to bring the stalled consumer back, over the bytes of the keys
+ * it actually missed (each changed key's STATE frame once), plus what a full
+ * snapshot and a replay of every missed event would have cost.
+ */
+export async function resyncEfficiency(duration: number): Promise<{ bytesRatio: number; vsFullSnapshot: number; vsReplay: number; keysMissed: number }> {
+  const result = await demoRun('resync', { duration });
+  const stalled = result.check.consumers.find((c) => c.stalled)!;
+  const queue = result.broker!.subscribers[stalled.name]!;
+  const deltas = result.recovery[stalled.name]!.syncs.filter((s) => s.kind === 'delta');
+  const missedKeyBytes = deltas.reduce((sum, s) => sum + s.bytes, 0);
+  const keysMissed = deltas.reduce((sum, s) => sum + s.keys, 0);
+  const eventBytes = 5 + 8 + 25 + 64;
+  const eventsMissed = result.published - (stalled.applied ?? 0);
+  return {
+    bytesRatio: queue.resyncBytes / missedKeyBytes,
+    vsFullSnapshot: queue.resyncBytes / queue.fullSnapshotBytes,
+    vsReplay: queue.resyncBytes / (eventsMissed * eventBytes),
+    keysMissed,
+  };
+}
