@@ -15,7 +15,7 @@ import {
   type ModeResult,
   type RawOptions,
 } from '@state-divergence/orchestrator';
-import { TOKEN_BYTES, type ConsumerCounters, type LogSettings, type Mode } from '@state-divergence/protocol';
+import { TOKEN_BYTES, type ChildInit, type ConsumerCounters, type LogSettings, type Mode } from '@state-divergence/protocol';
 import { createLogger } from '@state-divergence/runtime';
 
 const ORCHESTRATOR = fileURLToPath(new URL('../../packages/orchestrator/bin/orchestrator.js', import.meta.url));
@@ -37,11 +37,7 @@ export async function brokerFanout(consumers: number, seconds: number): Promise<
   const tls = await generateRunCertificate();
   const token = randomBytes(TOKEN_BYTES).toString('hex');
   const children: ChildHandle[] = [];
-  const spawn = async (init: Parameters<typeof spawnRole>[0]) => {
-    const child = await spawnRole(init, logger);
-    children.push(child);
-    return child;
-  };
+  const spawn = (init: ChildInit) => spawnRole({ role: init.role, name: init.name, init, logger, track: (child) => children.push(child) });
   try {
     const idleTimeoutMs = 60_000;
     const broker = await spawn({

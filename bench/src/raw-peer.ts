@@ -12,7 +12,8 @@
  */
 import net from 'node:net';
 import { getEachMessage, getOneMessage, sendMessage } from 'execa';
-import { createLogger, openQuicStream, startQuicServer, type QuicByteStream } from '@state-divergence/runtime';
+import { createLogger } from '@state-divergence/runtime';
+import { openQuicStream, startQuicServer, type QuicByteStream } from '@state-divergence/runtime/quic';
 
 export const FRAME_BYTES = 64;
 

@@ -15,7 +15,8 @@ import {
   type Frame,
   type HelloFrame,
 } from '@state-divergence/protocol';
-import { errorMessage, readFrames, withDeadline, type Logger } from '@state-divergence/runtime';
+import { errorMessage, withDeadline, type Logger } from '@state-divergence/runtime';
+import { readFrames } from '@state-divergence/runtime/quic';
 import { Subscriber } from './subscriber.js';
 import type { Topic } from './topic.js';
 
@@ -150,7 +151,8 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
       return;
     }
     const reason = `stream failed: ${errorMessage(error)}`;
-    if (subscriber) subscriber.end(reason);
-    else logger.warn({ client: name, reason }, 'client stream failed');
+    const level = topic.closing ? 'debug' : 'warn';
+    if (subscriber) subscriber.end(reason, level);
+    else logger[level]({ client: name, reason }, 'client stream failed');
   }
 }

@@ -1,5 +1,6 @@
 import { encodeProgress, type BrokerInit } from '@state-divergence/protocol';
-import { runChild, startQuicServer } from '@state-divergence/runtime';
+import { runChild } from '@state-divergence/runtime';
+import { startQuicServer } from '@state-divergence/runtime/quic';
 import { serveClient, type SessionContext } from './client-session.js';
 import { Topic } from './topic.js';
 
@@ -39,6 +40,10 @@ await runChild<BrokerInit>(async ({ init, logger }) => {
       lastWriteOffsets: topic.table.lastWriteOffsets(init.keys),
       digest: topic.table.digest.toString(),
     }),
-    close: () => server.stop({ force: true }),
+    close: () => {
+      topic.closing = true;
+      for (const subscriber of topic.subscribers.values()) subscriber.end('the broker is shutting down', 'debug');
+      return server.stop({ force: true });
+    },
   };
 });

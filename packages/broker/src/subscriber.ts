@@ -127,12 +127,12 @@ export class Subscriber {
     this.pump();
   }
 
-  end(reason: string): void {
+  end(reason: string, level: 'warn' | 'debug' = 'warn'): void {
     if (this.endedEarly !== null) return;
     this.endedEarly = reason;
     this.clearQueue();
     this.control = [];
-    this.options.logger.warn({ subscriber: this.name, reason }, 'subscriber ended');
+    this.options.logger[level]({ subscriber: this.name, reason }, 'subscriber ended');
     this.options.onRoom();
   }
 

@@ -21,6 +21,8 @@ export class Topic {
   readonly subscribers = new Map<string, Subscriber>();
   private roomWaiters: Array<() => void> = [];
   readonly table = new CompactedTable();
+  /** Set when the broker shuts down: streams failing after this are expected, not news. */
+  closing = false;
   readonly overflow: OverflowPolicy;
 
   constructor(readonly mode: Mode) {

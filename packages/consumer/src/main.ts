@@ -1,5 +1,6 @@
 import { encodeDigestRequest, encodeResume, Role, StartKind, type ConsumerInit, type DigestFrame } from '@state-divergence/protocol';
-import { errorMessage, connectToBroker, runChild, withDeadline } from '@state-divergence/runtime';
+import { errorMessage, runChild, withDeadline } from '@state-divergence/runtime';
+import { connectToBroker } from '@state-divergence/runtime/quic';
 import { StreamFollower } from './stream-follower.js';
 
 const DIGEST_TIMEOUT_MS = 5_000;
@@ -27,8 +28,9 @@ await runChild<ConsumerInit>(async ({ init, logger, send }) => {
 
   // A subscription that ends before the run does is recorded as such, so a broken
   // connection is never mistaken for dropped events.
+  let closing = false;
   const endEarly = (reason: string): void => {
-    if (endedEarly !== null) return;
+    if (endedEarly !== null || closing) return; // our own shutdown is not an early end
     endedEarly = reason;
     logger.warn({ reason, applied: follower.applied, lastOffset: follower.lastOffset }, 'subscription ended early');
     send({ type: 'ended', reason });
@@ -67,6 +69,9 @@ await runChild<ConsumerInit>(async ({ init, logger, send }) => {
       logger.info(verdict, verdict.match ? 'digest matches the broker' : 'digest DIFFERS from the broker: local copy is wrong');
       return verdict;
     },
-    close: () => session.close(),
+    close: () => {
+      closing = true;
+      return session.close();
+    },
   };
 });

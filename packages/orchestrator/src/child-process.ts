@@ -38,14 +38,30 @@ export interface ChildHandle {
 
 const entryPoint = (role: ChildInit['role']): string => fileURLToPath(import.meta.resolve(`@state-divergence/${role}`));
 
+export interface SpawnOptions<I extends ChildInit> {
+  role: I['role'];
+  name: string;
+  /**
+   * The configuration, possibly not known yet (the broker's port, the certificate):
+   * the process starts and loads its modules at once, and gets this when it is ready.
+   */
+  init: I | Promise<I>;
+  logger: Logger;
+  /** Called as soon as the process exists, so teardown can reach it even while it boots. */
+  track?: (child: ChildHandle) => void;
+}
+
 /**
- * Starts one child process with the init message as IPC input (never argv),
- * and resolves once it says `ready`. Listening starts before the child can
- * speak: an IPC message sent before the other side listens is lost.
+ * Starts one child process, waits until it has booted (listening on IPC),
+ * sends it its init message over IPC (never argv), and resolves once it says
+ * `ready`. Listening starts before the child can speak: an IPC message sent
+ * before the other side listens is lost.
  */
-export async function spawnRole(init: ChildInit, logger: Logger): Promise<ChildHandle> {
+export async function spawnRole<I extends ChildInit>(options: SpawnOptions<I>): Promise<ChildHandle> {
+  const { logger } = options;
+  const init = { role: options.role, name: options.name };
   const subprocess = execaNode(entryPoint(init.role), [], {
-    ipcInput: init,
+    ipc: true,
     serialization: 'advanced',
     stdin: 'ignore',
     // Children log to stderr or the log file; stdout belongs to the report.
@@ -188,7 +204,10 @@ export async function spawnRole(init: ChildInit, logger: Logger): Promise<ChildH
     },
   };
 
+  options.track?.(handle);
   try {
+    await nextMessage((m): m is Extract<ChildMessage, { type: 'booted' }> => m.type === 'booted', READY_TIMEOUT_MS, '`booted`');
+    subprocess.sendMessage((await options.init) as never).catch(() => {});
     const ready = await nextMessage((m): m is Extract<ChildMessage, { type: 'ready' }> => m.type === 'ready', READY_TIMEOUT_MS, '`ready`');
     port = ready.port;
     return handle;

@@ -77,35 +77,58 @@ export async function runMode(
   let running = true;
   let ticker: NodeJS.Timeout | undefined;
 
-  const spawn = async (init: ChildInit): Promise<ChildHandle> => {
-    const child = await spawnRole(init, logger);
+  /** Starts a child now; it boots while `init` is still being worked out. */
+  const spawn = async <I extends ChildInit>(role: I['role'], name: string, init: I | Promise<I>): Promise<ChildHandle> => {
+    const child = await spawnRole({
+      role,
+      name,
+      init,
+      logger,
+      track: (booting) => {
+        children.push(booting);
+        registry.add(booting);
+      },
+    });
     timeline.record({ type: 'spawned', name: child.name, pid: child.pid });
-    children.push(child);
-    registry.add(child);
     return child;
   };
 
-  const certificate = await generateRunCertificate();
-  // Admission: the pinned certificate proves the broker to clients; this proves clients to the broker.
+  // Admission: the pinned certificate proves the broker to clients; the token proves clients to the broker.
   const token = randomBytes(TOKEN_BYTES).toString('hex');
+  const certificate = generateRunCertificate();
   logger.info({ options: { ...options, modes: undefined } }, 'mode starting');
   try {
-    const broker = await spawn({
+    // Every process starts at once and loads its modules while the certificate is
+    // made and the broker binds; each gets its configuration as soon as it exists.
+    const brokerReady = spawn('broker', 'broker', certificate.then((tls): ChildInit => ({
       role: 'broker', name: 'broker', mode, host: HOST, keys: options.keys, queueCapacity: options.queueCapacity, batchMaxEvents: BATCH_MAX_EVENTS,
-      streamWindowBytes: STREAM_WINDOW_BYTES, heartbeatMs: HEARTBEAT_MS, certPem: certificate.certPem, keyPem: certificate.keyPem, idleTimeoutMs, token, log,
-    });
-    const endpoint = { host: HOST, port: broker.port!, caPem: certificate.certPem, idleTimeoutMs, token };
-    const spawnConsumer = (name: string) => spawn({ role: 'consumer', name, broker: endpoint, ...consumerBehaviour(mode), log });
+      streamWindowBytes: STREAM_WINDOW_BYTES, heartbeatMs: HEARTBEAT_MS, certPem: tls.certPem, keyPem: tls.keyPem, idleTimeoutMs, token, log,
+    })));
+    const endpoint = Promise.all([brokerReady, certificate]).then(([b, tls]) => ({ host: HOST, port: b.port!, caPem: tls.certPem, idleTimeoutMs, token }));
+    // Observed by every client's spawn; this only keeps a failure seen once from also counting as unhandled.
+    endpoint.catch(() => {});
+    const consumerInit = (name: string) => endpoint.then((broker): ChildInit => ({ role: 'consumer', name, broker, ...consumerBehaviour(mode), log }));
+    const spawnConsumer = (name: string) => spawn('consumer', name, consumerInit(name));
     const names = Array.from({ length: options.consumers }, (_, i) => consumerName(i));
     // Each consumer is `ready` only once subscribed, so none misses the first event.
-    const consumers = await Promise.all(names.filter((name) => name !== options.joinLate).map(spawnConsumer));
-    const publisher = await spawn({
-      role: 'publisher', name: 'publisher', broker: endpoint, keys: options.keys, rate: options.rate, payload: options.payload,
-      seed: options.seed, deleteRatio: options.deleteRatio, log,
-    });
-    const rogue = options.rogueFrames === 0 ? undefined : await spawn({
-      role: 'rogue', name: 'rogue', broker: endpoint, decoyCaPem: (await generateRunCertificate()).certPem, frames: options.rogueFrames, seed: options.seed, log,
-    });
+    const starting = [
+      brokerReady,
+      spawn('publisher', 'publisher', endpoint.then((broker): ChildInit => ({
+        role: 'publisher', name: 'publisher', broker, keys: options.keys, rate: options.rate, payload: options.payload,
+        seed: options.seed, deleteRatio: options.deleteRatio, log,
+      }))),
+      ...(options.rogueFrames === 0 ? [] : [spawn('rogue', 'rogue', Promise.all([endpoint, generateRunCertificate()]).then(([broker, decoy]): ChildInit => ({
+        role: 'rogue', name: 'rogue', broker, decoyCaPem: decoy.certPem, frames: options.rogueFrames, seed: options.seed, log,
+      })))]),
+      ...names.filter((name) => name !== options.joinLate).map(spawnConsumer),
+    ];
+    // Wait for all of them, even when one fails, so none is left booting behind our back.
+    const started = await Promise.allSettled(starting);
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [broker, publisher, ...rest] = started.map((s) => (s as PromiseFulfilledResult<ChildHandle>).value) as [ChildHandle, ChildHandle, ...ChildHandle[]];
+    const rogue = options.rogueFrames === 0 ? undefined : rest.shift();
+    const consumers = rest;
     const rogueDone = rogue && new Promise<void>((resolve) => rogue.on((m) => m.type === 'done' && resolve()));
 
     // The broker or the publisher dying ends the run: there is nothing left to measure.

@@ -1,5 +1,5 @@
 import { generate } from 'selfsigned';
-import { TLS_SERVER_NAME } from '@state-divergence/runtime';
+import { TLS_SERVER_NAME } from '@state-divergence/protocol';
 
 export interface RunCertificate {
   certPem: string;

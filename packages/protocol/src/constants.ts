@@ -5,6 +5,9 @@
 
 export const PROTOCOL_VERSION = 1;
 
+/** The name the per-run certificate is issued to and clients verify (BoringSSL does not match IP SANs). */
+export const TLS_SERVER_NAME = 'localhost';
+
 /** Every frame starts with a u32 length (of type + body) and a u8 type. */
 export const FRAME_HEADER_LENGTH = 5;
 

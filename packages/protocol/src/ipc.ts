@@ -1,8 +1,10 @@
 /**
  * Messages between the orchestrator and its children over the Node IPC channel
  * (execa's sendMessage / getEachMessage, structured-clone serialisation).
- * The init message travels as execa's `ipcInput`, never in argv: argv is
- * visible to every local user in `ps`.
+ * A child boots (loads its modules) before its configuration exists, says
+ * `booted`, and then receives its init message - never in argv: argv is
+ * visible to every local user in `ps`. So every process of a run loads in
+ * parallel while the certificate is made and the broker binds.
  */
 
 export const MODES = ['lossy', 'lossless', 'resync'] as const;
@@ -248,6 +250,8 @@ export interface ProcessResources {
 }
 
 export type ChildMessage =
+  /** Listening for its init message: modules loaded, nothing configured yet. */
+  | { type: 'booted'; pid: number }
   | { type: 'ready'; pid: number; port?: number }
   | { type: 'progress'; counters: Counters }
   | { type: 'status'; id: number; counters: Counters }

@@ -1,5 +1,6 @@
 import { encodePublish, Role, type PublisherInit } from '@state-divergence/protocol';
-import { errorMessage, connectToBroker, runChild, wallClockMs } from '@state-divergence/runtime';
+import { errorMessage, runChild, wallClockMs } from '@state-divergence/runtime';
+import { connectToBroker } from '@state-divergence/runtime/quic';
 import { Authority } from './authority.js';
 import { pace } from './pacer.js';
 
@@ -11,6 +12,7 @@ await runChild<PublisherInit>(async ({ init, logger, send, exit }) => {
   let startedAt = 0;
   let stoppedAt = 0;
   let blockedMs = 0;
+  let closing = false;
 
   // The broker never sends a publisher anything after WELCOME except an ERROR
   // frame before it closes the stream: either way publishing cannot go on.
@@ -20,6 +22,7 @@ await runChild<PublisherInit>(async ({ init, logger, send, exit }) => {
     }
     if (!done) throw new Error('the broker closed the publishing stream');
   })().catch((error: unknown) => {
+    if (closing) return; // our own shutdown closed it
     logger.error({ err: error }, 'publishing stream failed');
     send({ type: 'fatal', message: errorMessage(error) });
     void exit(1);
@@ -62,6 +65,9 @@ await runChild<PublisherInit>(async ({ init, logger, send, exit }) => {
       stoppedAt,
       blockedMs,
     }),
-    close: () => session.close(),
+    close: () => {
+      closing = true;
+      return session.close();
+    },
   };
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { encodeHello, encodePublish, ErrorCode, Role, type BrokerEndpoint } from '@state-divergence/protocol';
-import { errorMessage, openBrokerStream, withDeadline, type BrokerStream, type Logger } from '@state-divergence/runtime';
+import { errorMessage, withDeadline, type Logger } from '@state-divergence/runtime';
+import { openBrokerStream, type BrokerStream } from '@state-divergence/runtime/quic';
 import { hostileFrame, type Random } from './hostile-bytes.js';
 
 const REPLY_TIMEOUT_MS = 2_000;

@@ -38,14 +38,17 @@ function send(message: ChildMessage): void {
 }
 
 /**
- * The life of a child process: read the init message (execa's ipcInput), build
+ * The life of a child process: say `booted`, read the init message, build
  * the role, listen for commands, announce `ready`, report counters once a second,
  * and exit promptly on `stop`, on IPC disconnect (orchestrator gone) or on a
  * fatal error. Listening starts before `ready` is sent: an IPC message sent
  * before the other side listens is silently dropped.
  */
 export async function runChild<I extends ChildInit>(setUp: (context: ChildContext<I>) => Promise<RoleHandlers>): Promise<void> {
-  const init = (await getOneMessage()) as unknown as I;
+  // Listen first, then say so: a message sent before the other side listens is lost.
+  const initArrived = getOneMessage();
+  await sendMessage({ type: 'booted', pid: process.pid } satisfies ChildMessage);
+  const init = (await initArrived) as unknown as I;
   const logger = createLogger(init.name, init.log);
   let handlers: RoleHandlers | undefined;
   let exiting = false;

@@ -1,9 +1,10 @@
 import { QUICClient } from '@matrixai/quic';
 import { encodeHello, StartKind, type BrokerEndpoint, type Frame, type Role, type WelcomeFrame } from '@state-divergence/protocol';
-import { withDeadline } from './deadline.js';
+import { withDeadline } from '../deadline.js';
 import { readFrames } from './frame-reader.js';
-import type { Logger } from './logger.js';
-import { clientCrypto, quicLogger, TLS_SERVER_NAME } from './quic-options.js';
+import type { Logger } from '../logger.js';
+import { TLS_SERVER_NAME } from '@state-divergence/protocol';
+import { clientCrypto, quicLogger } from './options.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 

@@ -1,6 +1,6 @@
 import { events, QUICServer, type QUICConnection, type QUICStream } from '@matrixai/quic';
-import type { Logger } from './logger.js';
-import { quicLogger, serverCrypto } from './quic-options.js';
+import type { Logger } from '../logger.js';
+import { quicLogger, serverCrypto } from './options.js';
 
 export interface QuicServerOptions {
   host: string;

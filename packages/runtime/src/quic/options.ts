@@ -1,10 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import Logger, { Handler, LogLevel } from '@matrixai/logger';
 import type { ClientCryptoOps, ServerCryptoOps } from '@matrixai/quic';
-import type { Logger as PinoLogger } from './logger.js';
+import type { Logger as PinoLogger } from '../logger.js';
 
-/** The name the per-run certificate is issued to and clients check it against. */
-export const TLS_SERVER_NAME = 'localhost';
 
 /** Routes the QUIC library's own warnings into our NDJSON log instead of plain text on stderr. */
 class PinoHandler extends Handler {

@@ -1,0 +1,7 @@
+/**
+ * The QUIC half of the runtime, a separate entry point so that processes
+ * without QUIC (the orchestrator) do not load the native library at start-up.
+ */
+export { connectToBroker, openBrokerStream, openQuicStream, type BrokerSession, type BrokerStream, type QuicByteStream } from './client.js';
+export { startQuicServer, type QuicServerOptions } from './server.js';
+export { readFrames } from './frame-reader.js';
