@@ -49,6 +49,8 @@ export interface SpawnOptions<I extends ChildInit> {
   logger: Logger;
   /** Called as soon as the process exists, so teardown can reach it even while it boots. */
   track?: (child: ChildHandle) => void;
+  /** How long booting, and then getting ready, may each take [default 15 s]. */
+  readyTimeoutMs?: number;
 }
 
 /**
@@ -206,9 +208,10 @@ export async function spawnRole<I extends ChildInit>(options: SpawnOptions<I>): 
 
   options.track?.(handle);
   try {
-    await nextMessage((m): m is Extract<ChildMessage, { type: 'booted' }> => m.type === 'booted', READY_TIMEOUT_MS, '`booted`');
+    const timeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
+    await nextMessage((m): m is Extract<ChildMessage, { type: 'booted' }> => m.type === 'booted', timeoutMs, '`booted`');
     subprocess.sendMessage((await options.init) as never).catch(() => {});
-    const ready = await nextMessage((m): m is Extract<ChildMessage, { type: 'ready' }> => m.type === 'ready', READY_TIMEOUT_MS, '`ready`');
+    const ready = await nextMessage((m): m is Extract<ChildMessage, { type: 'ready' }> => m.type === 'ready', timeoutMs, '`ready`');
     port = ready.port;
     return handle;
   } catch (error) {

@@ -84,6 +84,7 @@ export async function runMode(
       name,
       init,
       logger,
+      readyTimeoutMs,
       track: (booting) => {
         children.push(booting);
         registry.add(booting);
@@ -93,6 +94,9 @@ export async function runMode(
     return child;
   };
 
+  // Every process boots at once and booting is CPU-bound: on 2 cores fifty of them take
+  // ~15 s. Allow 15 s plus half a second per process before calling one stuck.
+  const readyTimeoutMs = 15_000 + 500 * (options.consumers + 3);
   // Admission: the pinned certificate proves the broker to clients; the token proves clients to the broker.
   const token = randomBytes(TOKEN_BYTES).toString('hex');
   const certificate = generateRunCertificate();

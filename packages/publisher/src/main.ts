@@ -49,6 +49,7 @@ await runChild<PublisherInit>(async ({ init, logger, send, exit }) => {
           send({ type: 'done', published: result.published });
         },
         (error: unknown) => {
+          if (closing) return; // stopped mid-publish by our own shutdown
           logger.error({ err: error }, 'publishing failed');
           send({ type: 'fatal', message: `publishing failed: ${errorMessage(error)}` });
           void exit(1);

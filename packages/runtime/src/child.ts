@@ -48,7 +48,10 @@ export async function runChild<I extends ChildInit>(setUp: (context: ChildContex
   // Listen first, then say so: a message sent before the other side listens is lost.
   const initArrived = getOneMessage();
   await sendMessage({ type: 'booted', pid: process.pid } satisfies ChildMessage);
-  const init = (await initArrived) as unknown as I;
+  const first = (await initArrived) as unknown as I | OrchestratorCommand;
+  // Told to stop before it was configured (e.g. the run gave up waiting for it to boot).
+  if (!('role' in first)) process.exit(0);
+  const init = first;
   const logger = createLogger(init.name, init.log);
   let handlers: RoleHandlers | undefined;
   let exiting = false;
