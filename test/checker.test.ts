@@ -84,6 +84,13 @@ describe('checker', () => {
     expect(result.verdict).toBe('unknown');
   });
 
+  test('a wrong consumer the drain gave up on is unknown (maybe only late), not invalid', () => {
+    const result = run([{ name: 'c', stalled: true, report: report([[0, 6, 11]]), droppedRanges: [], undrained: 'at offset 6, broker queued up to 9' }]);
+    expect(result.consumers[0]!.verdict).toBe('unknown');
+    const right = run([{ name: 'c', stalled: true, report: report(correct), droppedRanges: [], undrained: 'slow' }]);
+    expect(right.consumers[0]!.verdict).toBe('valid');
+  });
+
   test('verdicts merge with false beating unknown beating true', () => {
     expect(mergeVerdicts(['valid', 'unknown', 'invalid'])).toBe('invalid');
     expect(mergeVerdicts(['valid', 'unknown'])).toBe('unknown');

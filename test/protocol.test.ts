@@ -181,6 +181,35 @@ describe('frame codec', () => {
   });
 });
 
+describe('the byte layouts in docs/PROTOCOL.md', () => {
+  const hex = (text: string) => Buffer.from(text.replace(/[^0-9a-f]/gi, ''), 'hex');
+
+  test('HELLO: the documented example, byte for byte', () => {
+    const bytes = encodeHello({ role: Role.subscriber, name: 'c1', token: hex('ab cd') });
+    expect(bytes).toEqual(hex('00 00 00 12 01 | 01 02 02 63 31 | 00 | 00 00 00 00 00 00 00 00 | 02 AB CD'));
+  });
+
+  test('EVENT: offset, key, version, value, flags, publishedAt, payload at the documented offsets', () => {
+    const bytes = encodeEvent(0x0102, { key: 7, version: 2 ** 32 + 5, value: 9, deleted: true, publishedAt: 1.5, payloadLength: 2 });
+    expect(bytes).toEqual(
+      hex(
+        '00 00 00 24 04' + // length 36 = 1 + 8 + 25 + 2, type EVENT
+          '00 00 00 00 00 00 01 02' + // offset
+          '00 00 00 07' + // key
+          '00 00 00 01 00 00 00 05' + // version (u64: high word, low word)
+          '00 00 00 09' + // value
+          '01' + // flags: delete
+          '3f f8 00 00 00 00 00 00' + // publishedAt 1.5 as f64
+          '00 00', // payload
+      ),
+    );
+  });
+
+  test('the largest legal frame is exactly at the cap', () => {
+    expect(encodeEvent(1, { ...change, payloadLength: 65_536 }).length - 4).toBe(MAX_FRAME_LENGTH);
+  });
+});
+
 describe('state digest', () => {
   test('depends on the set of (key, version) pairs, not on the order they were added', () => {
     const a = new StateDigest();

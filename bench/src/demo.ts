@@ -3,19 +3,20 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import {
-  BATCH_MAX_EVENTS,
+  brokerInit,
+  consumerInit,
   generateRunCertificate,
-  HEARTBEAT_MS,
+  HOST,
   normalizeOptions,
+  publisherInit,
   runMode,
   silentProgress,
   spawnRole,
-  STREAM_WINDOW_BYTES,
   type ChildHandle,
   type ModeResult,
   type RawOptions,
 } from '@state-divergence/orchestrator';
-import { TOKEN_BYTES, type ChildInit, type ConsumerCounters, type LogSettings, type Mode } from '@state-divergence/protocol';
+import { eventFrameBytes, TOKEN_BYTES, type ChildInit, type ConsumerCounters, type LogSettings, type Mode } from '@state-divergence/protocol';
 import { createLogger } from '@state-divergence/runtime';
 
 const ORCHESTRATOR = fileURLToPath(new URL('../../packages/orchestrator/bin/orchestrator.js', import.meta.url));
@@ -40,15 +41,12 @@ export async function brokerFanout(consumers: number, seconds: number): Promise<
   const spawn = (init: ChildInit) => spawnRole({ role: init.role, name: init.name, init, logger, track: (child) => children.push(child) });
   try {
     const idleTimeoutMs = 60_000;
-    const broker = await spawn({
-      role: 'broker', name: 'broker', mode: 'lossless', host: '127.0.0.1', keys: 2000, queueCapacity: 512, batchMaxEvents: BATCH_MAX_EVENTS,
-      streamWindowBytes: STREAM_WINDOW_BYTES, heartbeatMs: HEARTBEAT_MS, certPem: tls.certPem, keyPem: tls.keyPem, idleTimeoutMs, token, log: quiet('lossless'),
-    });
-    const endpoint = { host: '127.0.0.1', port: broker.port!, caPem: tls.certPem, idleTimeoutMs, token };
-    const subscribers = await Promise.all(
-      Array.from({ length: consumers }, (_, i) => spawn({ role: 'consumer', name: `consumer-${i + 1}`, broker: endpoint, subscribeWith: 'latest', detectGaps: false, log: quiet('lossless') })),
-    );
-    const publisher = await spawn({ role: 'publisher', name: 'publisher', broker: endpoint, keys: 2000, rate: 100_000, payload: 64, seed: 1, deleteRatio: 0, log: quiet('lossless') });
+    const log = quiet('lossless');
+    const broker = await spawn(brokerInit({ mode: 'lossless', keys: 2000, queueCapacity: 512, tls, token, idleTimeoutMs, log }));
+    const endpoint = { host: HOST, port: broker.port!, caPem: tls.certPem, idleTimeoutMs, token };
+    const subscribers = await Promise.all(Array.from({ length: consumers }, (_, i) => spawn(consumerInit(`consumer-${i + 1}`, endpoint, 'lossless', log))));
+    // Far more than the stack can carry: the publisher goes as fast as the broker lets it.
+    const publisher = await spawn(publisherInit(endpoint, { keys: 2000, rate: 100_000, payload: 64, seed: 1, deleteRatio: 0 }, log));
     publisher.send({ type: 'start', durationMs: (seconds + 3) * 1000 });
     await sleep(1000);
     const applied = async () => Promise.all(subscribers.map(async (c) => ((await c.status(5000)) as ConsumerCounters).applied));
@@ -111,7 +109,7 @@ export async function resyncEfficiency(duration: number): Promise<{ bytesRatio: 
   const deltas = result.recovery[stalled.name]!.syncs.filter((s) => s.kind === 'delta');
   const missedKeyBytes = deltas.reduce((sum, s) => sum + s.bytes, 0);
   const keysMissed = deltas.reduce((sum, s) => sum + s.keys, 0);
-  const eventBytes = 5 + 8 + 25 + 64;
+  const eventBytes = eventFrameBytes(64);
   const eventsMissed = result.published - (stalled.applied ?? 0);
   return {
     bytesRatio: queue.resyncBytes / missedKeyBytes,

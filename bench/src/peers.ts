@@ -1,8 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { execaNode } from 'execa';
+import { withDeadline } from '@state-divergence/runtime';
 import type { PeerCommand, PeerInit, PeerMessage } from './raw-peer.js';
 
 const PEER = fileURLToPath(new URL('./raw-peer.js', import.meta.url));
+/** Generous: a ping run of 2000 round trips takes a few seconds on a busy machine. */
+const REPLY_TIMEOUT_MS = 60_000;
 
 export interface Peer {
   port: number | undefined;
@@ -24,10 +27,14 @@ export async function spawnPeer(init: PeerInit): Promise<Peer> {
     }
   })().catch(() => {});
   const next = <T extends PeerMessage['type']>(type: T) =>
-    new Promise<Extract<PeerMessage, { type: T }>>((resolve, reject) => {
-      waiters.push((m) => (m.type === type ? (resolve(m as Extract<PeerMessage, { type: T }>), true) : false));
-      void child.then(() => reject(new Error(`bench peer ${init.kind} exited while waiting for ${type}`)));
-    });
+    withDeadline(
+      new Promise<Extract<PeerMessage, { type: T }>>((resolve, reject) => {
+        waiters.push((m) => (m.type === type ? (resolve(m as Extract<PeerMessage, { type: T }>), true) : false));
+        void child.then(() => reject(new Error(`bench peer ${init.kind} exited while waiting for ${type}`)));
+      }),
+      REPLY_TIMEOUT_MS,
+      `bench peer ${init.kind} sent no ${type} within ${REPLY_TIMEOUT_MS / 1000} s`,
+    );
   const command = (c: PeerCommand) => void child.sendMessage(c as never).catch(() => {});
   const ready = await next('ready');
   return {

@@ -104,15 +104,14 @@ export interface RunDocument {
 }
 
 /** Runs the real demo with --json and a log file; fails the test on a non-zero exit; reaps leftovers. */
-export async function runDemo(args: string[]): Promise<{ document: RunDocument; log: LogLine[]; exitCode: number | undefined }> {
+export async function runDemo(args: string[]): Promise<{ document: RunDocument; log: LogLine[]; exitCode: number | undefined; survivors: number[] }> {
   const logFile = tempLogFile();
   const result = await startDemo([...args, '--json', '--log-file', logFile]);
   const log = readLog(logFile);
-  try {
-    expect(result.exitCode).toBe(0);
-    return { document: JSON.parse(result.stdout) as RunDocument, log, exitCode: result.exitCode };
-  } finally {
-    killAll(await survivorsAfter(pidsInLog(log), 5_000));
-  }
+  // Survivors are recorded before they are killed, so a test can assert there were none.
+  const survivors = await survivorsAfter(pidsInLog(log), 5_000);
+  killAll(survivors);
+  expect(result.exitCode).toBe(0);
+  return { document: JSON.parse(result.stdout) as RunDocument, log, exitCode: result.exitCode, survivors };
 }
 

@@ -60,7 +60,7 @@ async function servePublisher(frames: Frames, name: string, context: SessionCont
 async function serveSubscriber(frames: Frames, subscriber: Subscriber, topic: Topic): Promise<void> {
   for await (const frame of frames) {
     if (frame.type === 'resume') subscriber.resume(frame.fromOffset);
-    else if (frame.type === 'digestRequest') subscriber.sendControl(encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size));
+    else if (frame.type === 'digestRequest') subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size));
     else throw new ProtocolViolation(ErrorCode.unexpectedFrame, `subscriber sent ${frame.type}; after hello a subscriber may only send resume or digestRequest`);
   }
   subscriber.end('subscriber closed its stream');
@@ -99,19 +99,24 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
     if (first.done) return;
     const hello = first.value;
     if (hello.type !== 'hello') throw new ProtocolViolation(ErrorCode.unexpectedFrame, `expected hello first, got ${hello.type}`);
-    if (hello.protocolVersion !== PROTOCOL_VERSION) {
-      throw new ProtocolViolation(ErrorCode.unsupportedVersion, `protocol version ${hello.protocolVersion} unsupported; this broker speaks ${PROTOCOL_VERSION}`);
-    }
+    // Admission before anything else: an unauthenticated client learns nothing more about the broker.
     if (hello.token.length !== context.token.length || !timingSafeEqual(hello.token, context.token)) {
       throw new ProtocolViolation(ErrorCode.unauthorized, `${hello.name} presented no valid token for this run`);
+    }
+    if (hello.protocolVersion !== PROTOCOL_VERSION) {
+      throw new ProtocolViolation(ErrorCode.unsupportedVersion, `protocol version ${hello.protocolVersion} unsupported; this broker speaks ${PROTOCOL_VERSION}`);
     }
     name = hello.name;
     if (hello.role === Role.publisher) {
       if (context.publisher.connected) throw new ProtocolViolation(ErrorCode.unexpectedFrame, 'a publisher is already connected');
       context.publisher.connected = true;
-      void writer.write(encodeWelcome(topic.headOffset)).catch(() => {});
-      logger.info({ client: name, role: 'publisher' }, 'client admitted');
-      await servePublisher(frames, name, context);
+      try {
+        void writer.write(encodeWelcome(topic.headOffset)).catch(() => {});
+        logger.info({ client: name, role: 'publisher' }, 'client admitted');
+        await servePublisher(frames, name, context);
+      } finally {
+        context.publisher.connected = false;
+      }
       return;
     }
     const existing = topic.subscribers.get(name);
@@ -147,12 +152,15 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
         ERROR_FLUSH_MS,
         'error frame not flushed',
       ).catch(() => {});
-      await reader.cancel().catch(() => {});
       return;
     }
     const reason = `stream failed: ${errorMessage(error)}`;
     const level = topic.closing ? 'debug' : 'warn';
     if (subscriber) subscriber.end(reason, level);
     else logger[level]({ client: name, reason }, 'client stream failed');
+  } finally {
+    // Every way out releases the stream now, rather than at the QUIC idle timeout.
+    await reader.cancel().catch(() => {});
+    await writer.abort().catch(() => {});
   }
 }

@@ -1,4 +1,4 @@
-import { encodeEventFromPublishBody, FRAME_HEADER_LENGTH, FrameType, StateDigest, type Change } from '@state-divergence/protocol';
+import { CHANGE_FIXED_LENGTH, encodeEventFromPublishBody, eventFrameBytes, FrameType, StateDigest, type Change } from '@state-divergence/protocol';
 
 interface Entry {
   key: number;
@@ -11,8 +11,8 @@ interface Entry {
   newer: Entry | undefined;
 }
 
-/** Bytes of one STATE frame carrying `body`. */
-const stateFrameBytes = (body: Uint8Array): number => FRAME_HEADER_LENGTH + 8 + body.length;
+/** Bytes of one STATE frame carrying `body` (a PUBLISH body). */
+const stateFrameBytes = (body: Uint8Array): number => eventFrameBytes(body.length - CHANGE_FIXED_LENGTH);
 
 /**
  * The broker's compacted table: key -> its latest (version, value, offset),

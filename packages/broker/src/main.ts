@@ -40,6 +40,7 @@ await runChild<BrokerInit>(async ({ init, logger }) => {
       lastWriteOffsets: topic.table.lastWriteOffsets(init.keys),
       digest: topic.table.digest.toString(),
     }),
+    endSubscriber: (name, reason) => topic.subscribers.get(name)?.end(reason),
     close: () => {
       topic.closing = true;
       for (const subscriber of topic.subscribers.values()) subscriber.end('the broker is shutting down', 'debug');

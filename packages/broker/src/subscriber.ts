@@ -47,6 +47,8 @@ export class Subscriber {
   private control: Buffer[] = [];
   private writing = false;
   private pumpScheduled = false;
+  /** A DIGEST waiting until everything queued before the request has been written. */
+  private digestRequested: (() => Buffer) | undefined;
   private lagged: Lag | undefined;
   private lastWritten = 0;
   private delivered = 0;
@@ -119,6 +121,15 @@ export class Subscriber {
     this.resumes += 1;
     this.options.logger.info({ subscriber: this.name, fromOffset }, 'resume requested');
     this.markLagged({ from: Math.min(fromOffset, this.lastWritten), signal: false });
+  }
+
+  /**
+   * Answers a DIGEST_REQUEST after every event queued before it, computed when it
+   * is written: the digest then describes exactly the stream this subscriber was sent.
+   */
+  requestDigest(build: () => Buffer): void {
+    this.digestRequested = build;
+    this.pump();
   }
 
   sendControl(...frames: Buffer[]): void {
@@ -224,6 +235,10 @@ export class Subscriber {
         this.queueHead = 0;
       }
       this.options.onRoom();
+    }
+    if (this.digestRequested !== undefined && this.queueHead === this.queue.length && this.lagged === undefined) {
+      parts.push(this.digestRequested());
+      this.digestRequested = undefined;
     }
     if (parts.length === 0) return;
     this.writing = true;

@@ -1,4 +1,5 @@
 import type { LatencySamples } from '@state-divergence/protocol';
+import { ensureRoom } from '@state-divergence/runtime';
 
 /** At 400/s a default run applies ~5k events; the cap only matters for very long runs. */
 const MAX_SAMPLES = 1_000_000;
@@ -15,15 +16,8 @@ export class LatencyLog {
 
   record(appliedAt: number, publishedAt: number): void {
     if (this.count === MAX_SAMPLES) return;
-    if (this.count === this.appliedAt.length) {
-      const grow = (old: Float64Array) => {
-        const next = new Float64Array(Math.min(MAX_SAMPLES, old.length * 2));
-        next.set(old);
-        return next;
-      };
-      this.appliedAt = grow(this.appliedAt);
-      this.latencyMs = grow(this.latencyMs);
-    }
+    this.appliedAt = ensureRoom(this.appliedAt, this.count, MAX_SAMPLES);
+    this.latencyMs = ensureRoom(this.latencyMs, this.count, MAX_SAMPLES);
     this.appliedAt[this.count] = appliedAt;
     this.latencyMs[this.count] = appliedAt - publishedAt;
     this.count += 1;

@@ -61,10 +61,12 @@ await runChild<ConsumerInit>(async ({ init, logger, send }) => {
     }),
     // The only way a consumer can learn it is wrong without trusting offsets.
     digest: async () => {
+      if (endedEarly !== null) throw new Error(`its subscription had ended (${endedEarly})`);
       const reply = new Promise<DigestFrame>((resolve) => (digestWaiter = resolve));
       await session.write(encodeDigestRequest());
       const frame = await withDeadline(reply, DIGEST_TIMEOUT_MS, `the broker sent no DIGEST within ${DIGEST_TIMEOUT_MS / 1000} s`);
       const local = follower.copy.digest().toString();
+      // The broker answers after everything it queued for us, so its offset is ours unless it dropped events for us.
       const verdict = { match: local === frame.digest, local, broker: frame.digest, brokerOffset: frame.offset, localOffset: follower.lastOffset };
       logger.info(verdict, verdict.match ? 'digest matches the broker' : 'digest DIFFERS from the broker: local copy is wrong');
       return verdict;

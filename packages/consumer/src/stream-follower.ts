@@ -1,6 +1,5 @@
 import {
-  EVENT_FIXED_LENGTH,
-  FRAME_HEADER_LENGTH,
+  eventFrameBytes,
   SyncKind,
   type DigestFrame,
   type Frame,
@@ -62,7 +61,7 @@ export class StreamFollower {
       case 'state':
         this.copy.apply(frame.change);
         this.syncFrames += 1;
-        this.syncBytes += FRAME_HEADER_LENGTH + EVENT_FIXED_LENGTH + frame.change.payloadLength;
+        this.syncBytes += eventFrameBytes(frame.change.payloadLength);
         this.syncKeys.add(frame.change.key);
         return undefined;
       case 'syncEnd':

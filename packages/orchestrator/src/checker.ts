@@ -31,6 +31,8 @@ export interface CheckInput {
     droppedRanges: Array<[number, number]>;
     /** Set when its process died: it could not say why its subscription ended, the orchestrator saw it. */
     died?: string | null;
+    /** Set when the drain gave up on it: a wrong key may only be late, so wrong means unknown. */
+    undrained?: string | null;
   }>;
 }
 
@@ -90,7 +92,8 @@ function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][numb
   for (const [key, [version, value]] of held) {
     if (!emitted(history, key, version, value)) unexpected += 1;
   }
-  const keys = Math.max(authority.versions.length, ...[...held.keys()].map((k) => k + 1));
+  let keys = authority.versions.length;
+  for (const key of held.keys()) if (key >= keys) keys = key + 1;
   for (let key = 0; key < keys; key++) {
     const version = authority.versions[key] ?? 0;
     const exists = version > 0 && authority.deleted[key] === 0;
@@ -121,9 +124,10 @@ function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][numb
   }
   const unexplainedKeys = [...wrong].filter((k) => !explained.has(k)).concat([...explained].filter((k) => !wrong.has(k)));
   const wrongKeys = [...wrong].sort((a, b) => a - b);
+  const verdict: Verdict = wrongKeys.length === 0 ? 'valid' : consumer.undrained ? 'unknown' : 'invalid';
   return {
     ...base,
-    verdict: wrongKeys.length > 0 ? 'invalid' : 'valid',
+    verdict,
     applied: consumer.report.applied,
     wrongKeys,
     lost,

@@ -6,3 +6,4 @@ export { normalizeOptions, consumerName, type Options, type RawOptions } from '.
 export { silentProgress } from './progress.js';
 export { summarizeLatency, type LatencySummary } from './latency.js';
 export { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './transport-settings.js';
+export { brokerInit, consumerInit, publisherInit, HOST } from './child-inits.js';

@@ -79,6 +79,19 @@ export interface GatheredRun {
   wallSeconds: number;
 }
 
+/** Concatenates sample sets without spreading (a spread of ~100k numbers overflows the stack). */
+function poolSamples(sets: ConsumerReport['latency'][]): ConsumerReport['latency'] {
+  const total = sets.reduce((n, s) => n + s.latencyMs.length, 0);
+  const pooled = { appliedAt: new Float64Array(total), latencyMs: new Float64Array(total) };
+  let at = 0;
+  for (const set of sets) {
+    pooled.appliedAt.set(set.appliedAt, at);
+    pooled.latencyMs.set(set.latencyMs, at);
+    at += set.latencyMs.length;
+  }
+  return pooled;
+}
+
 /** Turns what was gathered into the run's result: the checker's verdicts plus measurements. */
 export function assembleOutcome(run: GatheredRun): ModeResult {
   const { publisher, broker, stallWindow } = run;
@@ -86,12 +99,12 @@ export function assembleOutcome(run: GatheredRun): ModeResult {
     authority: publisher.authority,
     history: publisher.history,
     lastWriteOffsets: broker?.lastWriteOffsets ?? [],
-    consumers: run.consumers.map((c) => ({ ...c, droppedRanges: broker?.subscribers[c.name]?.droppedRanges ?? [] })),
+    consumers: run.consumers.map((c) => ({ ...c, droppedRanges: broker?.subscribers[c.name]?.droppedRanges ?? [], undrained: run.drain.behind[c.name] ?? null })),
   });
   const latency: Record<string, ConsumerLatency> = {};
   const recovery: Record<string, Recovery> = {};
   const digests: Record<string, DigestVerdict | null> = {};
-  const healthy = { appliedAt: [] as number[], latencyMs: [] as number[] };
+  const healthy: ConsumerReport['latency'][] = [];
   for (const c of run.consumers) {
     digests[c.name] = c.digest;
     if (c.report === null) continue;
@@ -103,12 +116,9 @@ export function assembleOutcome(run: GatheredRun): ModeResult {
       syncs: c.report.syncs,
       convergedAfterThawMs: c.stalled && lastDelta ? round1(lastDelta.at - stallWindow.to) : null,
     };
-    if (!c.stalled) {
-      healthy.appliedAt.push(...c.report.latency.appliedAt);
-      healthy.latencyMs.push(...c.report.latency.latencyMs);
-    }
+    if (!c.stalled) healthy.push(c.report.latency);
   }
-  const healthySamples = { appliedAt: Float64Array.from(healthy.appliedAt), latencyMs: Float64Array.from(healthy.latencyMs) };
+  const healthySamples = poolSamples(healthy);
   const healthyInStall = summarizeLatency(healthySamples, stallWindow);
   const warmUpMs = Math.min(1000, (stallWindow.from - publisher.startedAt) / 2);
   const healthyBeforeStall = summarizeLatency(healthySamples, { from: publisher.startedAt + warmUpMs, to: stallWindow.from });
@@ -118,7 +128,8 @@ export function assembleOutcome(run: GatheredRun): ModeResult {
     rateInStall: round1(run.publishedInStall / ((stallWindow.to - stallWindow.from) / 1000)),
     blockedMs: Math.round(publisher.blockedMs),
   };
-  const subscribers = Object.values(broker?.subscribers ?? {});
+  // The run's consumers only: a rogue client's subscriptions (--rogue-frames) are not part of any column's cost.
+  const subscribers = run.consumers.flatMap((c) => broker?.subscribers[c.name] ?? []);
   const converged = Object.values(recovery).map((r) => r.convergedAfterThawMs).filter((ms): ms is number => ms !== null);
   return {
     mode: run.mode,

@@ -28,7 +28,8 @@ function consumerLines(consumer: ConsumerCheck, result: ModeResult, options: Opt
   const marker = consumer.stalled ? '  <- stalled' : consumer.name === options.joinLate ? '  <- joined late' : '';
   const lines: string[] = [];
   if (consumer.verdict === 'unknown') {
-    lines.push(`    ${name}  applied ${applied}   state UNKNOWN (its copy could not be gathered)${marker}`);
+    const why = consumer.applied === null ? 'its copy could not be gathered' : `${consumer.wrongKeys.length} keys differ, but the drain gave up while it was still catching up`;
+    lines.push(`    ${name}  applied ${applied}   state UNKNOWN (${why})${marker}`);
   } else if (consumer.wrongKeys.length === 0) {
     lines.push(`    ${name}  applied ${applied}   state CORRECT${marker}`);
   } else {

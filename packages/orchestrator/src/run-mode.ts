@@ -5,7 +5,6 @@ import type {
   BrokerReport,
   ChildInit,
   ConsumerCounters,
-  ConsumerInit,
   ConsumerReport,
   DigestVerdict,
   LogSettings,
@@ -24,11 +23,10 @@ import { consumerName, type Options } from './options.js';
 import { assembleOutcome, type ModeResult } from './outcome.js';
 import { PHASES, PUBLISH_PHASES, RUN_LENGTH_IN_PHASES, STALL, Timeline, type PhaseName } from './timeline.js';
 import { generateRunCertificate } from './tls.js';
-import { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './transport-settings.js';
+import { brokerInit, consumerInit, HOST, publisherInit } from './child-inits.js';
 
 export type { ModeResult } from './outcome.js';
 
-const HOST = '127.0.0.1';
 const STATUS_TIMEOUT_MS = 2_000;
 const GATHER_TIMEOUT_MS = 5_000;
 const DIGEST_TIMEOUT_MS = 8_000;
@@ -49,10 +47,6 @@ export interface RunObserver {
 /** Tracks every live child of the whole invocation, so any exit path can reap them. */
 export type ChildRegistry = Set<ChildHandle>;
 
-/** How a consumer subscribes in each mode: today's consumer, or one that can recover. */
-function consumerBehaviour(mode: Mode): Pick<ConsumerInit, 'subscribeWith' | 'detectGaps'> {
-  return mode === 'resync' ? { subscribeWith: 'snapshot', detectGaps: true } : { subscribeWith: 'latest', detectGaps: false };
-}
 
 /**
  * One mode, start to finish, with fresh processes: the interpreter of the
@@ -76,6 +70,11 @@ export async function runMode(
   const children: ChildHandle[] = [];
   let running = true;
   let ticker: NodeJS.Timeout | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+  aborted.catch(() => {});
 
   /** Starts a child now; it boots while `init` is still being worked out. */
   const spawn = async <I extends ChildInit>(role: I['role'], name: string, init: I | Promise<I>): Promise<ChildHandle> => {
@@ -104,30 +103,23 @@ export async function runMode(
   try {
     // Every process starts at once and loads its modules while the certificate is
     // made and the broker binds; each gets its configuration as soon as it exists.
-    const brokerReady = spawn('broker', 'broker', certificate.then((tls): ChildInit => ({
-      role: 'broker', name: 'broker', mode, host: HOST, keys: options.keys, queueCapacity: options.queueCapacity, batchMaxEvents: BATCH_MAX_EVENTS,
-      streamWindowBytes: STREAM_WINDOW_BYTES, heartbeatMs: HEARTBEAT_MS, certPem: tls.certPem, keyPem: tls.keyPem, idleTimeoutMs, token, log,
-    })));
+    const brokerReady = spawn('broker', 'broker', certificate.then((tls) => brokerInit({ mode, keys: options.keys, queueCapacity: options.queueCapacity, tls, token, idleTimeoutMs, log })));
     const endpoint = Promise.all([brokerReady, certificate]).then(([b, tls]) => ({ host: HOST, port: b.port!, caPem: tls.certPem, idleTimeoutMs, token }));
     // Observed by every client's spawn; this only keeps a failure seen once from also counting as unhandled.
     endpoint.catch(() => {});
-    const consumerInit = (name: string) => endpoint.then((broker): ChildInit => ({ role: 'consumer', name, broker, ...consumerBehaviour(mode), log }));
-    const spawnConsumer = (name: string) => spawn('consumer', name, consumerInit(name));
+    const spawnConsumer = (name: string) => spawn('consumer', name, endpoint.then((broker) => consumerInit(name, broker, mode, log)));
     const names = Array.from({ length: options.consumers }, (_, i) => consumerName(i));
     // Each consumer is `ready` only once subscribed, so none misses the first event.
     const starting = [
       brokerReady,
-      spawn('publisher', 'publisher', endpoint.then((broker): ChildInit => ({
-        role: 'publisher', name: 'publisher', broker, keys: options.keys, rate: options.rate, payload: options.payload,
-        seed: options.seed, deleteRatio: options.deleteRatio, log,
-      }))),
+      spawn('publisher', 'publisher', endpoint.then((broker) => publisherInit(broker, options, log))),
       ...(options.rogueFrames === 0 ? [] : [spawn('rogue', 'rogue', Promise.all([endpoint, generateRunCertificate()]).then(([broker, decoy]): ChildInit => ({
         role: 'rogue', name: 'rogue', broker, decoyCaPem: decoy.certPem, frames: options.rogueFrames, seed: options.seed, log,
       })))]),
       ...names.filter((name) => name !== options.joinLate).map(spawnConsumer),
     ];
     // Wait for all of them, even when one fails, so none is left booting behind our back.
-    const started = await Promise.allSettled(starting);
+    const started = await Promise.race([Promise.allSettled(starting), aborted]);
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
     const [broker, publisher, ...rest] = started.map((s) => (s as PromiseFulfilledResult<ChildHandle>).value) as [ChildHandle, ChildHandle, ...ChildHandle[]];
@@ -144,7 +136,8 @@ export async function runMode(
       }),
     );
     crashed.catch(() => {});
-    const guard = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, crashed]);
+    // Every wait ends early on a crash of a core process or on SIGINT/SIGTERM.
+    const guard = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, crashed, aborted]);
     // Only while the run is live: during teardown every subscription ends, by design.
     const exits = new Map<string, string>();
     const watchConsumer = (consumer: ChildHandle) => {
@@ -152,6 +145,9 @@ export async function runMode(
       void consumer.exited.then((how) => {
         if (!running) return;
         exits.set(consumer.name, `its process ${how} mid-run (pid ${consumer.pid})`);
+        // The broker would only notice at the QUIC idle timeout; until then, in lossless
+        // mode, the dead consumer's full queue would hold the publisher back.
+        broker.send({ type: 'endSubscriber', name: consumer.name, reason: `process ${how}` });
         timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: `process ${how}` });
         logger.error({ consumer: consumer.name, childPid: consumer.pid, how }, 'consumer process died');
       });
@@ -220,7 +216,8 @@ export async function runMode(
     if (rogueDone) await guard(withDeadline(rogueDone, 60_000, `the rogue client did not finish its ${options.rogueFrames} frames within 60 s`)).catch((error: unknown) => logger.warn({ err: error }, 'rogue unfinished'));
     // A dead consumer can answer nothing: it is reported as ended early, not waited for.
     const live = () => consumers.filter((c) => c.alive);
-    const drained = await guard(drain({ broker, consumers: live(), published, timeoutMs: Math.max(5_000, stallMs), signal }));
+    // Catching up is CPU-bound: allow more time the more consumers share the 2 cores.
+    const drained = await guard(drain({ broker, consumers: live(), published, timeoutMs: Math.max(5_000, stallMs) + 100 * options.consumers, signal }));
     timeline.record({ type: 'drained', ms: drained.ms, complete: drained.complete });
     logger.info(drained, drained.complete ? 'drained' : 'drain incomplete');
 

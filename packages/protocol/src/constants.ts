@@ -84,3 +84,6 @@ export const CHANGE_FIXED_LENGTH = 4 + 8 + 4 + 1 + 8;
 export const EVENT_FIXED_LENGTH = 8 + CHANGE_FIXED_LENGTH;
 /** Largest safe u64 we carry: JavaScript numbers are exact up to 2^53 - 1. */
 export const MAX_U64_HIGH_WORD = 0x1f_ffff;
+
+/** Bytes of a whole EVENT or STATE frame carrying `payloadLength` bytes of padding. */
+export const eventFrameBytes = (payloadLength: number): number => FRAME_HEADER_LENGTH + EVENT_FIXED_LENGTH + payloadLength;

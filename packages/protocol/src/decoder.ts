@@ -166,13 +166,12 @@ export class FrameDecoder {
     try {
       return this.decodeOne();
     } catch (error) {
-      this.failure =
-        error instanceof FrameDecodeError
-          ? error
-          : new FrameDecodeError(ErrorCode.malformedFrame, `undecodable frame: ${(error as Error).message}`);
       this.chunks = [];
       this.buffered = 0;
-      throw this.failure;
+      // Anything but a FrameDecodeError is a bug in this decoder: it stays failed,
+      // but the original error propagates so tests (and logs) see it for what it is.
+      this.failure = error instanceof FrameDecodeError ? error : new FrameDecodeError(ErrorCode.malformedFrame, 'the decoder failed earlier');
+      throw error;
     }
   }
 

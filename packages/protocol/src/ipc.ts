@@ -100,6 +100,8 @@ export type OrchestratorCommand =
   | { type: 'status'; id: number }
   | { type: 'gather'; id: number }
   | { type: 'digest'; id: number }
+  /** Broker: forget a subscriber whose process the orchestrator saw die (QUIC would take the idle timeout to notice). */
+  | { type: 'endSubscriber'; name: string; reason: string }
   | { type: 'stop' };
 
 export interface SubscriberCounters {
@@ -161,7 +163,9 @@ export interface BrokerReport {
 
 /** What a consumer learned by comparing its own digest with the broker's. */
 export interface DigestVerdict {
-  match: boolean;
+  /** null: no comparison was possible (see `error`). */
+  match: boolean | null;
+  error?: string;
   local: string;
   broker: string;
   /** The broker's head when it computed its digest, and the consumer's last offset. */

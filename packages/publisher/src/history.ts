@@ -1,3 +1,5 @@
+import { ensureRoom } from '@state-divergence/runtime';
+
 /**
  * Every change ever published, indexed by version - 1 (versions are 1, 2, 3, ...):
  * the checker needs it to tell a stale value from one the publisher never
@@ -10,16 +12,9 @@ export class ChangeHistory {
   private count = 0;
 
   record(key: number, value: number, deleted: boolean): void {
-    if (this.count === this.keys.length) {
-      const grow = <T extends Uint32Array | Uint8Array>(old: T, make: (n: number) => T): T => {
-        const next = make(old.length * 2);
-        next.set(old);
-        return next;
-      };
-      this.keys = grow(this.keys, (n) => new Uint32Array(n));
-      this.values = grow(this.values, (n) => new Uint32Array(n));
-      this.deleted = grow(this.deleted, (n) => new Uint8Array(n));
-    }
+    this.keys = ensureRoom(this.keys, this.count);
+    this.values = ensureRoom(this.values, this.count);
+    this.deleted = ensureRoom(this.deleted, this.count);
     this.keys[this.count] = key;
     this.values[this.count] = value;
     this.deleted[this.count] = deleted ? 1 : 0;

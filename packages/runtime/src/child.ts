@@ -1,5 +1,6 @@
 import { getEachMessage, getOneMessage, sendMessage } from 'execa';
 import type { ChildInit, ChildMessage, Counters, DigestVerdict, OrchestratorCommand, ProcessResources, Report } from '@state-divergence/protocol';
+import { errorMessage } from './error-message.js';
 import { createLogger, type Logger } from './logger.js';
 
 /** How long a child gives its QUIC endpoints to close before it exits anyway. */
@@ -15,6 +16,8 @@ export interface RoleHandlers {
   start?(durationMs: number): void;
   /** Consumers: compare the local digest with the broker's. */
   digest?(): Promise<DigestVerdict>;
+  /** Broker: a subscriber's process is gone. */
+  endSubscriber?(name: string, reason: string): void;
   /** Releases transports. Must not wait for a graceful QUIC close. */
   close(): Promise<void>;
 }
@@ -103,7 +106,14 @@ export async function runChild<I extends ChildInit>(setUp: (context: ChildContex
         case 'digest':
           if (!role.digest) throw new Error(`${init.name} cannot compute a digest`);
           // Not awaited: the digest needs frames from the broker, and commands must keep flowing.
-          role.digest().then((verdict) => send({ type: 'digested', id: command.id, verdict }), fail);
+          // A failed check is a finding about this consumer, not a reason for it to die.
+          role.digest().then(
+            (verdict) => send({ type: 'digested', id: command.id, verdict }),
+            (error: unknown) => send({ type: 'digested', id: command.id, verdict: { match: null, error: errorMessage(error), local: '', broker: '', brokerOffset: 0, localOffset: 0 } }),
+          );
+          break;
+        case 'endSubscriber':
+          role.endSubscriber?.(command.name, command.reason);
           break;
         case 'stop':
           await exit(0);

@@ -3,3 +3,4 @@ export { processResources, runChild, type ChildContext, type RoleHandlers } from
 export { withDeadline, sleep } from './deadline.js';
 export { wallClockMs } from './clock.js';
 export { errorMessage } from './error-message.js';
+export { ensureRoom } from './growable.js';

@@ -1,0 +1,38 @@
+import type { BrokerEndpoint, BrokerInit, ConsumerInit, LogSettings, Mode, PublisherInit } from '@state-divergence/protocol';
+import type { RunCertificate } from './tls.js';
+import { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './transport-settings.js';
+
+/** The configuration messages of each role, in one place for the CLI's runs and the benchmarks. */
+
+export const HOST = '127.0.0.1';
+
+export function brokerInit(settings: {
+  mode: Mode;
+  keys: number;
+  queueCapacity: number;
+  tls: RunCertificate;
+  token: string;
+  idleTimeoutMs: number;
+  log: LogSettings;
+}): BrokerInit {
+  return {
+    role: 'broker', name: 'broker', mode: settings.mode, host: HOST, keys: settings.keys, queueCapacity: settings.queueCapacity,
+    batchMaxEvents: BATCH_MAX_EVENTS, streamWindowBytes: STREAM_WINDOW_BYTES, heartbeatMs: HEARTBEAT_MS,
+    certPem: settings.tls.certPem, keyPem: settings.tls.keyPem, idleTimeoutMs: settings.idleTimeoutMs, token: settings.token, log: settings.log,
+  };
+}
+
+/** How a consumer subscribes in each mode: today's consumer, or one that can recover. */
+export function consumerInit(name: string, broker: BrokerEndpoint, mode: Mode, log: LogSettings): ConsumerInit {
+  const behaviour = mode === 'resync' ? { subscribeWith: 'snapshot', detectGaps: true } as const : { subscribeWith: 'latest', detectGaps: false } as const;
+  return { role: 'consumer', name, broker, ...behaviour, log };
+}
+
+export function publisherInit(
+  broker: BrokerEndpoint,
+  workload: { keys: number; rate: number; payload: number; seed: number; deleteRatio: number },
+  log: LogSettings,
+): PublisherInit {
+  const { keys, rate, payload, seed, deleteRatio } = workload;
+  return { role: 'publisher', name: 'publisher', broker, keys, rate, payload, seed, deleteRatio, log };
+}
