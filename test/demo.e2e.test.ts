@@ -4,7 +4,8 @@
  * consumer-3 with SIGSTOP and resumes it with SIGCONT. Two-second phases keep the
  * suite quick and leave healthy consumers ample slack on a loaded machine.
  */
-import { pidsInLog, runDemo } from './helpers/run-demo.js';
+import { execa } from 'execa';
+import { ORCHESTRATOR, pidsInLog, runDemo, startDemo, tempLogFile } from './helpers/run-demo.js';
 
 describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () => {
   // The default queue (512) and two-second phases: the stalled consumer overflows it
@@ -57,6 +58,10 @@ describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () =
     for (const expected of ['orchestrator:phase', 'orchestrator:stall started', 'orchestrator:stall ended', 'broker:drops started', 'orchestrator:outcome']) {
       expect(messages).toContain(expected);
     }
+    // Every line written inside the mode says which phase it was written in.
+    const phases = new Set(['starting', 'converged', 'stalled', 'recovering', 'quiesced', 'checking', 'teardown']);
+    for (const line of run.log.filter((l) => l.msg !== 'config')) expect(phases).toContain(line.phase);
+    expect(run.log.find((l) => l.msg === 'drops started')?.phase).toBe('stalled');
     // Drops are aggregated: a handful of lines, not one per dropped event.
     const dropLines = run.log.filter((line) => line.msg === 'drops started').length;
     expect(dropLines).toBeLessThan(run.document.runs[0]!.broker.subscribers['consumer-3']!.dropped);
@@ -65,5 +70,24 @@ describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () =
   test('no process of the run is left afterwards, the frozen one included', () => {
     expect(pidsInLog(run.log)).toHaveLength(6);
     expect(run.survivors).toEqual([]); // found (within 5 s of the exit) before anything was killed
+  });
+});
+
+describe('orchestrator analyze', () => {
+  test('rebuilds the same --json document from the log file alone', async () => {
+    const { document, logFile } = await runDemo(['--mode', 'lossy', '--duration', '1']);
+    const analyzed = await execa('node', [ORCHESTRATOR, 'analyze', logFile, '--json'], { reject: false });
+    expect(analyzed.exitCode).toBe(0);
+    expect(JSON.parse(analyzed.stdout)).toEqual(document);
+  });
+
+  test('rebuilds the same text report the run printed', async () => {
+    const logFile = tempLogFile();
+    const printed = await startDemo(['--mode', 'lossy', '--duration', '1', '--log-file', logFile]);
+    expect(printed.exitCode).toBe(0);
+    const report = printed.stdout.split('\n').filter((line) => !line.startsWith('[')).join('\n'); // without the progress lines
+    const analyzed = await execa('node', [ORCHESTRATOR, 'analyze', logFile], { reject: false });
+    expect(analyzed.stdout).toBe(report);
+    expect(report).toMatch(/keys PERMANENTLY WRONG {2}<- stalled/);
   });
 });

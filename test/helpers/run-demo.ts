@@ -104,7 +104,7 @@ export interface RunDocument {
 }
 
 /** Runs the real demo with --json and a log file; fails the test on a non-zero exit; reaps leftovers. */
-export async function runDemo(args: string[]): Promise<{ document: RunDocument; log: LogLine[]; exitCode: number | undefined; survivors: number[] }> {
+export async function runDemo(args: string[]): Promise<{ document: RunDocument; log: LogLine[]; logFile: string; stdout: string; exitCode: number | undefined; survivors: number[] }> {
   const logFile = tempLogFile();
   const result = await startDemo([...args, '--json', '--log-file', logFile]);
   const log = readLog(logFile);
@@ -112,6 +112,6 @@ export async function runDemo(args: string[]): Promise<{ document: RunDocument; 
   const survivors = await survivorsAfter(pidsInLog(log), 5_000);
   killAll(survivors);
   expect(result.exitCode).toBe(0);
-  return { document: JSON.parse(result.stdout) as RunDocument, log, exitCode: result.exitCode, survivors };
+  return { document: JSON.parse(result.stdout) as RunDocument, log, logFile, stdout: result.stdout, exitCode: result.exitCode, survivors };
 }
 

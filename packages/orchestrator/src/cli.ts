@@ -5,8 +5,10 @@ import { RunError, UsageError } from './errors.js';
 import { DEFAULTS, MODE_CHOICES, normalizeOptions, type Options, type RawOptions } from './options.js';
 import { silentProgress, textProgress } from './progress.js';
 import { renderClosing, renderMode } from './render-text.js';
-import { toJsonDocument } from './render-json.js';
-import { runMode, type ChildRegistry, type ModeResult } from './run-mode.js';
+import { toJsonConfig, toJsonRun, type JsonDocument, type JsonRun } from './render-json.js';
+import { analyzeLog } from './analyze.js';
+import { createLogger } from '@state-divergence/runtime';
+import { runMode, type ChildRegistry } from './run-mode.js';
 
 /**
  * 0 the run completed (divergence under lossy is the expected result, not a failure);
@@ -38,6 +40,7 @@ function parseArguments(argv: string[]): RawOptions {
       'log-file': { type: 'string', describe: 'Append every process\'s NDJSON log here [default: stderr]' },
       'log-level': { type: 'string', describe: `${LOG_LEVELS.join(', ')} [default: info; warn when stderr is a terminal]` },
     })
+    .epilog('Also: orchestrator analyze <log> [--json] rebuilds the report, or the --json document, from a --log-file log.')
     .strict()
     .version(false)
     .help()
@@ -48,12 +51,45 @@ function parseArguments(argv: string[]): RawOptions {
     .parseSync() as RawOptions;
 }
 
+/** The closing part of the report: the closing summary, or the whole --json document. */
+function printDocument(document: JsonDocument, json: boolean): void {
+  process.stdout.write(json ? JSON.stringify(document) + '\n' : renderClosing(document.runs, document.config));
+}
+
+/** `orchestrator analyze LOG [--json]`: the same report (or document), from a log file alone. */
+function analyze(argv: string[]): number {
+  try {
+    const args = yargs(argv)
+      .scriptName('orchestrator analyze')
+      .usage('$0 <log> [--json]\n\nRebuilds a run\'s report from its NDJSON log (--log-file): the same text, or with --json the same document.')
+      .options({ json: { type: 'boolean', default: false, describe: 'Print the --json document' } })
+      .demandCommand(1, 1, 'give the log file to analyze', 'give exactly one log file')
+      .strict()
+      .version(false)
+      .help()
+      .fail((message, error) => {
+        throw new UsageError(error?.message ?? message);
+      })
+      .parseSync();
+    const document = analyzeLog(String(args._[0]));
+    if (!args.json) for (const run of document.runs) process.stdout.write('\n' + renderMode(run, document.config) + '\n');
+    printDocument(document, args.json);
+    return EXIT.ok;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`orchestrator analyze: ${error.message.split('\n')[0]} (see analyze --help)\n`);
+    return EXIT.usage;
+  }
+}
+
 /** Reaps every live child: SIGCONT, stop, SIGKILL. Safe to call twice. */
 async function reapAll(registry: ChildRegistry): Promise<void> {
   await Promise.all([...registry].map((child) => child.stop()));
 }
 
 async function main(): Promise<number> {
+  const [command, ...rest] = hideBin(process.argv);
+  if (command === 'analyze') return analyze(rest);
   let options: Options;
   try {
     options = normalizeOptions(parseArguments(hideBin(process.argv)), { stderrIsTTY: Boolean(process.stderr.isTTY) });
@@ -92,16 +128,20 @@ async function main(): Promise<number> {
 
   const print = (text: string) => process.stdout.write(text);
   const observer = options.json ? silentProgress : textProgress((line) => print(line + '\n'));
-  const results: ModeResult[] = [];
+  const config = toJsonConfig(options);
+  // The log carries the run's configuration and, per mode, its complete result: `orchestrator analyze` rebuilds the report from it.
+  const logger = createLogger('orchestrator', { level: options.logLevel, file: options.logFile, mode: null });
+  logger.info({ config }, 'config');
+  const runs: JsonRun[] = [];
   try {
     for (const mode of options.modes) {
-      const result = await runMode(mode, options, { signal: controller.signal, observer, registry });
-      results.push(result);
-      if (!options.json) print('\n' + renderMode(result, options) + '\n');
+      const run = toJsonRun(await runMode(mode, options, { signal: controller.signal, observer, registry }));
+      runs.push(run);
+      logger.info({ run }, 'result');
+      if (!options.json) print('\n' + renderMode(run, config) + '\n');
     }
-    if (options.json) print(JSON.stringify(toJsonDocument(options, results)) + '\n');
-    else print(renderClosing(results, options));
-    const incomplete = results.some((r) => r.check.verdict === 'unknown' || r.check.consumers.some((c) => c.endedEarly !== null));
+    printDocument({ config, runs }, options.json);
+    const incomplete = runs.some((r) => r.valid === 'unknown' || r.consumers.some((c) => c.endedEarly !== null));
     if (incomplete) process.stderr.write('orchestrator: the run completed, but a consumer ended early or could not be checked (see the report)\n');
     return incomplete ? EXIT.incomplete : EXIT.ok;
   } catch (error) {

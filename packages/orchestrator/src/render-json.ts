@@ -2,12 +2,26 @@ import { keyName } from '@state-divergence/protocol';
 import type { Options } from './options.js';
 import type { ModeResult } from './run-mode.js';
 
-/** The --json document: the checker's map and the run's data, nothing rendered. */
-export function toJsonDocument(options: Options, results: ModeResult[]): unknown {
+/** The flags of a run as the document carries them (`modes` is derived from `mode`). */
+export type JsonConfig = Omit<Options, 'modes'>;
+export type JsonRun = ReturnType<typeof toJsonRun>;
+export interface JsonDocument {
+  config: JsonConfig;
+  runs: JsonRun[];
+}
+
+export function toJsonConfig(options: Options): JsonConfig {
   const { modes: _modes, ...config } = options;
+  return config;
+}
+
+/**
+ * One mode's entry of the --json document: the checker's map and the run's data,
+ * nothing rendered. The text report is rendered from this too, and it is what
+ * the log's `result` line carries, so `orchestrator analyze` can rebuild both.
+ */
+export function toJsonRun(r: ModeResult) {
   return {
-    config,
-    runs: results.map((r) => ({
       mode: r.mode,
       valid: r.check.verdict,
       published: r.published,
@@ -41,6 +55,10 @@ export function toJsonDocument(options: Options, results: ModeResult[]): unknown
       rogue: r.rogue,
       events: r.events,
       wallSeconds: r.wallSeconds,
-    })),
   };
+}
+
+/** The --json document. */
+export function toJsonDocument(options: Options, results: ModeResult[]): JsonDocument {
+  return { config: toJsonConfig(options), runs: results.map(toJsonRun) };
 }

@@ -1,17 +1,17 @@
-import { keyName } from '@state-divergence/protocol';
-import type { ConsumerCheck } from './checker.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
 import type { LatencySummary } from './latency.js';
-import type { Options } from './options.js';
-import type { ModeResult } from './run-mode.js';
+import type { JsonConfig, JsonRun } from './render-json.js';
+
+/** Renders only the --json document's data, so a report rebuilt from a log reads the same. */
+type Consumer = JsonRun['consumers'][number];
 
 const SAMPLE_KEYS = 8;
 const INDENT = ' '.repeat(18);
 
 const rate = (perSecond: number): string => `${Math.round(perSecond)}/s`;
 const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
-const keyList = (keys: number[]): string =>
-  keys.slice(0, SAMPLE_KEYS).map(keyName).join(', ') + (keys.length > SAMPLE_KEYS ? `, ... (+${keys.length - SAMPLE_KEYS} more)` : '');
+const keyList = (keys: string[]): string =>
+  keys.slice(0, SAMPLE_KEYS).join(', ') + (keys.length > SAMPLE_KEYS ? `, ... (+${keys.length - SAMPLE_KEYS} more)` : '');
 
 const formatLatency = (summary: LatencySummary | null): string =>
   summary === null ? 'no events applied' : `p50 ${summary.p50} ms, p99 ${summary.p99} ms, max ${summary.max} ms (${summary.count} events)`;
@@ -21,7 +21,7 @@ function formatRanges(ranges: Array<[number, number]>): string {
   return shown.join(', ') + (ranges.length > 3 ? `, ... (${ranges.length} runs)` : '');
 }
 
-function consumerLines(consumer: ConsumerCheck, result: ModeResult, options: Options): string[] {
+function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig): string[] {
   const { keys } = options;
   const name = consumer.name.padEnd(12);
   const applied = consumer.applied === null ? '       ?' : String(consumer.applied).padStart(8);
@@ -40,15 +40,15 @@ function consumerLines(consumer: ConsumerCheck, result: ModeResult, options: Opt
   if (queue && queue.dropped > 0) {
     lines.push(`${INDENT}the broker dropped ${queue.dropped} events for it (offsets ${formatRanges(queue.droppedRanges)}); it was never told`);
   }
-  const recovery = result.recovery[consumer.name];
+  const recovery = consumer.recovery;
   if (recovery && (recovery.lags > 0 || recovery.resumes > 0)) {
     const deltas = recovery.syncs.filter((s) => s.kind === 'delta');
     const sent = deltas.reduce((sum, s) => sum + s.keys, 0);
     const after = recovery.convergedAfterThawMs === null ? '' : `; correct again ${recovery.convergedAfterThawMs} ms after SIGCONT`;
     lines.push(`${INDENT}lag signals ${recovery.lags}, resumes it asked for ${recovery.resumes}; ${deltas.length} delta(s) re-sent ${sent} keys (${queue?.discarded ?? 0} events discarded, none lost)${after}`);
   }
-  const digest = result.digests[consumer.name];
-  if (digest === null || digest === undefined) lines.push(`${INDENT}digest: could not be checked`);
+  const digest = consumer.digest;
+  if (digest === null || digest.match === null) lines.push(`${INDENT}digest: could not be checked${digest?.error ? ` (${digest.error})` : ''}`);
   else if (!digest.match) lines.push(`${INDENT}digest DIFFERS from the broker's (${digest.local} vs ${digest.broker}): the one signal it could have checked`);
   if (consumer.unexpected > 0) lines.push(`${INDENT}BUG: ${consumer.unexpected} values the publisher never emitted`);
   if (consumer.unexplainedKeys.length > 0) lines.push(`${INDENT}BUG: ${consumer.unexplainedKeys.length} wrong keys not explained by drops: ${keyList(consumer.unexplainedKeys)}`);
@@ -56,17 +56,17 @@ function consumerLines(consumer: ConsumerCheck, result: ModeResult, options: Opt
   return lines;
 }
 
-export function renderMode(result: ModeResult, options: Options): string {
+export function renderMode(result: JsonRun, options: JsonConfig): string {
   const p = result.publisher;
-  const unexplained = result.check.consumers.reduce((sum, c) => sum + c.unexplainedKeys.length, 0);
+  const unexplained = result.consumers.reduce((sum, c) => sum + c.unexplained, 0);
   const lines = [
     `  ${MODE_LABELS[result.mode]}`,
     `    ${result.published} changes published  (target ${rate(options.rate)}, achieved ${rate(p.achievedRate)}, ${rate(p.rateInStall)} during the stall)`,
-    `    healthy consumers' publish-to-apply latency during the stall: ${formatLatency(result.healthyInStall)}`,
+    `    healthy consumers' publish-to-apply latency during the stall: ${formatLatency(result.healthyLatencyInStall)}`,
     '',
-    ...result.check.consumers.flatMap((c) => consumerLines(c, result, options)),
+    ...result.consumers.flatMap((c) => consumerLines(c, result, options)),
     '',
-    `    checker: ${result.check.verdict}; unexplained: ${unexplained}`,
+    `    checker: ${result.valid}; unexplained: ${unexplained}`,
   ];
   if (result.rogue !== null) {
     const r = result.rogue;
@@ -82,20 +82,20 @@ export function renderMode(result: ModeResult, options: Options): string {
   return lines.join('\n') + '\n';
 }
 
-function summarise(result: ModeResult, options: Options): string {
-  const wrong = result.check.consumers.filter((c) => c.verdict === 'invalid');
+function summarise(result: JsonRun, options: JsonConfig): string {
+  const wrong = result.consumers.filter((c) => c.verdict === 'invalid');
   const throttle = `publisher ${rate(result.publisher.rateInStall)} of ${rate(options.rate)} during the stall`;
-  if (result.check.verdict === 'unknown') return `${MODE_SHORT[result.mode]}: outcome UNKNOWN (a consumer could not be checked); ${throttle}`;
+  if (result.valid === 'unknown') return `${MODE_SHORT[result.mode]}: outcome UNKNOWN (a consumer could not be checked); ${throttle}`;
   if (wrong.length === 0) return `${MODE_SHORT[result.mode]}: every consumer correct; ${throttle}`;
-  const worst = wrong.map((c) => `${c.name} ${c.wrongKeys.length} keys`).join(', ');
-  return `${MODE_SHORT[result.mode]}: ${wrong.length} of ${result.check.consumers.length} consumers permanently wrong (${worst}), none told; ${throttle}`;
+  const worst = wrong.map((c) => `${c.name} ${c.wrongCount} keys`).join(', ');
+  return `${MODE_SHORT[result.mode]}: ${wrong.length} of ${result.consumers.length} consumers permanently wrong (${worst}), none told; ${throttle}`;
 }
 
 /** One row per mode: what each column got right and what it cost, measured in this run. */
-function costTable(results: ModeResult[]): string[] {
+function costTable(results: JsonRun[]): string[] {
   const header = ['mode', 'published', 'publisher in stall', 'healthy p99 in stall', 'stalled wrong at end', 'resync bytes (full snapshot)'];
   const rows = results.map((r) => {
-    const stalledWrong = r.check.consumers.filter((c) => c.stalled).reduce((sum, c) => sum + c.wrongKeys.length, 0);
+    const stalledWrong = r.consumers.filter((c) => c.stalled).reduce((sum, c) => sum + c.wrongCount, 0);
     const resync = r.cost.resyncBytes > 0 ? `${kib(r.cost.resyncBytes)} (${kib(r.cost.fullSnapshotBytes)})` : '-';
     return [MODE_SHORT[r.mode], String(r.published), rate(r.cost.publisherRateInStall), r.cost.healthyP99InStallMs === null ? '-' : `${r.cost.healthyP99InStallMs} ms`, String(stalledWrong), resync];
   });
@@ -105,7 +105,7 @@ function costTable(results: ModeResult[]): string[] {
 }
 
 /** The closing comparison: what each column got right and what it cost. */
-export function renderClosing(results: ModeResult[], options: Options): string {
+export function renderClosing(results: JsonRun[], options: JsonConfig): string {
   const lines = results.map((r) => `  ${summarise(r, options)}`);
   if (results.length > 1) {
     lines.push('', ...costTable(results), '');

@@ -14,7 +14,7 @@ import type {
   RogueReport,
 } from '@state-divergence/protocol';
 import { TOKEN_BYTES } from '@state-divergence/protocol';
-import { createLogger, processResources, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
+import { createLogger, processResources, setLogPhase, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
 import { spawnRole, type ChildHandle } from './child-process.js';
 import { drain } from './drain.js';
 import { RunError } from './errors.js';
@@ -66,6 +66,12 @@ export async function runMode(
   const idleTimeoutMs = Math.ceil(stallMs * 2 + 10_000);
   const log: LogSettings = { level: options.logLevel, file: options.logFile, mode };
   const logger: Logger = createLogger('orchestrator', log);
+  /** Every log line of every process carries the phase it was written in. */
+  const bindPhase = (phase: string) => {
+    setLogPhase(phase);
+    for (const child of children) child.send({ type: 'phase', phase });
+  };
+  setLogPhase('starting');
   const timeline = new Timeline();
   const children: ChildHandle[] = [];
   let running = true;
@@ -163,7 +169,8 @@ export async function runMode(
     const enter = (next: PhaseName) => {
       phase = next;
       timeline.record({ type: 'phase', phase: next });
-      logger.info({ phase: next, at: seconds() }, 'phase');
+      bindPhase(next);
+      logger.info({ at: seconds() }, 'phase'); // the mixin adds `phase`
       observer.phase(mode, next, seconds());
     };
     const until = (phases: number) => guard(sleep(Math.max(0, origin + phases * phaseMs - performance.now()), undefined, { signal }));
@@ -182,9 +189,9 @@ export async function runMode(
       };
     };
 
+    enter(PHASES[0].name);
     publisher.send({ type: 'start', durationMs: PUBLISH_PHASES * phaseMs });
     rogue?.send({ type: 'start', durationMs: 0 });
-    enter(PHASES[0].name);
     ticker = setInterval(() => observer.tick(snapshot()), 1000);
     await until(STALL.start);
     const beforeStall = (await guard(publisher.status(STATUS_TIMEOUT_MS))) as PublisherCounters;
@@ -217,6 +224,7 @@ export async function runMode(
     // A dead consumer can answer nothing: it is reported as ended early, not waited for.
     const live = () => consumers.filter((c) => c.alive);
     // Catching up is CPU-bound: allow more time the more consumers share the 2 cores.
+    bindPhase('checking');
     const drained = await guard(drain({ broker, consumers: live(), published, timeoutMs: Math.max(5_000, stallMs) + 100 * options.consumers, signal }));
     timeline.record({ type: 'drained', ms: drained.ms, complete: drained.complete });
     logger.info(drained, drained.complete ? 'drained' : 'drain incomplete');
@@ -275,6 +283,7 @@ export async function runMode(
     return outcome;
   } finally {
     running = false;
+    setLogPhase('teardown');
     clearInterval(ticker);
     // Never wait for a graceful QUIC close: after a stall that takes ~40 s with this library.
     await Promise.all(children.map((child) => child.stop()));

@@ -100,6 +100,8 @@ export type OrchestratorCommand =
   | { type: 'status'; id: number }
   | { type: 'gather'; id: number }
   | { type: 'digest'; id: number }
+  /** The run entered a phase: bound into every later log line of the child. */
+  | { type: 'phase'; phase: string }
   /** Broker: forget a subscriber whose process the orchestrator saw die (QUIC would take the idle timeout to notice). */
   | { type: 'endSubscriber'; name: string; reason: string }
   | { type: 'stop' };

@@ -1,7 +1,7 @@
 import { getEachMessage, getOneMessage, sendMessage } from 'execa';
 import type { ChildInit, ChildMessage, Counters, DigestVerdict, OrchestratorCommand, ProcessResources, Report } from '@state-divergence/protocol';
 import { errorMessage } from './error-message.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, setLogPhase, type Logger } from './logger.js';
 
 /** How long a child gives its QUIC endpoints to close before it exits anyway. */
 const CLOSE_BUDGET_MS = 500;
@@ -55,6 +55,7 @@ export async function runChild<I extends ChildInit>(setUp: (context: ChildContex
   // Told to stop before it was configured (e.g. the run gave up waiting for it to boot).
   if (!('role' in first)) process.exit(0);
   const init = first;
+  setLogPhase('starting');
   const logger = createLogger(init.name, init.log);
   let handlers: RoleHandlers | undefined;
   let exiting = false;
@@ -111,6 +112,9 @@ export async function runChild<I extends ChildInit>(setUp: (context: ChildContex
             (verdict) => send({ type: 'digested', id: command.id, verdict }),
             (error: unknown) => send({ type: 'digested', id: command.id, verdict: { match: null, error: errorMessage(error), local: '', broker: '', brokerOffset: 0, localOffset: 0 } }),
           );
+          break;
+        case 'phase':
+          setLogPhase(command.phase);
           break;
         case 'endSubscriber':
           role.endSubscriber?.(command.name, command.reason);

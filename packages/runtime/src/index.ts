@@ -1,4 +1,4 @@
-export { createLogger, type Logger } from './logger.js';
+export { createLogger, setLogPhase, type Logger } from './logger.js';
 export { processResources, runChild, type ChildContext, type RoleHandlers } from './child.js';
 export { withDeadline, sleep } from './deadline.js';
 export { wallClockMs } from './clock.js';

@@ -10,6 +10,12 @@ export type { Logger } from 'pino';
  * process.exit(). Logging is per-second and per-phase, never per event, so the
  * cost of sync writes does not matter.
  */
+/** The phase of the run this process is in; every line carries it (pino mixin, so a key never repeats). */
+let currentPhase: string | undefined;
+export function setLogPhase(phase: string): void {
+  currentPhase = phase;
+}
+
 export function createLogger(proc: string, settings: LogSettings): Logger {
   const destination =
     settings.file === null
@@ -20,6 +26,7 @@ export function createLogger(proc: string, settings: LogSettings): Logger {
       level: settings.level,
       base: settings.mode === null ? { proc, pid: process.pid } : { proc, pid: process.pid, mode: settings.mode },
       timestamp: pino.stdTimeFunctions.isoTime,
+      mixin: () => (currentPhase === undefined ? {} : { phase: currentPhase }),
     },
     destination,
   );
