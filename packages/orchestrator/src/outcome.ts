@@ -1,6 +1,7 @@
 import type { BrokerReport, ConsumerReport, DigestVerdict, Mode, ProcessResources, PublisherReport, RogueReport, SyncRecord } from '@state-divergence/protocol';
 import { check, type CheckResult } from './checker.js';
 import type { DrainResult } from './drain.js';
+import { overlaps, wrongByDecile, type Overlap } from './damage.js';
 import { summarizeLatency, type LatencySummary } from './latency.js';
 import type { RunEvent } from './timeline.js';
 
@@ -57,6 +58,8 @@ export interface ModeResult {
   processes: Array<{ name: string; role: string } & ProcessResources>;
   recovery: Record<string, Recovery>;
   cost: Cost;
+  /** Where the damage is: wrong fraction per hotness decile per consumer, and overlaps between stalled consumers. */
+  damage: { byDecile: Record<string, number[]>; stalledOverlap: Overlap[] };
   drain: DrainResult;
   /** What a hostile client tried during the run, and how the broker answered (--rogue-frames). */
   rogue: RogueReport | null;
@@ -150,6 +153,10 @@ export function assembleOutcome(run: GatheredRun): ModeResult {
       resyncBytes: subscribers.reduce((sum, s) => sum + s.resyncBytes, 0),
       fullSnapshotBytes: subscribers.reduce((sum, s) => sum + s.fullSnapshotBytes, 0),
       convergedAfterThawMs: converged.length > 0 ? Math.max(...converged) : null,
+    },
+    damage: {
+      byDecile: Object.fromEntries(result.consumers.map((c) => [c.name, wrongByDecile(c.wrongKeys, publisher.authority.versions.length)])),
+      stalledOverlap: overlaps(result.consumers.filter((c) => c.stalled)),
     },
     drain: run.drain,
     rogue: run.rogue,

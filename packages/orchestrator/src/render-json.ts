@@ -45,12 +45,14 @@ export function toJsonRun(r: ModeResult) {
         digest: r.digests[c.name] ?? null,
         endedEarly: c.endedEarly,
         recovery: r.recovery[c.name] ?? null,
+        wrongByDecile: r.damage.byDecile[c.name] ?? null,
         latency: r.latency[c.name] ?? null,
       })),
       broker:
         r.broker === null
           ? null
           : { head: r.broker.head, digest: r.broker.digest, subscribers: r.broker.subscribers },
+      stalledOverlap: r.damage.stalledOverlap,
       drain: r.drain,
       rogue: r.rogue,
       events: r.events,

@@ -35,6 +35,9 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
   } else {
     lines.push(`    ${name}  applied ${applied}   ${consumer.wrongKeys.length} of ${keys} keys PERMANENTLY WRONG${marker}`);
     lines.push(`${INDENT}wrong: ${keyList(consumer.wrongKeys)}`);
+    if (consumer.wrongByDecile) {
+      lines.push(`${INDENT}wrong by key hotness, hottest tenth first: ${consumer.wrongByDecile.map((f) => `${Math.round(f * 100)}%`).join(' ')}`);
+    }
   }
   const queue = result.broker?.subscribers[consumer.name];
   if (queue && queue.dropped > 0) {
@@ -66,6 +69,11 @@ export function renderMode(result: JsonRun, options: JsonConfig): string {
     '',
     ...result.consumers.flatMap((c) => consumerLines(c, result, options)),
     '',
+    ...result.stalledOverlap.map(
+      (o) =>
+        `    ${o.a} and ${o.b}: ${o.both} keys wrong for both, ${o.onlyA} only for ${o.a}, ${o.onlyB} only for ${o.b}` +
+        (o.jaccard === null ? '' : ` (Jaccard ${o.jaccard}${o.onlyA + o.onlyB > 0 ? ': they disagree with each other too' : ''})`),
+    ),
     `    checker: ${result.valid}; unexplained: ${unexplained}`,
   ];
   if (result.rogue !== null) {
