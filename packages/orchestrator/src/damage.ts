@@ -10,7 +10,8 @@
 /** Fraction of each hotness decile's keys that are wrong, hottest decile first. */
 export function wrongByDecile(wrongKeys: number[], keys: number): number[] {
   const counts = new Array<number>(10).fill(0);
-  const size = (d: number) => Math.floor(((d + 1) * keys) / 10) - Math.floor((d * keys) / 10);
+  // Key k is in decile floor(10k / keys), so decile d holds the keys from ceil(d keys / 10) up.
+  const size = (d: number) => Math.ceil(((d + 1) * keys) / 10) - Math.ceil((d * keys) / 10);
   for (const key of wrongKeys) counts[Math.min(9, Math.floor((key * 10) / keys))]! += 1;
   return counts.map((n, d) => (size(d) === 0 ? 0 : Math.round((n / size(d)) * 1000) / 1000));
 }
