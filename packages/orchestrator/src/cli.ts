@@ -7,6 +7,7 @@ import { silentProgress, textProgress } from './progress.js';
 import { renderClosing, renderMode } from './render-text.js';
 import { toJsonConfig, toJsonRun, type JsonDocument, type JsonRun } from './render-json.js';
 import { analyzeLog } from './analyze.js';
+import { parsePoints, renderSweep, sweep } from './sweep.js';
 import { createLogger } from '@state-divergence/runtime';
 import { runMode, type ChildRegistry } from './run-mode.js';
 
@@ -18,8 +19,8 @@ import { runMode, type ChildRegistry } from './run-mode.js';
 const EXIT = { ok: 0, failed: 1, usage: 2, incomplete: 3 } as const;
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
-function parseArguments(argv: string[]): RawOptions {
-  return yargs(argv)
+function parseArguments(argv: string[], sweepBy?: 'rate' | 'keys'): RawOptions {
+  const parser = yargs(argv)
     .scriptName('orchestrator')
     .usage('$0 [options]\n\nRuns the state-divergence demo: a broker, a publisher and N consumers as separate processes over QUIC;\nfreezes the stalled consumers with SIGSTOP, resumes them with SIGCONT, and diffs every local copy against the authority.')
     .options({
@@ -40,15 +41,20 @@ function parseArguments(argv: string[]): RawOptions {
       'log-file': { type: 'string', describe: 'Append every process\'s NDJSON log here [default: stderr]' },
       'log-level': { type: 'string', describe: `${LOG_LEVELS.join(', ')} [default: info; warn when stderr is a terminal]` },
     })
-    .epilog('Also: orchestrator analyze <log> [--json] rebuilds the report, or the --json document, from a --log-file log.')
+    .epilog(
+      'Also:\n  orchestrator analyze <log> [--json]   rebuild the report, or the --json document, from a --log-file log\n' +
+        '  orchestrator sweep --rate 100,400,1600 [flags]   (or --keys ...) lossy at each point: damage against the expectation',
+    )
     .strict()
     .version(false)
     .help()
     .wrap(Math.min(110, process.stdout.columns || 110))
     .fail((message, error) => {
       throw new UsageError(error?.message ?? message);
-    })
-    .parseSync() as RawOptions;
+    });
+  // A sweep takes one of --rate / --keys as a comma list; everything else as for a run.
+  if (sweepBy) parser.option(sweepBy, { type: 'string', describe: `Comma-separated ${sweepBy} values to sweep` });
+  return parser.parseSync() as RawOptions;
 }
 
 /** The closing part of the report: the closing summary, or the whole --json document. */
@@ -82,6 +88,46 @@ function analyze(argv: string[]): number {
   }
 }
 
+/** `orchestrator sweep --rate 100,400,1600` (or `--keys ...`): lossy at each point, damage against the expectation. */
+async function runSweep(argv: string[]): Promise<number> {
+  const by = argv.some((a) => a === '--keys' || a.startsWith('--keys=')) ? 'keys' : 'rate';
+  let raw: RawOptions;
+  let points: number[];
+  try {
+    raw = parseArguments(argv, by);
+    const list = (raw as Record<string, unknown>)[by];
+    if (typeof list !== 'string') throw new UsageError('sweep needs --rate or --keys with a comma list, e.g. sweep --rate 100,400,1600');
+    points = parsePoints(by, list);
+    delete (raw as Record<string, unknown>)[by];
+    for (const value of points) normalizeOptions({ ...raw, mode: 'lossy', [by]: value }, { stderrIsTTY: false });
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`orchestrator sweep: ${error.message.split('\n')[0]} (see --help)\n`);
+    return EXIT.usage;
+  }
+  const registry: ChildRegistry = new Set();
+  const controller = new AbortController();
+  const stop = (signal: NodeJS.Signals) => controller.abort(new RunError('E_INTERRUPTED', `interrupted by ${signal}`));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  const json = raw.json ?? false;
+  try {
+    const results = await sweep(by, points, raw, {
+      signal: controller.signal,
+      observer: silentProgress,
+      registry,
+      onPoint: (p) => json || process.stderr.write(`sweep: ${by} ${by === 'rate' ? p.rate : p.keys}: ${p.wrong} keys wrong (${p.wrongFraction}), expected ${p.expectedFraction}\n`),
+    });
+    process.stdout.write(json ? JSON.stringify({ sweep: { by, points: results } }) + '\n' : renderSweep(by, results));
+    return EXIT.ok;
+  } catch (error) {
+    process.stderr.write(`orchestrator sweep: ${(controller.signal.aborted ? (controller.signal.reason as Error) : (error as Error)).message}\n`);
+    return controller.signal.aborted ? 130 : EXIT.failed;
+  } finally {
+    await reapAll(registry);
+  }
+}
+
 /** Reaps every live child: SIGCONT, stop, SIGKILL. Safe to call twice. */
 async function reapAll(registry: ChildRegistry): Promise<void> {
   await Promise.all([...registry].map((child) => child.stop()));
@@ -90,6 +136,7 @@ async function reapAll(registry: ChildRegistry): Promise<void> {
 async function main(): Promise<number> {
   const [command, ...rest] = hideBin(process.argv);
   if (command === 'analyze') return analyze(rest);
+  if (command === 'sweep') return runSweep(rest);
   let options: Options;
   try {
     options = normalizeOptions(parseArguments(hideBin(process.argv)), { stderrIsTTY: Boolean(process.stderr.isTTY) });

@@ -19,3 +19,30 @@ export const NAMED_KEYS = [
 export function keyName(index: number): string {
   return NAMED_KEYS[index] ?? `config/key-${String(index).padStart(4, '0')}`;
 }
+
+/**
+ * The workload's key choice: Zipf-skewed, clamped like the seed's system,
+ *   weight(i) = clamp(floor(keys / (i + 1)), 1, 64).
+ * A few dozen hot keys share the top weight; the long tail has weight 1.
+ * Shared by the publisher (which samples it) and the orchestrator (which
+ * computes what a given number of lost events should cost).
+ */
+export function keyWeight(index: number, keys: number): number {
+  return Math.min(64, Math.max(1, Math.floor(keys / (index + 1))));
+}
+
+/** Probability of each key being chosen for one change. */
+export function keyProbabilities(keys: number): number[] {
+  const weights = Array.from({ length: keys }, (_, i) => keyWeight(i, keys));
+  const total = weights.reduce((a, b) => a + b, 0);
+  return weights.map((w) => w / total);
+}
+
+/**
+ * Expected number of keys whose last write is among the last `lost` changes:
+ * sum over k of 1 - (1 - p_k)^lost. When a consumer loses the tail of the
+ * stream, that is how many keys it should end up wrong about.
+ */
+export function expectedKeysTouched(keys: number, lost: number): number {
+  return keyProbabilities(keys).reduce((sum, p) => sum + 1 - (1 - p) ** lost, 0);
+}

@@ -1,19 +1,7 @@
-/**
- * Zipf-skewed key choice, clamped like the seed's system:
- *   weight(i) = clamp(floor(keys / (i + 1)), 1, 64)
- * A few dozen hot keys share the top weight, the long tail has weight 1: hot
- * keys are rewritten constantly, most keys rarely.
- */
-export function keyWeight(index: number, keys: number): number {
-  return Math.min(64, Math.max(1, Math.floor(keys / (index + 1))));
-}
+import { keyWeight } from '@state-divergence/protocol';
 
-/** Probability of each key being chosen for one change (used by the report and tests). */
-export function keyProbabilities(keys: number): number[] {
-  const weights = Array.from({ length: keys }, (_, i) => keyWeight(i, keys));
-  const total = weights.reduce((a, b) => a + b, 0);
-  return weights.map((w) => w / total);
-}
+/** The weights are the protocol package's keyWeight (shared with the orchestrator's expectations). */
+export { keyProbabilities, keyWeight } from '@state-divergence/protocol';
 
 /** Returns a chooser mapping a uniform u32 to a key index, by binary search over cumulative weights. */
 export function createKeyChooser(keys: number): (u32: number) => number {
