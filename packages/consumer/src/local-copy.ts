@@ -36,6 +36,15 @@ export class LocalCopy {
     return triples;
   }
 
+  /** Each key's live version (0: not held, or deleted), indexed by key. */
+  versions(): Float64Array {
+    let size = 0;
+    for (const key of this.entries.keys()) if (key + 1 > size) size = key + 1;
+    const versions = new Float64Array(size);
+    for (const [key, entry] of this.entries) if (!entry.deleted) versions[key] = entry.version;
+    return versions;
+  }
+
   digest(): StateDigest {
     const digest = new StateDigest();
     for (const [key, entry] of this.entries) if (!entry.deleted) digest.add(key, entry.version);

@@ -46,7 +46,8 @@ await runChild<ConsumerInit>(async ({ init, logger, send }) => {
   })().catch((error: unknown) => endEarly(`stream failed: ${errorMessage(error)}`));
 
   return {
-    counters: () => ({ role: 'consumer', applied: follower.applied, lastOffset: follower.lastOffset, endedEarly }),
+    versions: () => follower.copy.versions(),
+    counters: () => ({ role: 'consumer', applied: follower.applied, lastOffset: follower.lastOffset, endedEarly, syncing: follower.syncing }),
     gather: () => ({
       role: 'consumer',
       applied: follower.applied,

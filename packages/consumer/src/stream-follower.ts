@@ -35,7 +35,7 @@ export class StreamFollower {
   /** Highest head the broker has announced (PROGRESS). */
   headSeen = 0;
   readonly syncs: SyncRecord[] = [];
-  private syncing: boolean;
+  syncing: boolean;
   private syncFrames = 0;
   private syncBytes = 0;
   private syncKeys = new Set<number>();

@@ -27,6 +27,7 @@ export interface ChildHandle {
   status(timeoutMs: number): Promise<Counters>;
   gather(timeoutMs: number): Promise<Report>;
   digest(timeoutMs: number): Promise<DigestVerdict>;
+  versions(timeoutMs: number): Promise<Float64Array>;
   on(listener: Listener): void;
   freeze(): void;
   thaw(): void;
@@ -120,9 +121,10 @@ export async function spawnRole<I extends ChildInit>(options: SpawnOptions<I>): 
   };
 
   let requestId = 0;
-  const request = async (type: 'status' | 'gather' | 'digest', timeoutMs: number): Promise<ChildMessage> => {
+  const request = async (type: 'status' | 'gather' | 'digest' | 'versions', timeoutMs: number): Promise<ChildMessage> => {
     const id = ++requestId;
-    const isReply = (m: ChildMessage): m is ChildMessage => (m.type === 'status' || m.type === 'gathered' || m.type === 'digested') && m.id === id;
+    const isReply = (m: ChildMessage): m is ChildMessage =>
+      (m.type === 'status' || m.type === 'gathered' || m.type === 'digested' || m.type === 'versions') && m.id === id;
     const reply = nextMessage(isReply, timeoutMs, `${type} reply`);
     handle.send({ type, id });
     return reply;
@@ -178,6 +180,11 @@ export async function spawnRole<I extends ChildInit>(options: SpawnOptions<I>): 
       const reply = await request('digest', timeoutMs);
       if (reply.type !== 'digested') throw new Error('unreachable');
       return reply.verdict;
+    },
+    versions: async (timeoutMs) => {
+      const reply = await request('versions', timeoutMs);
+      if (reply.type !== 'versions') throw new Error('unreachable');
+      return reply.versions;
     },
     on: (listener) => listeners.add(listener),
     freeze: () => {

@@ -8,6 +8,7 @@ import { renderClosing, renderMode } from './render-text.js';
 import { toJsonConfig, toJsonRun, type JsonDocument, type JsonRun } from './render-json.js';
 import { analyzeLog } from './analyze.js';
 import { parsePoints, renderSweep, sweep } from './sweep.js';
+import { liveView } from './tui.js';
 import { createLogger } from '@state-divergence/runtime';
 import { runMode, type ChildRegistry } from './run-mode.js';
 
@@ -174,7 +175,15 @@ async function main(): Promise<number> {
   process.stdout.on('error', onFatal);
 
   const print = (text: string) => process.stdout.write(text);
-  const observer = options.json ? silentProgress : textProgress((line) => print(line + '\n'));
+  // The live view when a person is watching; plain lines when stdout is a file or a pipe, or with --no-tui.
+  const onQuit = () => {
+    if (interruptedBy) return;
+    interruptedBy = 'SIGINT'; // a quit is an interruption: exit 130
+    controller.abort(new RunError('E_INTERRUPTED', 'quit from the live view; every process of the run was stopped'));
+  };
+  const live = !options.json && options.tui && process.stdout.isTTY ? liveView(onQuit) : undefined;
+  const observer = options.json ? silentProgress : (live ?? textProgress((line) => print(line + '\n')));
+  const reports: string[] = [];
   const config = toJsonConfig(options);
   // The log carries the run's configuration and, per mode, its complete result: `orchestrator analyze` rebuilds the report from it.
   const logger = createLogger('orchestrator', { level: options.logLevel, file: options.logFile, mode: null });
@@ -185,8 +194,14 @@ async function main(): Promise<number> {
       const run = toJsonRun(await runMode(mode, options, { signal: controller.signal, observer, registry }));
       runs.push(run);
       logger.info({ run }, 'result');
-      if (!options.json) print('\n' + renderMode(run, config) + '\n');
+      if (!options.json) {
+        const report = '\n' + renderMode(run, config) + '\n';
+        if (live) reports.push(report);
+        else print(report);
+      }
     }
+    live?.close();
+    for (const report of reports) print(report);
     printDocument({ config, runs }, options.json);
     const incomplete = runs.some((r) => r.valid === 'unknown' || r.consumers.some((c) => c.endedEarly !== null));
     if (incomplete) process.stderr.write('orchestrator: the run completed, but a consumer ended early or could not be checked (see the report)\n');
@@ -196,6 +211,7 @@ async function main(): Promise<number> {
     process.stderr.write(`orchestrator: ${reason.message}\n`);
     return interruptedBy ? (SIGNAL_EXIT[interruptedBy] ?? EXIT.failed) : EXIT.failed;
   } finally {
+    live?.close();
     await reapAll(registry);
   }
 }

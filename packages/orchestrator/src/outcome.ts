@@ -58,6 +58,8 @@ export interface ModeResult {
   processes: Array<{ name: string; role: string } & ProcessResources>;
   recovery: Record<string, Recovery>;
   cost: Cost;
+  /** Keys wrong at each sample of the live monitor, per consumer (a frozen one repeats its last figure). */
+  wrongOverTime: { intervalMs: number; series: Record<string, number[]> };
   /** Where the damage is: wrong fraction per hotness decile per consumer, and overlaps between stalled consumers. */
   damage: { byDecile: Record<string, number[]>; stalledOverlap: Overlap[] };
   drain: DrainResult;
@@ -77,6 +79,7 @@ export interface GatheredRun {
   publishedInStall: number;
   drain: DrainResult;
   rogue: RogueReport | null;
+  wrongOverTime: ModeResult['wrongOverTime'];
   processes: Array<{ name: string; role: string } & ProcessResources>;
   events: RunEvent[];
   wallSeconds: number;
@@ -159,6 +162,7 @@ export function assembleOutcome(run: GatheredRun): ModeResult {
       stalledOverlap: overlaps(result.consumers.filter((c) => c.stalled)),
     },
     drain: run.drain,
+    wrongOverTime: run.wrongOverTime,
     rogue: run.rogue,
     events: run.events,
     wallSeconds: run.wallSeconds,

@@ -53,6 +53,7 @@ export function toJsonRun(r: ModeResult) {
           ? null
           : { head: r.broker.head, digest: r.broker.digest, subscribers: r.broker.subscribers },
       stalledOverlap: r.damage.stalledOverlap,
+      wrongOverTime: r.wrongOverTime,
       drain: r.drain,
       rogue: r.rogue,
       events: r.events,

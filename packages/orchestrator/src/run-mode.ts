@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
-  BrokerCounters,
   BrokerReport,
   ChildInit,
-  ConsumerCounters,
   ConsumerReport,
   DigestVerdict,
   LogSettings,
@@ -23,6 +21,7 @@ import { consumerName, type Options } from './options.js';
 import { assembleOutcome, type ModeResult } from './outcome.js';
 import { PHASES, PUBLISH_PHASES, RUN_LENGTH_IN_PHASES, STALL, Timeline, type PhaseName } from './timeline.js';
 import { generateRunCertificate } from './tls.js';
+import { LiveMonitor, type LiveSnapshot } from './live-monitor.js';
 import { brokerInit, consumerInit, HOST, publisherInit } from './child-inits.js';
 
 export type { ModeResult } from './outcome.js';
@@ -31,17 +30,11 @@ const STATUS_TIMEOUT_MS = 2_000;
 const GATHER_TIMEOUT_MS = 5_000;
 const DIGEST_TIMEOUT_MS = 8_000;
 
-export interface ProgressSnapshot {
-  mode: Mode;
-  seconds: number;
-  phase: PhaseName;
-  published: number;
-  consumers: Array<{ name: string; applied: number; frozen: boolean; stalled: boolean; dropped: number }>;
-}
-
 export interface RunObserver {
+  /** How often the run is sampled for it (the live view wants ~2/s; plain lines 1/s). */
+  intervalMs: number;
   phase(mode: Mode, phase: PhaseName, seconds: number): void;
-  tick(snapshot: ProgressSnapshot): void;
+  tick(snapshot: LiveSnapshot): void;
 }
 
 /** Tracks every live child of the whole invocation, so any exit path can reap them. */
@@ -174,25 +167,21 @@ export async function runMode(
       observer.phase(mode, next, seconds());
     };
     const until = (phases: number) => guard(sleep(Math.max(0, origin + phases * phaseMs - performance.now()), undefined, { signal }));
-    const snapshot = (): ProgressSnapshot => {
-      const brokerCounters = broker.latest as BrokerCounters | undefined;
-      return {
-        mode, seconds: seconds(), phase,
-        published: (publisher.latest as PublisherCounters | undefined)?.published ?? 0,
-        consumers: consumers.map((c) => ({
-          name: c.name,
-          applied: (c.latest as ConsumerCounters | undefined)?.applied ?? 0,
-          frozen: c.frozen,
-          stalled: stalled.includes(c),
-          dropped: brokerCounters?.subscribers[c.name]?.dropped ?? 0,
-        })),
-      };
+    const monitor = new LiveMonitor({
+      publisher, broker, consumers: () => consumers, stalled: (c) => stalled.includes(c), keys: options.keys,
+      totalSeconds: RUN_LENGTH_IN_PHASES * options.duration, mode,
+    });
+    let sampling = false;
+    const sample = () => {
+      if (sampling) return; // a slow round is skipped, never queued
+      sampling = true;
+      monitor.sample(phase, seconds()).then(observer.tick, () => {}).finally(() => (sampling = false));
     };
 
     enter(PHASES[0].name);
     publisher.send({ type: 'start', durationMs: PUBLISH_PHASES * phaseMs });
     rogue?.send({ type: 'start', durationMs: 0 });
-    ticker = setInterval(() => observer.tick(snapshot()), 1000);
+    ticker = setInterval(sample, observer.intervalMs);
     await until(STALL.start);
     const beforeStall = (await guard(publisher.status(STATUS_TIMEOUT_MS))) as PublisherCounters;
     const stallWindow = { from: wallClockMs(), to: Number.POSITIVE_INFINITY };
@@ -264,6 +253,7 @@ export async function runMode(
       publishedInStall: afterStall.published - beforeStall.published,
       drain: drained,
       rogue: rogueReport,
+      wrongOverTime: { intervalMs: observer.intervalMs, series: monitor.series() },
       processes: [
         { name: 'orchestrator', role: 'orchestrator', ...processResources() },
         ...children.flatMap((c) => (c.resources ? [{ name: c.name, role: c.role, ...c.resources }] : [])),

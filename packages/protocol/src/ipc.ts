@@ -100,6 +100,8 @@ export type OrchestratorCommand =
   | { type: 'status'; id: number }
   | { type: 'gather'; id: number }
   | { type: 'digest'; id: number }
+  /** Publisher and consumers: each key's live version right now (0: absent or deleted), for the live view. */
+  | { type: 'versions'; id: number }
   /** The run entered a phase: bound into every later log line of the child. */
   | { type: 'phase'; phase: string }
   /** Broker: forget a subscriber whose process the orchestrator saw die (QUIC would take the idle timeout to notice). */
@@ -132,6 +134,8 @@ export interface ConsumerCounters {
   applied: number;
   lastOffset: number;
   endedEarly: string | null;
+  /** Between a LAG (or a gap it noticed) and the SYNC_END of the delta. */
+  syncing: boolean;
 }
 
 export type Counters = BrokerCounters | PublisherCounters | ConsumerCounters | RogueCounters;
@@ -263,6 +267,7 @@ export type ChildMessage =
   | { type: 'status'; id: number; counters: Counters }
   | { type: 'gathered'; id: number; report: Report; resources: ProcessResources }
   | { type: 'digested'; id: number; verdict: DigestVerdict }
+  | { type: 'versions'; id: number; versions: Float64Array }
   | { type: 'done'; published: number }
   | { type: 'ended'; reason: string }
   | { type: 'fatal'; message: string };

@@ -56,6 +56,7 @@ await runChild<PublisherInit>(async ({ init, logger, send, exit }) => {
         },
       );
     },
+    versions: () => authority.versions.map((version, key) => (authority.deleted[key] === 1 ? 0 : version)),
     counters: () => ({ role: 'publisher', published, done }),
     gather: () => ({
       role: 'publisher',

@@ -16,6 +16,8 @@ export interface RoleHandlers {
   start?(durationMs: number): void;
   /** Consumers: compare the local digest with the broker's. */
   digest?(): Promise<DigestVerdict>;
+  /** Publisher and consumers: live version per key (0: absent or deleted). */
+  versions?(): Float64Array;
   /** Broker: a subscriber's process is gone. */
   endSubscriber?(name: string, reason: string): void;
   /** Releases transports. Must not wait for a graceful QUIC close. */
@@ -112,6 +114,9 @@ export async function runChild<I extends ChildInit>(setUp: (context: ChildContex
             (verdict) => send({ type: 'digested', id: command.id, verdict }),
             (error: unknown) => send({ type: 'digested', id: command.id, verdict: { match: null, error: errorMessage(error), local: '', broker: '', brokerOffset: 0, localOffset: 0 } }),
           );
+          break;
+        case 'versions':
+          send({ type: 'versions', id: command.id, versions: role.versions?.() ?? new Float64Array() });
           break;
         case 'phase':
           setLogPhase(command.phase);

@@ -1,0 +1,49 @@
+/**
+ * The live view, rendered from hand-built snapshots with ink-testing-library.
+ * (The README names the tmux check for the real terminal; the notes hold a capture.)
+ */
+import { render } from 'ink-testing-library';
+import { createElement as h } from 'react';
+import { Dashboard, sparkline } from '../packages/orchestrator/src/tui.js';
+import type { LiveSnapshot } from '../packages/orchestrator/src/live-monitor.js';
+
+const snapshot: LiveSnapshot = {
+  mode: 'lossy',
+  phase: 'stalled',
+  seconds: 7.5,
+  totalSeconds: 20,
+  keys: 2000,
+  published: 3000,
+  publisherRate: 401,
+  consumers: [
+    { name: 'consumer-1', stalled: false, state: 'applying', applied: 3000, wrongNow: 0, stale: false, dropped: 0, series: [0, 0, 0] },
+    { name: 'consumer-3', stalled: true, state: 'STALLED', applied: 1400, wrongNow: 312, stale: true, dropped: 1088, series: [0, 100, 312] },
+  ],
+};
+
+describe('live view', () => {
+  test('shows the mode, the phase with its progress, and one row per consumer', () => {
+    const frame = render(h(Dashboard, { snapshot, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } })).lastFrame()!;
+    expect(frame).toContain('at-most-once (production defaults)');
+    expect(frame).toMatch(/stalled\s+█+░+ 7\.5s \/ 20s/);
+    expect(frame).toMatch(/consumer-1\s+applying\s+applied\s+3000\s+wrong\s+0 \/ 2000/);
+    expect(frame).toMatch(/consumer-3\s+STALLED\s+applied\s+1400\s+wrong\s+312 \/ 2000 \(frozen: last known\)/);
+    expect(frame).toContain('rate 401/s (last 2 s)');
+    expect(frame).toContain('broker drops: consumer-3 1088');
+    expect(frame).toContain('a consumer is never told it is wrong');
+    expect(frame).toContain('[q] quit');
+  });
+
+  test('the lossy footer is only for lossy; before the first sample the rows are empty, not invented', () => {
+    const frame = render(h(Dashboard, { snapshot: undefined, phase: { mode: 'resync', phase: 'converged', seconds: 0 } })).lastFrame()!;
+    expect(frame).toContain('resync (snapshot + lag signal + delta)');
+    expect(frame).not.toContain('never told');
+    expect(frame).not.toContain('consumer-');
+  });
+
+  test('sparklines scale to the largest value and leave zeros blank', () => {
+    expect(sparkline([0, 1, 2, 4, 8])).toBe(' ▁▂▄█');
+    expect(sparkline([0, 0])).toBe('  ');
+    expect(sparkline(Array.from({ length: 40 }, (_, i) => i))).toHaveLength(24);
+  });
+});
