@@ -4,6 +4,7 @@
  * consumer-3 with SIGSTOP and resumes it with SIGCONT. Two-second phases keep the
  * suite quick and leave healthy consumers ample slack on a loaded machine.
  */
+import { readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { ORCHESTRATOR, pidsInLog, runDemo, startDemo, tempLogFile } from './helpers/run-demo.js';
 
@@ -81,10 +82,20 @@ describe('orchestrator analyze', () => {
     expect(JSON.parse(analyzed.stdout)).toEqual(document);
   });
 
-  test('rebuilds the same text report the run printed', async () => {
+  test('rebuilds the same text report the run printed, and the same HTML report', async () => {
     const logFile = tempLogFile();
-    const printed = await startDemo(['--mode', 'lossy', '--duration', '1', '--log-file', logFile]);
+    const html = logFile.replace(/\.ndjson$/, '.html');
+    const printed = await startDemo(['--mode', 'lossy', '--duration', '1', '--log-file', logFile, '--report', html]);
     expect(printed.exitCode).toBe(0);
+    const page = readFileSync(html, 'utf8');
+    // Self-contained: nothing to fetch, nothing to run; the charts are inline SVG.
+    expect(page).not.toMatch(/<script|https?:\/\/|<link /);
+    expect(page.match(/<svg /g)!.length).toBe(3); // wrong over time, publisher rate, wrong by key rank
+    expect(page).toContain('What each column cost');
+    expect(page).toMatch(/consumer-3 \(stalled\)<\/td><td>\d+<\/td><td class="bad">\d+ of 2000 wrong/);
+    const rebuilt = html.replace(/\.html$/, '-rebuilt.html');
+    expect((await execa('node', [ORCHESTRATOR, 'analyze', logFile, '--report', rebuilt], { reject: false })).exitCode).toBe(0);
+    expect(readFileSync(rebuilt, 'utf8')).toBe(page);
     const report = printed.stdout.split('\n').filter((line) => !line.startsWith('[')).join('\n'); // without the progress lines
     const analyzed = await execa('node', [ORCHESTRATOR, 'analyze', logFile], { reject: false });
     expect(analyzed.stdout).toBe(report);

@@ -9,6 +9,8 @@ import { toJsonConfig, toJsonRun, type JsonDocument, type JsonRun } from './rend
 import { analyzeLog } from './analyze.js';
 import { parsePoints, renderSweep, sweep } from './sweep.js';
 import { liveView } from './tui.js';
+import { renderHtml } from './render-html.js';
+import { writeFileSync } from 'node:fs';
 import { createLogger } from '@state-divergence/runtime';
 import { runMode, type ChildRegistry } from './run-mode.js';
 
@@ -39,6 +41,7 @@ function parseArguments(argv: string[], sweepBy?: 'rate' | 'keys'): RawOptions {
       'join-late': { type: 'string', describe: 'A consumer that subscribes only when the stall starts (snapshot under resync, latest otherwise)' },
       tui: { type: 'boolean', default: DEFAULTS.tui, describe: 'Terminal UI (--no-tui for plain text)' },
       json: { type: 'boolean', default: DEFAULTS.json, describe: 'Print one JSON document on stdout instead of the report' },
+      report: { type: 'string', describe: 'Write a self-contained HTML report (charts, cost table) to this path after the run' },
       'log-file': { type: 'string', describe: 'Append every process\'s NDJSON log here [default: stderr]' },
       'log-level': { type: 'string', describe: `${LOG_LEVELS.join(', ')} [default: info; warn when stderr is a terminal]` },
     })
@@ -58,9 +61,13 @@ function parseArguments(argv: string[], sweepBy?: 'rate' | 'keys'): RawOptions {
   return parser.parseSync() as RawOptions;
 }
 
-/** The closing part of the report: the closing summary, or the whole --json document. */
-function printDocument(document: JsonDocument, json: boolean): void {
+/** The closing part of the report: the closing summary, or the whole --json document; and the HTML report if asked. */
+function printDocument(document: JsonDocument, json: boolean, reportPath: string | null = document.config.report): void {
   process.stdout.write(json ? JSON.stringify(document) + '\n' : renderClosing(document.runs, document.config));
+  if (reportPath !== null) {
+    writeFileSync(reportPath, renderHtml(document));
+    process.stderr.write(`orchestrator: HTML report written to ${reportPath}\n`);
+  }
 }
 
 /** `orchestrator analyze LOG [--json]`: the same report (or document), from a log file alone. */
@@ -69,7 +76,10 @@ function analyze(argv: string[]): number {
     const args = yargs(argv)
       .scriptName('orchestrator analyze')
       .usage('$0 <log> [--json]\n\nRebuilds a run\'s report from its NDJSON log (--log-file): the same text, or with --json the same document.')
-      .options({ json: { type: 'boolean', default: false, describe: 'Print the --json document' } })
+      .options({
+        json: { type: 'boolean', default: false, describe: 'Print the --json document' },
+        report: { type: 'string', describe: 'Also write the HTML report to this path' },
+      })
       .demandCommand(1, 1, 'give the log file to analyze', 'give exactly one log file')
       .strict()
       .version(false)
@@ -80,7 +90,7 @@ function analyze(argv: string[]): number {
       .parseSync();
     const document = analyzeLog(String(args._[0]));
     if (!args.json) for (const run of document.runs) process.stdout.write('\n' + renderMode(run, document.config) + '\n');
-    printDocument(document, args.json);
+    printDocument(document, args.json, args.report ?? null);
     return EXIT.ok;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;

@@ -50,6 +50,7 @@ function countWrong(authority: Float64Array, local: Float64Array): number {
 export class LiveMonitor {
   private readonly last = new Map<string, { wrong: number | null; series: number[] }>();
   private readonly rateSamples: Array<{ at: number; published: number }> = [];
+  private readonly rateSeries: number[] = [];
 
   constructor(
     private readonly parts: { publisher: ChildHandle; broker: ChildHandle; consumers: () => ChildHandle[]; stalled: (c: ChildHandle) => boolean; keys: number; totalSeconds: number; mode: Mode },
@@ -67,6 +68,7 @@ export class LiveMonitor {
     while (this.rateSamples.length > 2 && now - this.rateSamples[0]!.at > RATE_WINDOW_MS) this.rateSamples.shift();
     const first = this.rateSamples[0]!;
     const publisherRate = now - first.at > 0 ? ((published - first.published) * 1000) / (now - first.at) : 0;
+    this.rateSeries.push(Math.round(publisherRate));
     const brokerCounters = broker.latest as BrokerCounters | undefined;
     return {
       mode, phase, seconds, totalSeconds, keys, published, publisherRate,
@@ -89,5 +91,10 @@ export class LiveMonitor {
   /** Wrong keys over the run per consumer, one sample per tick. */
   series(): Record<string, number[]> {
     return Object.fromEntries([...this.last].map(([name, entry]) => [name, entry.series]));
+  }
+
+  /** The publisher's rate (last 2 s) at each tick. */
+  publisherRates(): number[] {
+    return [...this.rateSeries];
   }
 }

@@ -21,6 +21,7 @@ export const DEFAULTS = {
   tui: true,
   json: false,
   logFile: null as string | null,
+  report: null as string | null,
 };
 
 /** What yargs hands over: flags as typed by the user, not yet checked. */
@@ -41,6 +42,7 @@ export interface RawOptions {
   json?: boolean;
   logFile?: string | undefined;
   logLevel?: string | undefined;
+  report?: string | undefined;
 }
 
 export interface Options {
@@ -64,6 +66,8 @@ export interface Options {
   json: boolean;
   logFile: string | null;
   logLevel: LogLevel;
+  /** Write a self-contained HTML report here after the run. */
+  report: string | null;
 }
 
 export const consumerName = (index: number): string => `consumer-${index + 1}`;
@@ -104,6 +108,7 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${logLevel}`);
   }
   if (raw.logFile === '') throw new UsageError('--log-file needs a path');
+  if (raw.report === '') throw new UsageError('--report needs a path, e.g. --report run.html');
   return {
     rate: checkNumber('rate', raw.rate ?? DEFAULTS.rate, { min: 0.1, max: 100_000, integer: false, what: 'a positive number of changes per second (at most 100000)' }),
     keys: checkNumber('keys', raw.keys ?? DEFAULTS.keys, integerIn(1, 1_000_000)),
@@ -122,5 +127,6 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
     json: raw.json ?? DEFAULTS.json,
     logFile: raw.logFile ?? DEFAULTS.logFile,
     logLevel: logLevel as LogLevel,
+    report: raw.report ?? DEFAULTS.report,
   };
 }

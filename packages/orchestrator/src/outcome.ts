@@ -59,7 +59,7 @@ export interface ModeResult {
   recovery: Record<string, Recovery>;
   cost: Cost;
   /** Keys wrong at each sample of the live monitor, per consumer (a frozen one repeats its last figure). */
-  wrongOverTime: { intervalMs: number; series: Record<string, number[]> };
+  wrongOverTime: { intervalMs: number; series: Record<string, number[]>; publisherRate: number[] };
   /** Where the damage is: wrong fraction per hotness decile per consumer, and overlaps between stalled consumers. */
   damage: { byDecile: Record<string, number[]>; stalledOverlap: Overlap[] };
   drain: DrainResult;

@@ -253,7 +253,7 @@ export async function runMode(
       publishedInStall: afterStall.published - beforeStall.published,
       drain: drained,
       rogue: rogueReport,
-      wrongOverTime: { intervalMs: observer.intervalMs, series: monitor.series() },
+      wrongOverTime: { intervalMs: observer.intervalMs, series: monitor.series(), publisherRate: monitor.publisherRates() },
       processes: [
         { name: 'orchestrator', role: 'orchestrator', ...processResources() },
         ...children.flatMap((c) => (c.resources ? [{ name: c.name, role: c.role, ...c.resources }] : [])),

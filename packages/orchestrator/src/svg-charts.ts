@@ -1,0 +1,59 @@
+/** Small inline-SVG charts for the HTML report: no script, no network, nothing to load. */
+
+const PALETTE = ['#0f766e', '#b91c1c', '#1d4ed8', '#a16207', '#7c3aed', '#be185d', '#15803d', '#c2410c'];
+const W = 640;
+const H = 220;
+const PAD = { left: 48, right: 12, top: 12, bottom: 28 };
+
+const esc = (text: string): string => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
+function axes(maxY: number, xLabel: string, maxX: number): string {
+  const y0 = H - PAD.bottom;
+  const ticks = [0, 0.5, 1].map((f) => {
+    const y = y0 - f * (y0 - PAD.top);
+    return `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y}" y2="${y}" stroke="#e5e7eb"/><text x="${PAD.left - 6}" y="${y + 4}" text-anchor="end">${Math.round(f * maxY)}</text>`;
+  });
+  return (
+    ticks.join('') +
+    `<text x="${W - PAD.right}" y="${H - 6}" text-anchor="end">${esc(xLabel)} (0–${maxX})</text>` +
+    `<line x1="${PAD.left}" x2="${PAD.left}" y1="${PAD.top}" y2="${y0}" stroke="#9ca3af"/>`
+  );
+}
+
+function legend(names: string[]): string {
+  return `<div class="legend">${names.map((n, i) => `<span><i style="background:${PALETTE[i % PALETTE.length]}"></i>${esc(n)}</span>`).join('')}</div>`;
+}
+
+/** One line per series over a shared x axis (sample index × step). */
+export function lineChart(title: string, series: Record<string, number[]>, step: number, xLabel: string, unit = ''): string {
+  const names = Object.keys(series);
+  const length = Math.max(1, ...names.map((n) => series[n]!.length));
+  const maxY = Math.max(1, ...names.flatMap((n) => series[n]!));
+  const x = (i: number) => PAD.left + (i / Math.max(1, length - 1)) * (W - PAD.left - PAD.right);
+  const y = (v: number) => H - PAD.bottom - (v / maxY) * (H - PAD.top - PAD.bottom);
+  const lines = names.map(
+    (n, k) => `<polyline fill="none" stroke="${PALETTE[k % PALETTE.length]}" stroke-width="2" points="${series[n]!.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}"/>`,
+  );
+  return `<figure><figcaption>${esc(title)}${unit ? ` (${esc(unit)})` : ''}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${axes(maxY, xLabel, Math.round((length - 1) * step * 10) / 10)}${lines.join('')}</svg>${legend(names)}</figure>`;
+}
+
+/** Grouped bars: one group per category, one bar per series. */
+export function barChart(title: string, categories: string[], series: Record<string, number[]>, unit = ''): string {
+  const names = Object.keys(series);
+  const maxY = Math.max(0.0001, ...names.flatMap((n) => series[n]!));
+  const group = (W - PAD.left - PAD.right) / categories.length;
+  const bar = Math.max(2, (group - 6) / Math.max(1, names.length));
+  const y0 = H - PAD.bottom;
+  const bars = categories.flatMap((cat, c) =>
+    names.map((n, k) => {
+      const v = series[n]![c] ?? 0;
+      const height = (v / maxY) * (y0 - PAD.top);
+      return `<rect x="${(PAD.left + c * group + 3 + k * bar).toFixed(1)}" y="${(y0 - height).toFixed(1)}" width="${bar.toFixed(1)}" height="${height.toFixed(1)}" fill="${PALETTE[k % PALETTE.length]}"><title>${esc(n)} ${esc(cat)}: ${v}</title></rect>`;
+    }),
+  );
+  const labels = categories.map((cat, c) => `<text x="${(PAD.left + c * group + group / 2).toFixed(1)}" y="${H - 14}" text-anchor="middle">${esc(cat)}</text>`);
+  const yTicks = [0, 0.5, 1].map((f) => `<text x="${PAD.left - 6}" y="${(y0 - f * (y0 - PAD.top) + 4).toFixed(1)}" text-anchor="end">${Math.round(f * maxY * 100) / 100}</text>`);
+  return `<figure><figcaption>${esc(title)}${unit ? ` (${esc(unit)})` : ''}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${yTicks.join('')}<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y0}" y2="${y0}" stroke="#9ca3af"/>${bars.join('')}${labels.join('')}</svg>${legend(names)}</figure>`;
+}
+
+export { esc };
