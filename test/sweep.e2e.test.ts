@@ -5,12 +5,19 @@
  * distinct keys touched has a standard deviation near 0.005 of the keyspace,
  * so 0.05 is a wide margin, not luck.
  */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { ORCHESTRATOR } from './helpers/run-demo.js';
 
 test('sweep --rate: no drops, no damage; with drops, damage as the expectation predicts', async () => {
-  const result = await execa('node', [ORCHESTRATOR, 'sweep', '--rate', '200,800', '--duration', '1', '--json', '--log-level', 'warn'], { reject: false, env: { NODE_OPTIONS: '' } });
+  const report = join(mkdtempSync(join(tmpdir(), 'state-divergence-sweep-')), 'sweep.html');
+  const result = await execa('node', [ORCHESTRATOR, 'sweep', '--rate', '200,800', '--duration', '1', '--json', '--log-level', 'warn', '--report', report], { reject: false, env: { NODE_OPTIONS: '' } });
   expect(result.exitCode).toBe(0);
+  const page = readFileSync(report, 'utf8');
+  expect(page).toContain('<svg ');
+  expect(page).not.toMatch(/<script|https?:\/\//);
   const { sweep } = JSON.parse(result.stdout) as { sweep: { by: string; points: Array<{ rate: number; published: number; dropped: number; wrong: number; wrongFraction: number; expectedFraction: number }> } };
   expect(sweep.by).toBe('rate');
   const [slow, fast] = sweep.points;

@@ -7,7 +7,7 @@ import { silentProgress, textProgress } from './progress.js';
 import { renderClosing, renderMode } from './render-text.js';
 import { toJsonConfig, toJsonRun, type JsonDocument, type JsonRun } from './render-json.js';
 import { analyzeLog } from './analyze.js';
-import { parsePoints, renderSweep, sweep } from './sweep.js';
+import { parsePoints, renderSweep, renderSweepHtml, sweep } from './sweep.js';
 import { liveView } from './tui.js';
 import { renderHtml } from './render-html.js';
 import { writeFileSync } from 'node:fs';
@@ -130,6 +130,10 @@ async function runSweep(argv: string[]): Promise<number> {
       onPoint: (p) => json || process.stderr.write(`sweep: ${by} ${by === 'rate' ? p.rate : p.keys}: ${p.wrong} keys wrong (${p.wrongFraction}), expected ${p.expectedFraction}\n`),
     });
     process.stdout.write(json ? JSON.stringify({ sweep: { by, points: results } }) + '\n' : renderSweep(by, results));
+    if (raw.report) {
+      writeFileSync(raw.report, renderSweepHtml(by, results));
+      process.stderr.write(`orchestrator sweep: HTML report written to ${raw.report}\n`);
+    }
     return EXIT.ok;
   } catch (error) {
     process.stderr.write(`orchestrator sweep: ${(controller.signal.aborted ? (controller.signal.reason as Error) : (error as Error)).message}\n`);
