@@ -1,5 +1,5 @@
 import type { ConsumerReport } from '@state-divergence/protocol';
-import { check, mergeVerdicts, type CheckInput } from '../packages/orchestrator/src/checker.js';
+import { check, checkSafely, mergeVerdicts, type CheckInput } from '../packages/orchestrator/src/check/checker.js';
 
 const report = (entries: Array<[number, number, number]>, options: { endedEarly?: string; coveredAfter?: number } = {}): ConsumerReport => ({
   role: 'consumer',
@@ -100,5 +100,28 @@ describe('checker', () => {
   test('ended-early consumers carry the reason through', () => {
     const result = run([{ name: 'c1', stalled: false, report: report([], { endedEarly: 'stream failed: idle timeout' }), droppedRanges: [] }]);
     expect(result.consumers[0]).toMatchObject({ endedEarly: 'stream failed: idle timeout', lost: 4 });
+  });
+
+  test('a checker that throws gives unknown with its error, for the run and each consumer, instead of failing the run', () => {
+    const input: CheckInput = {
+      authority,
+      history,
+      lastWriteOffsets,
+      consumers: [
+        { name: 'c1', stalled: false, report: report(correct), droppedRanges: [] },
+        { name: 'c2', stalled: true, report: null, droppedRanges: [], died: 'its process killed by SIGKILL mid-run' },
+      ],
+    };
+    const result = checkSafely(input, () => {
+      throw new RangeError('key 7 is out of range');
+    });
+    expect(result.verdict).toBe('unknown');
+    expect(result.error).toBe('the checker failed: key 7 is out of range');
+    expect(result.consumers.map((c) => [c.name, c.verdict, c.applied, c.endedEarly])).toEqual([
+      ['c1', 'unknown', 4, null],
+      ['c2', 'unknown', null, 'its process killed by SIGKILL mid-run'],
+    ]);
+    // Without a failure it is the checker itself.
+    expect(checkSafely(input)).toEqual(check(input));
   });
 });

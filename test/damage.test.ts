@@ -1,4 +1,4 @@
-import { overlaps, wrongByDecile } from '../packages/orchestrator/src/damage.js';
+import { overlaps, wrongByDecile } from '../packages/orchestrator/src/check/damage.js';
 
 describe('where the damage is', () => {
   test('wrong fraction per hotness decile, hottest keys (lowest indices) first', () => {
@@ -9,9 +9,19 @@ describe('where the damage is', () => {
   });
 
   test('uneven keyspaces put every key in exactly one decile', () => {
-    const all = Array.from({ length: 13 }, (_, i) => i);
-    expect(wrongByDecile(all, 13).every((f) => f === 1 || f === 0)).toBe(true);
-    expect(wrongByDecile(all, 13).filter((f) => f === 1).length).toBeGreaterThan(0);
+    const keys = (n: number) => Array.from({ length: n }, (_, i) => i);
+    // 13 keys: every decile holds one or two keys, so all wrong is 1 everywhere.
+    expect(wrongByDecile(keys(13), 13)).toEqual(new Array(10).fill(1));
+    // 5 keys (fewer than ten): the deciles that hold a key are 1, the empty ones 0, and exactly five hold one.
+    const five = wrongByDecile(keys(5), 5);
+    expect(five.filter((f) => f === 1)).toHaveLength(5);
+    expect(five.filter((f) => f === 0)).toHaveLength(5);
+    // One wrong key shows up in exactly one decile, as 1 / that decile's size.
+    for (const key of [0, 6, 12]) {
+      const one = wrongByDecile([key], 13);
+      expect(one.filter((f) => f > 0)).toHaveLength(1);
+      expect([0.5, 1]).toContain(one.find((f) => f > 0));
+    }
   });
 
   test('overlap between stalled consumers: both, only one, Jaccard', () => {

@@ -6,7 +6,7 @@
  * --payload 256 makes each event big enough that lossless backpressure reaches
  * the publisher within a one-second phase (the broker's stream window is 64 KiB).
  */
-import { runDemo, type ModeRun, type RunDocument } from './helpers/run-demo.js';
+import { brokerOf, runDemo, type ModeRun, type RunDocument } from './helpers/run-demo.js';
 
 const RATE = 400;
 let document: RunDocument;
@@ -44,7 +44,7 @@ describe('lossless', () => {
       expect(c.wrongCount).toBe(0);
       expect(c.applied).toBe(run.published);
       expect(c.digestMatch).toBe(true);
-      expect(run.broker.subscribers[c.name]!.dropped).toBe(0);
+      expect(brokerOf(run).subscribers[c.name]!.dropped).toBe(0);
     }
   });
 
@@ -67,8 +67,8 @@ describe('resync (the inverted test the seed asks for)', () => {
   test('the broker dropped nothing silently: every overflow became a lag signal and a delta', () => {
     const run = mode('resync');
     const stalled = run.consumers.find((c) => c.stalled)!;
-    for (const queue of Object.values(run.broker.subscribers)) expect(queue.dropped).toBe(0);
-    const queue = run.broker.subscribers[stalled.name]!;
+    for (const queue of Object.values(brokerOf(run).subscribers)) expect(queue.dropped).toBe(0);
+    const queue = brokerOf(run).subscribers[stalled.name]!;
     expect(queue.lags).toBeGreaterThan(0);
     expect(queue.discarded).toBeGreaterThan(0);
     expect(stalled.recovery!.lags).toBe(queue.lags);

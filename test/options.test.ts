@@ -1,5 +1,5 @@
-import { normalizeOptions } from '../packages/orchestrator/src/options.js';
-import { UsageError } from '../packages/orchestrator/src/errors.js';
+import { normalizeOptions } from '../packages/orchestrator/src/cli/normalize-options.js';
+import { UsageError } from '../packages/orchestrator/src/model/errors.js';
 
 const tty = { stderrIsTTY: false };
 const usage = (raw: Parameters<typeof normalizeOptions>[0]) => {

@@ -5,11 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isGone, killAll, pidsInLog, readLog, startDemo, survivorsAfter, tempLogFile, type LogLine } from './helpers/run-demo.js';
+import { isGone, pidsInLog, readLog, reapAfterEach, startDemo, survivorsAfter, tempLogFile, type LogLine } from './helpers/run-demo.js';
+
+const reaper = reapAfterEach();
 
 /** Starts a run (lossy unless told) and waits (bounded) until consumer-3 is frozen. */
 async function startFrozenRun(extra: string[] = [], mode = 'lossy') {
   const logFile = tempLogFile();
+  reaper.track(logFile);
   const demo = startDemo(['--mode', mode, '--duration', '2', '--log-file', logFile, ...extra]);
   const deadline = Date.now() + 30_000;
   let stallLine: LogLine | undefined;
@@ -34,15 +37,11 @@ async function expectAllGone(pids: number[]): Promise<void> {
 }
 
 describe('teardown', () => {
-  let cleanup: () => void = () => {};
-  afterEach(() => cleanup());
-
   test.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
   ] as const)('%s in the middle of the stall reaps every process, the frozen one included, without waiting for QUIC', async (signal, code) => {
     const run = await startFrozenRun();
-    cleanup = () => killAll(pidsInLog(readLog(run.logFile)));
     expect(processState(run.frozen.pid)).toBe('T'); // really SIGSTOPped
     expect(run.pids).toContain(run.frozen.pid);
     const interruptedAt = Date.now();
@@ -57,7 +56,6 @@ describe('teardown', () => {
 
   test.each(['lossy', 'lossless'])('%s: a consumer killed mid-run is reported as ended early, the others are still checked, and the exit code says so', async (mode) => {
     const run = await startFrozenRun(['--json'], mode);
-    cleanup = () => killAll(pidsInLog(readLog(run.logFile)));
     const victim = run.pidOf('consumer-2');
     process.kill(victim, 'SIGKILL');
     const result = await run.demo;
@@ -75,7 +73,6 @@ describe('teardown', () => {
 
   test('the broker dying mid-run ends the run at once with a message naming it; nothing hangs or is left', async () => {
     const run = await startFrozenRun();
-    cleanup = () => killAll(pidsInLog(readLog(run.logFile)));
     const brokerPid = run.pidOf('broker');
     const killedAt = Date.now();
     process.kill(brokerPid, 'SIGKILL');
@@ -88,7 +85,6 @@ describe('teardown', () => {
 
   test('the orchestrator failing itself (stdout closed under it) still reaps everything', async () => {
     const run = await startFrozenRun();
-    cleanup = () => killAll(pidsInLog(readLog(run.logFile)));
     run.demo.stdout!.destroy(); // the next progress line hits EPIPE
     const result = await run.demo;
     expect(result.exitCode).toBe(1);

@@ -4,8 +4,8 @@
  */
 import { render } from 'ink-testing-library';
 import { createElement as h } from 'react';
-import { Dashboard, sparkline } from '../packages/orchestrator/src/tui.js';
-import type { LiveSnapshot } from '../packages/orchestrator/src/live-monitor.js';
+import { Dashboard, sparkline } from '../packages/orchestrator/src/report/tui.js';
+import type { LiveSnapshot } from '../packages/orchestrator/src/model/live.js';
 
 const snapshot: LiveSnapshot = {
   mode: 'lossy',

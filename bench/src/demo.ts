@@ -1,55 +1,40 @@
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import {
-  brokerInit,
-  consumerInit,
-  generateRunCertificate,
-  HOST,
-  normalizeOptions,
-  publisherInit,
-  runMode,
-  silentProgress,
-  spawnRole,
-  type ChildHandle,
-  type ModeResult,
-  type RawOptions,
-} from '@state-divergence/orchestrator';
-import { eventFrameBytes, TOKEN_BYTES, type ChildInit, type ConsumerCounters, type LogSettings, type Mode } from '@state-divergence/protocol';
+import { normalizeOptions, runMode, silentProgress, startCluster, type ChildHandle, type ModeResult, type RawOptions } from '@state-divergence/orchestrator';
+import { eventFrameBytes, type LogSettings, type Mode } from '@state-divergence/protocol';
 import { createLogger } from '@state-divergence/runtime';
 
 const ORCHESTRATOR = fileURLToPath(new URL('../../packages/orchestrator/bin/orchestrator.js', import.meta.url));
-const quiet = (mode: Mode): LogSettings => ({ level: 'warn', file: null, mode });
+const quiet = (mode: Mode | null): LogSettings => ({ level: 'warn', file: null, mode });
+/** The benchmark process's one logger. */
+const logger = createLogger('bench', quiet(null));
 
 /** One mode of the real demo, in-process through the orchestrator's own runMode. */
 export async function demoRun(mode: Mode, raw: RawOptions): Promise<ModeResult> {
   const options = normalizeOptions({ ...raw, logLevel: 'warn' }, { stderrIsTTY: false });
-  return runMode(mode, options, { signal: new AbortController().signal, observer: silentProgress, registry: new Set() });
+  return runMode(mode, options, { signal: new AbortController().signal, observer: silentProgress, registry: new Set(), logger });
 }
 
 /**
  * (2) The broker's lossless fan-out with no stall: a publisher asked for far
  * more than the stack can carry, N consumers, events/s each consumer applied
- * (the slowest), after a warm-up.
+ * (the slowest), after a warm-up. The cluster is the demo's own (startCluster).
  */
 export async function brokerFanout(consumers: number, seconds: number): Promise<number> {
-  const logger = createLogger('bench', quiet('lossless'));
-  const tls = await generateRunCertificate();
-  const token = randomBytes(TOKEN_BYTES).toString('hex');
   const children: ChildHandle[] = [];
-  const spawn = (init: ChildInit) => spawnRole({ role: init.role, name: init.name, init, logger, track: (child) => children.push(child) });
   try {
-    const idleTimeoutMs = 60_000;
-    const log = quiet('lossless');
-    const broker = await spawn(brokerInit({ mode: 'lossless', keys: 2000, queueCapacity: 512, tls, token, idleTimeoutMs, log }));
-    const endpoint = { host: HOST, port: broker.port!, caPem: tls.certPem, idleTimeoutMs, token };
-    const subscribers = await Promise.all(Array.from({ length: consumers }, (_, i) => spawn(consumerInit(`consumer-${i + 1}`, endpoint, 'lossless', log))));
+    const cluster = await startCluster(
+      {
+        mode: 'lossless', keys: 2000, queueCapacity: 512, rate: 100_000, payload: 64, seed: 1, deleteRatio: 0, rogueFrames: 0, idleTimeoutMs: 60_000, log: quiet('lossless'),
+        consumers: Array.from({ length: consumers }, (_, i) => `consumer-${i + 1}`),
+      },
+      { logger, track: (child) => children.push(child), aborted: new Promise<never>(() => {}) },
+    );
     // Far more than the stack can carry: the publisher goes as fast as the broker lets it.
-    const publisher = await spawn(publisherInit(endpoint, { keys: 2000, rate: 100_000, payload: 64, seed: 1, deleteRatio: 0 }, log));
-    publisher.send({ type: 'start', durationMs: (seconds + 3) * 1000 });
+    cluster.publisher.send({ type: 'start', durationMs: (seconds + 3) * 1000 });
     await sleep(1000);
-    const applied = async () => Promise.all(subscribers.map(async (c) => ((await c.status(5000)) as ConsumerCounters).applied));
+    const applied = async () => Promise.all(cluster.consumers.map(async (c) => (await c.status(5000)).applied));
     const before = await applied();
     await sleep(seconds * 1000);
     const after = await applied();

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
+import type { JsonDocument, JsonRun } from '@state-divergence/orchestrator';
 
 export const ORCHESTRATOR = fileURLToPath(new URL('../../packages/orchestrator/bin/orchestrator.js', import.meta.url));
 
@@ -11,7 +12,7 @@ export function tempLogFile(): string {
 }
 
 /** Starts the real orchestrator (which starts the real processes). */
-export function startDemo(args: string[]): ResultPromise<{ reject: false; all: true }> {
+export function startDemo(args: string[]) {
   return execa('node', [ORCHESTRATOR, ...args], { reject: false, all: true, env: { NODE_OPTIONS: '' } });
 }
 
@@ -75,32 +76,34 @@ export function pidsInLog(lines: LogLine[]): number[] {
   return [...new Set(lines.map((line) => line.pid))];
 }
 
-export interface ConsumerResult {
-  name: string;
-  stalled: boolean;
-  applied: number;
-  wrongKeys: string[];
-  wrongCount: number;
-  lost: number;
-  unexpected: number;
-  unexplained: number;
-  digestMatch: boolean | null;
-  endedEarly: string | null;
-  recovery: { lags: number; resumes: number; syncs: Array<{ kind: string; frames: number; keys: number; bytes: number }> } | null;
+/** The --json document, typed by the orchestrator itself: the tests read what it prints, not a copy of its shape. */
+export type RunDocument = JsonDocument;
+export type ModeRun = JsonRun;
+export type ConsumerResult = JsonRun['consumers'][number];
+
+/** A broker report is missing only if the broker could not be gathered: a failed run, not a finding. */
+export function brokerOf(run: ModeRun): NonNullable<ModeRun['broker']> {
+  if (run.broker === null) throw new Error(`the ${run.mode} run has no broker report`);
+  return run.broker;
 }
 
-export interface ModeRun {
-  mode: string;
-  published: number;
-  publisher: { achievedRate: number; rateInStall: number };
-  cost: { publisherRate: number; publisherRateInStall: number; healthyP99InStallMs: number | null; resyncBytes: number; fullSnapshotBytes: number };
-  consumers: ConsumerResult[];
-  broker: { subscribers: Record<string, { delivered: number; dropped: number; lags: number; discarded: number; resyncBytes: number; fullSnapshotBytes: number }> };
+/** The end of a failed run's stderr, so a red test says why the run failed. */
+export function failureDetail(result: { exitCode?: number | undefined; signal?: string | undefined; stderr: unknown }): string {
+  const stderr = String(result.stderr ?? '').trimEnd().split('\n').slice(-20).join('\n');
+  return `the orchestrator exited with ${result.exitCode ?? result.signal}; its stderr ended with:\n${stderr}`;
 }
 
-export interface RunDocument {
-  config: Record<string, unknown>;
-  runs: ModeRun[];
+/**
+ * Every process a test started, by pid, reaped after each test whatever
+ * happened in it: SIGCONT (a frozen process cannot act otherwise) then SIGKILL.
+ * One shared clean-up instead of one per test.
+ */
+export function reapAfterEach(): { track(logFile: string): void } {
+  const logs: string[] = [];
+  afterEach(() => {
+    for (const file of logs.splice(0)) killAll(pidsInLog(readLog(file)));
+  });
+  return { track: (logFile) => void logs.push(logFile) };
 }
 
 /** Runs the real demo with --json and a log file; fails the test on a non-zero exit; reaps leftovers. */
@@ -111,7 +114,7 @@ export async function runDemo(args: string[]): Promise<{ document: RunDocument; 
   // Survivors are recorded before they are killed, so a test can assert there were none.
   const survivors = await survivorsAfter(pidsInLog(log), 5_000);
   killAll(survivors);
-  expect(result.exitCode).toBe(0);
-  return { document: JSON.parse(result.stdout) as RunDocument, log, logFile, stdout: result.stdout, exitCode: result.exitCode, survivors };
+  if (result.exitCode !== 0) throw new Error(failureDetail(result));
+  return { document: JSON.parse(String(result.stdout)) as RunDocument, log, logFile, stdout: result.stdout, exitCode: result.exitCode, survivors };
 }
 

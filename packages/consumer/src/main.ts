@@ -1,11 +1,11 @@
-import { encodeDigestRequest, encodeResume, Role, StartKind, type ConsumerInit, type DigestFrame } from '@state-divergence/protocol';
+import { encodeDigestRequest, encodeResume, Role, StartKind, type DigestFrame } from '@state-divergence/protocol';
 import { errorMessage, runChild, withDeadline } from '@state-divergence/runtime';
 import { connectToBroker } from '@state-divergence/runtime/quic';
 import { StreamFollower } from './stream-follower.js';
 
 const DIGEST_TIMEOUT_MS = 5_000;
 
-await runChild<ConsumerInit>(async ({ init, logger, send }) => {
+await runChild('consumer', async ({ init, logger, send }) => {
   const snapshot = init.subscribeWith === 'snapshot';
   const session = await connectToBroker(
     init.broker,

@@ -32,8 +32,6 @@ export class StreamFollower {
   lastOffset: number;
   lags = 0;
   resumes = 0;
-  /** Highest head the broker has announced (PROGRESS). */
-  headSeen = 0;
   readonly syncs: SyncRecord[] = [];
   syncing: boolean;
   private syncFrames = 0;
@@ -84,8 +82,7 @@ export class StreamFollower {
         this.syncing = true;
         return undefined;
       case 'progress':
-        this.headSeen = Math.max(this.headSeen, frame.headOffset);
-        return undefined;
+        return undefined; // a heartbeat: nothing to apply (the drain asks over IPC instead)
       case 'digest':
         this.options.onDigest(frame);
         return undefined;

@@ -1,3 +1,3 @@
 #!/usr/bin/env node
 // Committed entry point: npm links bins at install time, before `prepare` has built dist/.
-import '../dist/cli.js';
+import '../dist/cli/main.js';

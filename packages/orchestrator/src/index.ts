@@ -1,9 +1,14 @@
-/** The orchestrator as a library, for the benchmarks: the same pieces the CLI uses. */
-export { spawnRole, type ChildHandle } from './child-process.js';
-export { generateRunCertificate } from './tls.js';
-export { runMode, type ModeResult, type RunObserver, type ChildRegistry } from './run-mode.js';
-export { normalizeOptions, consumerName, type Options, type RawOptions } from './options.js';
-export { silentProgress } from './progress.js';
-export { summarizeLatency, type LatencySummary } from './latency.js';
-export { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './transport-settings.js';
-export { brokerInit, consumerInit, publisherInit, HOST } from './child-inits.js';
+/** The orchestrator as a library, for the benchmarks and the tests: the same pieces the CLI uses. */
+export { spawnRole } from './run/child/spawn-role.js';
+export type { ChildHandle, ChildRegistry } from './run/child/child-handle.js';
+export { startCluster, type Cluster, type ClusterSpec } from './run/cluster.js';
+export { runMode, type RunContext } from './run/run-mode.js';
+export type { ModeResult } from './check/outcome.js';
+export type { RunObserver } from './model/live.js';
+export { normalizeOptions } from './cli/normalize-options.js';
+export type { Options, RawOptions } from './model/options.js';
+export { silentProgress } from './report/progress.js';
+export { summarizeLatency, type LatencySummary } from './check/latency.js';
+export { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './run/transport-settings.js';
+export { generateRunCertificate } from './run/tls.js';
+export type { JsonConfig, JsonDocument, JsonRun } from './report/document.js';

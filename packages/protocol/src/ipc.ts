@@ -93,15 +93,14 @@ export interface RogueInit {
 }
 
 export type ChildInit = BrokerInit | PublisherInit | ConsumerInit | RogueInit;
-export type RoleName = ChildInit['role'];
+/** A child's role; every init, counters and report message carries it, so a reply is narrowed by it. */
+export type ChildRole = ChildInit['role'];
+export type InitOf<R extends ChildRole> = RoleMessages[R]['init'];
 
 export type OrchestratorCommand =
   | { type: 'start'; durationMs: number }
-  | { type: 'status'; id: number }
-  | { type: 'gather'; id: number }
-  | { type: 'digest'; id: number }
-  /** Publisher and consumers: each key's live version right now (0: absent or deleted), for the live view. */
-  | { type: 'versions'; id: number }
+  /** Answered by one `reply` with the same id, or a `refused` when the child cannot serve it. */
+  | { type: 'request'; id: number; kind: RequestKind }
   /** The run entered a phase: bound into every later log line of the child. */
   | { type: 'phase'; phase: string }
   /** Broker: forget a subscriber whose process the orchestrator saw die (QUIC would take the idle timeout to notice). */
@@ -240,6 +239,12 @@ export interface RogueReport {
   /** Did pinning the decoy certificate fail the handshake, as it must? */
   wrongPinRejected: boolean | null;
   done: boolean;
+  /**
+   * Per attack, how the broker answered each of its connections: ERROR code name,
+   * or 'none' when the connection ended without one. Shows that each insider
+   * attack (valid token, semantically bad frames) met exactly its rule.
+   */
+  byAttack: Record<string, Record<string, number>>;
 }
 
 export interface RogueCounters {
@@ -250,6 +255,20 @@ export interface RogueCounters {
 }
 
 export type Report = BrokerReport | PublisherReport | ConsumerReport | RogueReport;
+/** Each role's init message, counters and report: every role-typed value is looked up here. */
+export interface RoleMessages {
+  broker: { init: BrokerInit; counters: BrokerCounters; report: BrokerReport };
+  publisher: { init: PublisherInit; counters: PublisherCounters; report: PublisherReport };
+  consumer: { init: ConsumerInit; counters: ConsumerCounters; report: ConsumerReport };
+  rogue: { init: RogueInit; counters: RogueCounters; report: RogueReport };
+}
+export type CountersOf<R extends ChildRole> = RoleMessages[R]['counters'];
+export type ReportOf<R extends ChildRole> = RoleMessages[R]['report'];
+
+/** True when `value` (an init, counters or report) belongs to `role`: how a message is narrowed, never by a cast. */
+export function isOfRole<R extends ChildRole, K extends keyof RoleMessages[ChildRole]>(value: RoleMessages[ChildRole][K], role: R): value is RoleMessages[R][K] {
+  return value.role === role;
+}
 
 /** What a process cost, as it reports at gather time (process.resourceUsage()). */
 export interface ProcessResources {
@@ -259,15 +278,30 @@ export interface ProcessResources {
   maxRssKb: number;
 }
 
+/** What each request returns: the orchestrator's `request(kind)` is typed by this map. */
+export interface RequestReplies {
+  /** The role's counters right now. */
+  status: Counters;
+  /** The role's full report, and what the process cost so far. */
+  gather: { report: Report; resources: ProcessResources };
+  /** Consumers: compare the local digest with the broker's. */
+  digest: DigestVerdict;
+  /** Publisher and consumers: each key's live version right now (0: absent or deleted), for the live view. */
+  versions: Float64Array;
+}
+export type RequestKind = keyof RequestReplies;
+
+/** One reply per request kind, discriminated by `kind`, so a reply narrows without a cast. */
+export type ReplyMessage = { [K in RequestKind]: { type: 'reply'; id: number; kind: K; value: RequestReplies[K] } }[RequestKind];
+
 export type ChildMessage =
   /** Listening for its init message: modules loaded, nothing configured yet. */
   | { type: 'booted'; pid: number }
   | { type: 'ready'; pid: number; port?: number }
   | { type: 'progress'; counters: Counters }
-  | { type: 'status'; id: number; counters: Counters }
-  | { type: 'gathered'; id: number; report: Report; resources: ProcessResources }
-  | { type: 'digested'; id: number; verdict: DigestVerdict }
-  | { type: 'versions'; id: number; versions: Float64Array }
+  | ReplyMessage
+  /** A request this child cannot serve (e.g. a digest asked of the broker): it answers, it does not die. */
+  | { type: 'refused'; id: number; kind: RequestKind; message: string }
   | { type: 'done'; published: number }
   | { type: 'ended'; reason: string }
   | { type: 'fatal'; message: string };

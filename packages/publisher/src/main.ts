@@ -1,10 +1,10 @@
-import { encodePublish, Role, type PublisherInit } from '@state-divergence/protocol';
+import { encodePublish, Role } from '@state-divergence/protocol';
 import { errorMessage, runChild, wallClockMs } from '@state-divergence/runtime';
 import { connectToBroker } from '@state-divergence/runtime/quic';
 import { Authority } from './authority.js';
 import { pace } from './pacer.js';
 
-await runChild<PublisherInit>(async ({ init, logger, send, exit }) => {
+await runChild('publisher', async ({ init, logger, send, exit }) => {
   const authority = new Authority(init.keys, init.seed, init.payload, init.deleteRatio);
   const session = await connectToBroker(init.broker, { role: Role.publisher, name: init.name }, logger);
   let published = 0;

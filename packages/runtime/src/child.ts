@@ -1,6 +1,6 @@
 import { getEachMessage, getOneMessage, sendMessage } from 'execa';
-import type { ChildInit, ChildMessage, Counters, DigestVerdict, OrchestratorCommand, ProcessResources, Report } from '@state-divergence/protocol';
-import { errorMessage } from './error-message.js';
+import { isChildInit, isOfRole, isOrchestratorCommand, type ChildInit, type ChildRole, type InitOf, type ChildMessage, type Counters, type DigestVerdict, type Report } from '@state-divergence/protocol';
+import { serveRequest } from './serve-request.js';
 import { createLogger, setLogPhase, type Logger } from './logger.js';
 
 /** How long a child gives its QUIC endpoints to close before it exits anyway. */
@@ -32,14 +32,50 @@ export interface ChildContext<I extends ChildInit> {
   exit(code: number): Promise<never>;
 }
 
-export function processResources(): ProcessResources {
-  const usage = process.resourceUsage();
-  return { cpuMs: Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000), maxRssKb: usage.maxRSS };
-}
-
 function send(message: ChildMessage): void {
   // The orchestrator may already be gone (it is tearing us down); nothing to report to then.
   sendMessage(message).catch(() => {});
+}
+
+/**
+ * Says `booted`, then waits for the init message. Listening starts first: a
+ * message sent before the other side listens is silently dropped. A child told
+ * to stop before it was configured (the run gave up on it) exits quietly.
+ */
+async function awaitInit<R extends ChildRole>(role: R): Promise<InitOf<R>> {
+  const initArrived = getOneMessage();
+  await sendMessage({ type: 'booted', pid: process.pid } satisfies ChildMessage);
+  const first = await initArrived;
+  if (!isChildInit(first)) process.exit(0);
+  if (!isOfRole(first, role)) throw new Error(`a ${role} process was sent the init message of a ${first.role}`);
+  return first;
+}
+
+/** Acts on each command from the orchestrator until the channel closes. */
+async function serveCommands(role: RoleHandlers, exit: (code: number) => Promise<never>, logger: Logger): Promise<void> {
+  for await (const raw of getEachMessage()) {
+    if (!isOrchestratorCommand(raw)) {
+      logger.warn({ message: raw }, 'ignored a malformed command from the orchestrator');
+      continue;
+    }
+    const command = raw;
+    switch (command.type) {
+      case 'start':
+        role.start?.(command.durationMs);
+        break;
+      case 'request':
+        serveRequest(role, command, send, logger);
+        break;
+      case 'phase':
+        setLogPhase(command.phase);
+        break;
+      case 'endSubscriber':
+        role.endSubscriber?.(command.name, command.reason);
+        break;
+      case 'stop':
+        await exit(0);
+    }
+  }
 }
 
 /**
@@ -49,14 +85,8 @@ function send(message: ChildMessage): void {
  * fatal error. Listening starts before `ready` is sent: an IPC message sent
  * before the other side listens is silently dropped.
  */
-export async function runChild<I extends ChildInit>(setUp: (context: ChildContext<I>) => Promise<RoleHandlers>): Promise<void> {
-  // Listen first, then say so: a message sent before the other side listens is lost.
-  const initArrived = getOneMessage();
-  await sendMessage({ type: 'booted', pid: process.pid } satisfies ChildMessage);
-  const first = (await initArrived) as unknown as I | OrchestratorCommand;
-  // Told to stop before it was configured (e.g. the run gave up waiting for it to boot).
-  if (!('role' in first)) process.exit(0);
-  const init = first;
+export async function runChild<R extends ChildRole>(roleName: R, setUp: (context: ChildContext<InitOf<R>>) => Promise<RoleHandlers>): Promise<void> {
+  const init = await awaitInit(roleName);
   setLogPhase('starting');
   const logger = createLogger(init.name, init.log);
   let handlers: RoleHandlers | undefined;
@@ -84,52 +114,14 @@ export async function runChild<I extends ChildInit>(setUp: (context: ChildContex
   process.on('disconnect', () => void exit(1));
   process.on('SIGTERM', () => void exit(0));
 
-  const context: ChildContext<I> = { init, logger, send, exit };
   try {
-    handlers = await setUp(context);
+    handlers = await setUp({ init, logger, send, exit });
   } catch (error) {
     fail(error);
     return;
   }
   const role = handlers;
-
-  void (async () => {
-    for await (const raw of getEachMessage()) {
-      const command = raw as unknown as OrchestratorCommand;
-      switch (command.type) {
-        case 'start':
-          role.start?.(command.durationMs);
-          break;
-        case 'status':
-          send({ type: 'status', id: command.id, counters: role.counters() });
-          break;
-        case 'gather':
-          send({ type: 'gathered', id: command.id, report: role.gather(), resources: processResources() });
-          break;
-        case 'digest':
-          if (!role.digest) throw new Error(`${init.name} cannot compute a digest`);
-          // Not awaited: the digest needs frames from the broker, and commands must keep flowing.
-          // A failed check is a finding about this consumer, not a reason for it to die.
-          role.digest().then(
-            (verdict) => send({ type: 'digested', id: command.id, verdict }),
-            (error: unknown) => send({ type: 'digested', id: command.id, verdict: { match: null, error: errorMessage(error), local: '', broker: '', brokerOffset: 0, localOffset: 0 } }),
-          );
-          break;
-        case 'versions':
-          send({ type: 'versions', id: command.id, versions: role.versions?.() ?? new Float64Array() });
-          break;
-        case 'phase':
-          setLogPhase(command.phase);
-          break;
-        case 'endSubscriber':
-          role.endSubscriber?.(command.name, command.reason);
-          break;
-        case 'stop':
-          await exit(0);
-      }
-    }
-  })().catch(fail);
-
+  serveCommands(role, exit, logger).catch(fail);
   setInterval(() => {
     const counters = role.counters();
     logger.info(counters, 'counters');

@@ -1,5 +1,7 @@
 import { QUICClient } from '@matrixai/quic';
 import { encodeHello, StartKind, type BrokerEndpoint, type Frame, type Role, type WelcomeFrame } from '@state-divergence/protocol';
+import { CodedError } from '../coded-error.js';
+import { errorMessage } from '../error-message.js';
 import { withDeadline } from '../deadline.js';
 import { readFrames } from './frame-reader.js';
 import type { Logger } from '../logger.js';
@@ -39,18 +41,20 @@ export async function openBrokerStream(endpoint: BrokerEndpoint, logger: Logger,
 
 /** The transport under openBrokerStream, without framing (the benchmarks measure it bare). */
 export async function openQuicStream(endpoint: BrokerEndpoint, logger: Logger, caPem: string = endpoint.caPem): Promise<QuicByteStream> {
-  const client = await withDeadline(
-    QUICClient.createQUICClient({
-      host: endpoint.host,
-      port: endpoint.port,
-      serverName: TLS_SERVER_NAME,
-      crypto: clientCrypto(),
-      config: { verifyPeer: true, ca: caPem, maxIdleTimeout: endpoint.idleTimeoutMs },
-      logger: quicLogger(logger),
-    }),
-    CONNECT_TIMEOUT_MS,
-    `no QUIC handshake with the broker at ${endpoint.host}:${endpoint.port} within ${CONNECT_TIMEOUT_MS / 1000} s`,
-  );
+  const connecting = QUICClient.createQUICClient({
+    host: endpoint.host,
+    port: endpoint.port,
+    serverName: TLS_SERVER_NAME,
+    crypto: clientCrypto(),
+    config: { verifyPeer: true, ca: caPem, maxIdleTimeout: endpoint.idleTimeoutMs },
+    logger: quicLogger(logger),
+  }).catch((error: unknown) => {
+    // A certificate that does not match the pin fails the TLS handshake (E_TLS); anything else,
+    // an unreachable broker included, is E_CONNECT: a caller can tell a rejected pin from no broker.
+    const tls = error instanceof Error && /TLS$/.test(error.name);
+    throw new CodedError(tls ? 'E_TLS' : 'E_CONNECT', `no QUIC connection to the broker at ${endpoint.host}:${endpoint.port}: ${tls ? 'TLS handshake failed' : errorMessage(error)}`, { cause: error });
+  });
+  const client = await withDeadline(connecting, CONNECT_TIMEOUT_MS, `no QUIC handshake with the broker at ${endpoint.host}:${endpoint.port} within ${CONNECT_TIMEOUT_MS / 1000} s`);
   const stream = client.connection.newStream('bidi');
   const writer = stream.writable.getWriter();
   return {
@@ -80,7 +84,7 @@ export async function connectToBroker(
   if (first.done || first.value.type !== 'welcome') {
     const detail = first.done ? 'the stream ended' : first.value.type === 'error' ? first.value.message : first.value.type;
     await close();
-    throw new Error(`the broker refused ${hello.name}: ${detail}`);
+    throw new CodedError('E_REFUSED', `the broker refused ${hello.name}: ${detail}`);
   }
   return { welcome: first.value, frames, write, close };
 }

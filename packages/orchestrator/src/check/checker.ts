@@ -1,0 +1,175 @@
+import type { ConsumerReport } from '@state-divergence/protocol';
+
+/** Jepsen's three outcomes: a checker that cannot tell says so. */
+export type Verdict = 'valid' | 'invalid' | 'unknown';
+
+export interface Authority {
+  /** By key index; version 0 = never written. */
+  versions: ArrayLike<number>;
+  values: ArrayLike<number>;
+  /** 1 where the key's last write deleted it. */
+  deleted: ArrayLike<number>;
+}
+
+/** Every change published, indexed by version - 1. */
+export interface History {
+  keys: ArrayLike<number>;
+  values: ArrayLike<number>;
+  deleted: ArrayLike<number>;
+}
+
+export interface CheckInput {
+  authority: Authority;
+  history: History;
+  /** Broker: offset of each key's last write. */
+  lastWriteOffsets: ArrayLike<number>;
+  consumers: Array<{
+    name: string;
+    stalled: boolean;
+    report: ConsumerReport | null;
+    /** Offsets the broker dropped for this consumer, inclusive ranges. */
+    droppedRanges: Array<[number, number]>;
+    /** Set when its process died: it could not say why its subscription ended, the orchestrator saw it. */
+    died?: string | null;
+    /** Set when the drain gave up on it: a wrong key may only be late, so wrong means unknown. */
+    undrained?: string | null;
+  }>;
+}
+
+export interface ConsumerCheck {
+  name: string;
+  stalled: boolean;
+  verdict: Verdict;
+  applied: number | null;
+  /** Key indices whose local state is wrong, ascending (the named keys come first). */
+  wrongKeys: number[];
+  /** Wrong because behind: held at a version below the authority's, missing, or still held after a delete. */
+  lost: number;
+  /** Held (key, version, value) the publisher never emitted: must be 0, or the demo is broken. */
+  unexpected: number;
+  /**
+   * Keys where the wrong set and the explanation disagree: wrong although the
+   * key's last write was neither dropped for this consumer nor published before
+   * it subscribed (a late `latest` subscriber), or explained yet right. Must be
+   * 0: a nonzero count is a bug in the demo, not a result.
+   */
+  unexplainedKeys: number[];
+  endedEarly: string | null;
+}
+
+export interface CheckResult {
+  verdict: Verdict;
+  consumers: ConsumerCheck[];
+  /** Set when the checker itself failed: the verdict is then `unknown`, never a guess. */
+  error?: string;
+}
+
+/** false beats unknown beats true. */
+export function mergeVerdicts(verdicts: Verdict[]): Verdict {
+  if (verdicts.includes('invalid')) return 'invalid';
+  if (verdicts.includes('unknown')) return 'unknown';
+  return 'valid';
+}
+
+function inRanges(offset: number, ranges: Array<[number, number]>): boolean {
+  return ranges.some(([from, to]) => offset >= from && offset <= to);
+}
+
+function emitted(history: History, key: number, version: number, value: number): boolean {
+  const i = version - 1;
+  return i >= 0 && i < history.keys.length && history.keys[i] === key && history.values[i] === value && history.deleted[i] === 0;
+}
+
+function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][number]): ConsumerCheck {
+  const { authority, history } = input;
+  const base = { name: consumer.name, stalled: consumer.stalled, endedEarly: consumer.report?.endedEarly ?? consumer.died ?? null };
+  if (consumer.report === null) {
+    return { ...base, verdict: 'unknown', applied: null, wrongKeys: [], lost: 0, unexpected: 0, unexplainedKeys: [] };
+  }
+  const held = new Map<number, [number, number]>();
+  for (const [key, version, value] of consumer.report.entries) held.set(key, [version, value]);
+  const wrong = new Set<number>();
+  let lost = 0;
+  let unexpected = 0;
+  for (const [key, [version, value]] of held) {
+    if (!emitted(history, key, version, value)) unexpected += 1;
+  }
+  let keys = authority.versions.length;
+  for (const key of held.keys()) if (key >= keys) keys = key + 1;
+  for (let key = 0; key < keys; key++) {
+    const version = authority.versions[key] ?? 0;
+    const exists = version > 0 && authority.deleted[key] === 0;
+    const local = held.get(key);
+    if (!exists) {
+      if (local === undefined) continue; // never written, or deleted and not held: right
+      wrong.add(key);
+      if (local[0] < version) lost += 1;
+      continue;
+    }
+    if (local === undefined || local[0] < version) {
+      lost += 1;
+      wrong.add(key);
+    } else if (local[0] !== version || local[1] !== authority.values[key]) {
+      wrong.add(key);
+    }
+  }
+  // Explained: the key's authoritative last write never reached this consumer -
+  // the broker dropped it, or it predates a `latest` subscription - except a
+  // delete of a key it does not hold, which did no harm.
+  const explained = new Set<number>();
+  const { coveredAfter } = consumer.report;
+  for (let key = 0; key < input.lastWriteOffsets.length; key++) {
+    const offset = input.lastWriteOffsets[key]!;
+    if (offset === 0 || (offset > coveredAfter && !inRanges(offset, consumer.droppedRanges))) continue;
+    if (authority.deleted[key] === 1 && !held.has(key)) continue;
+    explained.add(key);
+  }
+  const unexplainedKeys = [...wrong].filter((k) => !explained.has(k)).concat([...explained].filter((k) => !wrong.has(k)));
+  const wrongKeys = [...wrong].sort((a, b) => a - b);
+  const verdict: Verdict = wrongKeys.length === 0 ? 'valid' : consumer.undrained ? 'unknown' : 'invalid';
+  return {
+    ...base,
+    verdict,
+    applied: consumer.report.applied,
+    wrongKeys,
+    lost,
+    unexpected,
+    unexplainedKeys: unexplainedKeys.sort((a, b) => a - b),
+  };
+}
+
+/**
+ * Diffs every consumer's local copy against the authority. Pure: the same
+ * inputs always give the same result, so it is tested with hand-built maps.
+ * A key is wrong when the consumer's version or value differs from the
+ * authority's, when it lacks a key the authority has, or when it still holds a
+ * key the authority deleted (or never wrote).
+ */
+export function check(input: CheckInput): CheckResult {
+  const consumers = input.consumers.map((consumer) => checkConsumer(input, consumer));
+  return { verdict: mergeVerdicts(consumers.map((c) => c.verdict)), consumers };
+}
+
+/**
+ * Jepsen's habit: a checker that throws gives the verdict `unknown` with its
+ * error, for the run and for every consumer, instead of failing the whole run.
+ */
+export function checkSafely(input: CheckInput, checker: (input: CheckInput) => CheckResult = check): CheckResult {
+  try {
+    return checker(input);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const consumers = input.consumers.map((c): ConsumerCheck => ({
+      name: c.name,
+      stalled: c.stalled,
+      verdict: 'unknown',
+      applied: c.report?.applied ?? null,
+      wrongKeys: [],
+      lost: 0,
+      unexpected: 0,
+      unexplainedKeys: [],
+      endedEarly: c.report?.endedEarly ?? c.died ?? null,
+    }));
+    return { verdict: 'unknown', consumers, error: `the checker failed: ${message}` };
+  }
+}

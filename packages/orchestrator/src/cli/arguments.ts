@@ -1,0 +1,32 @@
+import type { Argv } from 'yargs';
+import { LOG_LEVELS } from '@state-divergence/protocol';
+import { DEFAULTS, MODE_CHOICES } from '../model/options.js';
+
+/**
+ * The flags of a run, for `orchestrator [run]` and `orchestrator sweep` (which
+ * takes --rate or --keys as a comma list instead). yargs only parses and
+ * documents; every check and default is normalizeOptions's.
+ */
+export function runArguments<T>(parser: Argv<T>, sweep = false) {
+  const swept = (flag: 'rate' | 'keys', describe: string) =>
+    sweep ? { type: 'string' as const, describe: `${describe}: a single value, or a comma list to sweep (e.g. 100,400,1600)` } : { type: 'number' as const, default: DEFAULTS[flag], describe };
+  return parser.options({
+    rate: swept('rate', 'Changes published per second'),
+    keys: swept('keys', 'Size of the config keyspace'),
+    consumers: { type: 'number', default: DEFAULTS.consumers, describe: 'Consumer count; must be at least 2' },
+    payload: { type: 'number', default: DEFAULTS.payload, describe: 'Payload bytes per change' },
+    'queue-capacity': { type: 'number', default: DEFAULTS.queueCapacity, describe: 'Subscriber queue depth at the broker' },
+    duration: { type: 'number', default: DEFAULTS.duration, describe: 'Seconds per phase; a run is 5 phases' },
+    mode: { type: 'string', default: DEFAULTS.mode, describe: `${MODE_CHOICES.join(', ')} (both: lossy + lossless; all: the three)` },
+    stall: { type: 'array', string: true, describe: 'Consumer(s) to freeze, repeatable or comma-separated [default: the last]' },
+    seed: { type: 'number', default: DEFAULTS.seed, describe: 'PRNG seed: the same seed gives the same changes' },
+    'delete-ratio': { type: 'number', default: DEFAULTS.deleteRatio, describe: 'Fraction of changes that delete their key' },
+    'rogue-frames': { type: 'number', default: DEFAULTS.rogueFrames, describe: 'A hostile client sends this many bad frames during the run (wrong pin, wrong token, garbage); the outcome must not change' },
+    'join-late': { type: 'string', describe: 'A consumer that subscribes only when the stall starts (snapshot under resync, latest otherwise)' },
+    tui: { type: 'boolean', default: DEFAULTS.tui, describe: 'Terminal UI (--no-tui for plain text)' },
+    json: { type: 'boolean', default: DEFAULTS.json, describe: 'Print one JSON document on stdout instead of the report' },
+    report: { type: 'string', describe: 'Write a self-contained HTML report (charts, cost table) to this path after the run' },
+    'log-file': { type: 'string', describe: "Append every process's NDJSON log here [default: stderr]" },
+    'log-level': { type: 'string', describe: `${LOG_LEVELS.join(', ')} [default: info; warn when stderr is a terminal]` },
+  });
+}

@@ -1,0 +1,75 @@
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { UsageError } from '../model/errors.js';
+import type { RawOptions } from '../model/options.js';
+import { analyzeCommand } from './analyze-command.js';
+import { runArguments } from './arguments.js';
+import { normalizeOptions } from './normalize-options.js';
+import { runCommand } from './run-command.js';
+import { EXIT } from './session.js';
+import { planSweep, sweepCommand, type SweepArguments } from './sweep-command.js';
+
+const environment = () => ({ stderrIsTTY: Boolean(process.stderr.isTTY) });
+const DESCRIPTION =
+  'Runs the state-divergence demo: a broker, a publisher and N consumers as separate processes over QUIC;\n' +
+  'freezes the stalled consumers with SIGSTOP, resumes them with SIGCONT, and diffs every local copy against the authority.';
+
+const SWEEP_DESCRIPTION =
+  "Runs the lossy mode once per value, fresh processes each time, and sets the stalled consumer's wrong keys\n" +
+  'beside the expectation for the drops the broker reported: sum over keys of 1 - (1 - p_k)^dropped.';
+
+/**
+ * The CLI: yargs commands, each with its own --help. yargs only parses; every
+ * check is normalizeOptions's, and bad input is one line on stderr with exit 2
+ * before anything starts. The commands that start processes share one interrupt
+ * and teardown path (session.ts).
+ */
+async function main(argv: string[]): Promise<number> {
+  const command = argv[0] === 'sweep' || argv[0] === 'analyze' ? `orchestrator ${argv[0]}` : 'orchestrator';
+  let exitCode: number = EXIT.ok;
+  try {
+    await yargs(argv)
+      .scriptName('orchestrator')
+      .command(['$0', 'run'], 'Run the demo (the default command)', (y) => runArguments(y.usage(`$0 [run] [options]\n\n${DESCRIPTION}`)), async (args) => {
+        exitCode = await runCommand(normalizeOptions(args as RawOptions, environment()));
+      })
+      .command('sweep', "Lossy at each value of --rate or --keys: the stalled consumer's damage against the expectation", (y) => runArguments(y.usage(`$0 sweep --rate 100,400,1600 [options]   (or --keys 200,2000,20000)\n\n${SWEEP_DESCRIPTION}`), true), async (args) => {
+        const { by, runs } = planSweep(args as SweepArguments, environment());
+        exitCode = await sweepCommand(by, runs);
+      })
+      .command(
+        'analyze <log>',
+        "Rebuild a run's report from its NDJSON log (--log-file): the same text, or with --json the same document",
+        (y) =>
+          y
+            .positional('log', { type: 'string', demandOption: true, describe: 'The log file a run wrote with --log-file' })
+            .options({ json: { type: 'boolean', default: false, describe: 'Print the --json document' }, report: { type: 'string', describe: 'Also write the HTML report to this path' } }),
+        (args) => {
+          exitCode = analyzeCommand(args);
+        },
+      )
+      .strict()
+      .version(false)
+      .help()
+      .wrap(Math.min(110, process.stdout.columns || 110))
+      .fail((message, error) => {
+        // yargs' own complaints (unknown flag, missing value) are bad input; anything else is not ours to relabel.
+        if (error === undefined || error === null || error.name === 'YError') throw new UsageError(error?.message ?? message);
+        throw error;
+      })
+      .parseAsync();
+    return exitCode;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${command}: ${error.message.split('\n')[0]} (see ${command === 'orchestrator' ? '' : command.slice('orchestrator '.length) + ' '}--help)\n`);
+    return EXIT.usage;
+  }
+}
+
+main(hideBin(process.argv)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`orchestrator: unexpected failure: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(EXIT.failed);
+  },
+);

@@ -1,0 +1,62 @@
+import { LOG_LEVELS, MAX_PAYLOAD_BYTES, type LogLevel, type Mode } from '@state-divergence/protocol';
+import { UsageError } from '../model/errors.js';
+import { consumerName, DEFAULTS, EXPANSIONS, MODE_CHOICES, type ModeChoice, type Options, type RawOptions } from '../model/options.js';
+
+function checkNumber(flag: string, value: number, rule: { min: number; max: number; integer: boolean; what: string }): number {
+  if (!Number.isFinite(value) || (rule.integer && !Number.isInteger(value)) || value < rule.min || value > rule.max) {
+    throw new UsageError(`--${flag} must be ${rule.what}, got ${Number.isNaN(value) ? 'not a number' : value}`);
+  }
+  return value;
+}
+
+const integerIn = (min: number, max: number, what?: string) => ({ min, max, integer: true, what: what ?? `an integer from ${min} to ${max}` });
+
+/**
+ * Applies defaults and checks every flag, once, before anything is started.
+ * Pure: the only outside fact it needs (is stderr a terminal?) is passed in.
+ */
+export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: boolean }): Options {
+  const consumers = checkNumber('consumers', raw.consumers ?? DEFAULTS.consumers, integerIn(2, 64, 'at least 2 (and at most 64)'));
+  const mode = raw.mode ?? DEFAULTS.mode;
+  if (!(MODE_CHOICES as readonly string[]).includes(mode)) {
+    throw new UsageError(`--mode must be one of ${MODE_CHOICES.join(', ')}, got ${mode}`);
+  }
+  const valid = Array.from({ length: consumers }, (_, i) => consumerName(i));
+  const requested = (raw.stall ?? []).flatMap((entry) => String(entry).split(',')).map((s) => s.trim()).filter(Boolean);
+  for (const name of requested) {
+    if (!valid.includes(name)) throw new UsageError(`--stall ${name} is not a consumer of this run; valid: ${valid.join(', ')}`);
+  }
+  const stall = requested.length > 0 ? valid.filter((name) => requested.includes(name)) : [valid.at(-1)!];
+  if (stall.length === consumers) {
+    throw new UsageError(`--stall names every consumer; leave at least one of ${valid.join(', ')} running to compare against`);
+  }
+  const joinLate = raw.joinLate ?? null;
+  if (joinLate !== null && !valid.includes(joinLate)) throw new UsageError(`--join-late ${joinLate} is not a consumer of this run; valid: ${valid.join(', ')}`);
+  if (joinLate !== null && stall.includes(joinLate)) throw new UsageError(`--join-late ${joinLate} is also stalled; a late joiner must be one of the running consumers`);
+  const logLevel = raw.logLevel ?? (raw.logFile === undefined && environment.stderrIsTTY ? 'warn' : 'info');
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${logLevel}`);
+  }
+  if (raw.logFile === '') throw new UsageError('--log-file needs a path');
+  if (raw.report === '') throw new UsageError('--report needs a path, e.g. --report run.html');
+  return {
+    rate: checkNumber('rate', raw.rate ?? DEFAULTS.rate, { min: 0.1, max: 100_000, integer: false, what: 'a positive number of changes per second (at most 100000)' }),
+    keys: checkNumber('keys', raw.keys ?? DEFAULTS.keys, integerIn(1, 1_000_000)),
+    consumers,
+    payload: checkNumber('payload', raw.payload ?? DEFAULTS.payload, integerIn(0, MAX_PAYLOAD_BYTES)),
+    queueCapacity: checkNumber('queue-capacity', raw.queueCapacity ?? DEFAULTS.queueCapacity, integerIn(1, 1_000_000)),
+    duration: checkNumber('duration', raw.duration ?? DEFAULTS.duration, { min: 0.2, max: 600, integer: false, what: 'a number of seconds from 0.2 to 600' }),
+    mode: mode as ModeChoice,
+    modes: EXPANSIONS[mode] ?? [mode as Mode],
+    stall,
+    seed: checkNumber('seed', raw.seed ?? DEFAULTS.seed, integerIn(0, 0xffff_ffff)),
+    deleteRatio: checkNumber('delete-ratio', raw.deleteRatio ?? DEFAULTS.deleteRatio, { min: 0, max: 1, integer: false, what: 'a fraction from 0 to 1' }),
+    joinLate,
+    rogueFrames: checkNumber('rogue-frames', raw.rogueFrames ?? DEFAULTS.rogueFrames, integerIn(0, 1_000_000)),
+    tui: raw.tui ?? DEFAULTS.tui,
+    json: raw.json ?? DEFAULTS.json,
+    logFile: raw.logFile ?? DEFAULTS.logFile,
+    logLevel: logLevel as LogLevel,
+    report: raw.report ?? DEFAULTS.report,
+  };
+}

@@ -1,0 +1,57 @@
+import { writeFileSync } from 'node:fs';
+import { createLogger } from '@state-divergence/runtime';
+import type { Options } from '../model/options.js';
+import { toJsonConfig, toJsonRun, type JsonDocument, type JsonRun } from '../report/document.js';
+import { silentProgress, textProgress } from '../report/progress.js';
+import { renderHtml } from '../report/render-html.js';
+import { renderClosing, renderMode } from '../report/render-text.js';
+import { liveView } from '../report/tui.js';
+import { runMode } from '../run/run-mode.js';
+import { EXIT, runSession } from './session.js';
+
+/** The closing part of the report: the closing summary, or the whole --json document; and the HTML report if asked. */
+export function printDocument(document: JsonDocument, json: boolean, reportPath: string | null, command = 'orchestrator'): void {
+  process.stdout.write(json ? JSON.stringify(document) + '\n' : renderClosing(document.runs, document.config));
+  if (reportPath !== null) {
+    writeFileSync(reportPath, renderHtml(document));
+    process.stderr.write(`${command}: HTML report written to ${reportPath}\n`);
+  }
+}
+
+/** The run is complete but not fully judged: a consumer ended early or could not be checked. */
+const incomplete = (runs: JsonRun[]): boolean => runs.some((r) => r.valid === 'unknown' || r.consumers.some((c) => c.endedEarly !== null));
+
+/** `orchestrator [run]`: every mode in turn, each reported as it ends, then the closing comparison. */
+export function runCommand(options: Options): Promise<number> {
+  return runSession('orchestrator', async (session) => {
+    const print = (text: string) => process.stdout.write(text);
+    // The live view when a person is watching; plain lines when stdout is a file or a pipe, or with --no-tui.
+    const live = !options.json && options.tui && process.stdout.isTTY ? liveView(session.quit) : undefined;
+    const observer = options.json ? silentProgress : (live ?? textProgress((line) => print(line + '\n')));
+    const config = toJsonConfig(options);
+    // One logger for the process. The log carries the run's configuration and, per mode,
+    // its complete result: `orchestrator analyze` rebuilds the report from it.
+    const logger = createLogger('orchestrator', { level: options.logLevel, file: options.logFile, mode: null });
+    logger.info({ config }, 'config');
+    const runs: JsonRun[] = [];
+    const reports: string[] = [];
+    try {
+      for (const mode of options.modes) {
+        const run = toJsonRun(await runMode(mode, options, { ...session, observer, logger }));
+        runs.push(run);
+        logger.info({ run }, 'result');
+        if (options.json) continue;
+        const report = '\n' + renderMode(run, config) + '\n';
+        if (live) reports.push(report); // printed once the live view has given the terminal back
+        else print(report);
+      }
+    } finally {
+      live?.close();
+    }
+    for (const report of reports) print(report);
+    printDocument({ config, runs }, options.json, options.report);
+    if (!incomplete(runs)) return EXIT.ok;
+    process.stderr.write('orchestrator: the run completed, but a consumer ended early or could not be checked (see the report)\n');
+    return EXIT.incomplete;
+  });
+}

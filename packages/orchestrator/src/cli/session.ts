@@ -1,0 +1,71 @@
+import type { ChildRegistry } from '../run/child/child-handle.js';
+import { RunError } from '../model/errors.js';
+
+/**
+ * 0 the run completed (divergence under lossy is the expected result, not a failure);
+ * 1 the run failed; 2 bad input; 3 it completed but a consumer ended early or could not
+ * be checked; 128 + n for signal n (130 SIGINT, 143 SIGTERM).
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, incomplete: 3 } as const;
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+
+export interface Session {
+  /** Aborts on the first SIGINT/SIGTERM, a quit from the live view, a closed stdout or our own bug. */
+  signal: AbortSignal;
+  /** Every child started in this invocation: reaped when the session ends, killed on a second signal. */
+  registry: ChildRegistry;
+  /** A quit from the live view: an interruption like Ctrl-C (exit 130). */
+  quit(): void;
+}
+
+/**
+ * The one interrupt and teardown path of every command that starts processes:
+ * the first signal stops every process of the run the orderly way (the command
+ * sees its signal aborted), a second kills them at once and exits; SIGTERM
+ * exits 143, SIGINT 130; a closed stdout (EPIPE) or an internal error ends the
+ * run the same orderly way with exit 1. Whatever happens, every child is reaped
+ * before this resolves, the SIGSTOPped ones included.
+ */
+export async function runSession(command: string, body: (session: Session) => Promise<number>): Promise<number> {
+  const registry: ChildRegistry = new Set();
+  const controller = new AbortController();
+  let interruptedBy: NodeJS.Signals | undefined;
+  const interrupt = (signal: NodeJS.Signals, message: string) => {
+    interruptedBy = signal;
+    controller.abort(new RunError('E_INTERRUPTED', message));
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interruptedBy) {
+      // Second signal: no more patience. SIGKILL works on stopped processes too.
+      for (const child of registry) child.kill();
+      process.exit(SIGNAL_EXIT[signal] ?? EXIT.failed);
+    }
+    process.stderr.write(`${command}: ${signal}, stopping every process of the run\n`);
+    interrupt(signal, `interrupted by ${signal}`);
+  };
+  const onFatal = (error: unknown) => {
+    if (controller.signal.aborted) return;
+    const reason = (error as NodeJS.ErrnoException)?.code === 'EPIPE' ? 'stdout was closed (EPIPE)' : `internal error: ${(error as Error)?.stack ?? String(error)}`;
+    controller.abort(new RunError('E_FATAL', reason, { cause: error }));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('uncaughtException', onFatal);
+  process.on('unhandledRejection', onFatal);
+  process.stdout.on('error', onFatal);
+  const session: Session = {
+    signal: controller.signal,
+    registry,
+    quit: () => interruptedBy ?? interrupt('SIGINT', 'quit from the live view; every process of the run was stopped'),
+  };
+  try {
+    return await body(session);
+  } catch (error) {
+    const reason = controller.signal.aborted ? (controller.signal.reason as Error) : (error as Error);
+    process.stderr.write(`${command}: ${reason.message}\n`);
+    return interruptedBy ? (SIGNAL_EXIT[interruptedBy] ?? EXIT.failed) : EXIT.failed;
+  } finally {
+    // The listeners stay: the process exits right after, and a late EPIPE must not crash it.
+    await Promise.all([...registry].map((child) => child.stop()));
+  }
+}

@@ -1,0 +1,12 @@
+/** The names of a run's phases, in order; the plan (run/plan.ts) says when each begins. */
+export const PHASE_NAMES = ['converged', 'stalled', 'recovering', 'quiesced'] as const;
+export type PhaseName = (typeof PHASE_NAMES)[number];
+
+/** One thing that happened during a run, on the orchestrator's monotonic clock (ms since the mode started). */
+export type RunEvent =
+  | { at: number; type: 'spawned'; name: string; pid: number }
+  | { at: number; type: 'phase'; phase: PhaseName }
+  | { at: number; type: 'freeze' | 'thaw' | 'joined'; consumer: string; pid: number }
+  | { at: number; type: 'publisher-done'; published: number }
+  | { at: number; type: 'drained'; ms: number; complete: boolean }
+  | { at: number; type: 'consumer-ended'; consumer: string; reason: string };

@@ -1,0 +1,40 @@
+import type { Mode } from '@state-divergence/protocol';
+import type { PhaseName } from './events.js';
+
+/** What the live view and the plain progress lines are told while a mode runs. */
+
+export type ConsumerState = 'applying' | 'STALLED' | 'resyncing' | 'ended';
+
+export interface ConsumerLive {
+  name: string;
+  stalled: boolean;
+  state: ConsumerState;
+  applied: number;
+  /** Keys whose live version differs from the authority's right now (last known while frozen). */
+  wrongNow: number | null;
+  /** True when wrongNow is an old figure: the process is frozen and cannot answer. */
+  stale: boolean;
+  dropped: number;
+  /** wrongNow over the run, one sample per tick. */
+  series: number[];
+}
+
+export interface LiveSnapshot {
+  mode: Mode;
+  phase: PhaseName;
+  seconds: number;
+  totalSeconds: number;
+  keys: number;
+  published: number;
+  /** Changes/s over the last two seconds. */
+  publisherRate: number;
+  consumers: ConsumerLive[];
+}
+
+/** Whoever watches a run: the live view, plain progress lines, or nobody (--json). */
+export interface RunObserver {
+  /** How often the run is sampled for it (the live view wants ~2/s; plain lines 1/s). */
+  intervalMs: number;
+  phase(mode: Mode, phase: PhaseName, seconds: number): void;
+  tick(snapshot: LiveSnapshot): void;
+}

@@ -1,0 +1,72 @@
+import { MODES, type LogLevel, type Mode } from '@state-divergence/protocol';
+
+export const MODE_CHOICES = [...MODES, 'both', 'all'] as const;
+/** What the composite choices expand to: both is the seed's two columns, all adds resync. */
+export const EXPANSIONS: Record<string, Mode[]> = { both: ['lossy', 'lossless'], all: [...MODES] };
+export type ModeChoice = (typeof MODE_CHOICES)[number];
+
+/** Every default in one place; the CLI's --help reads them from here. */
+export const DEFAULTS = {
+  rate: 400,
+  keys: 2000,
+  consumers: 3,
+  payload: 64,
+  queueCapacity: 512,
+  duration: 4,
+  mode: 'all' as ModeChoice,
+  seed: 1,
+  deleteRatio: 0.02,
+  rogueFrames: 0,
+  tui: true,
+  json: false,
+  logFile: null as string | null,
+  report: null as string | null,
+};
+
+/** What yargs hands over: flags as typed by the user, not yet checked. */
+export interface RawOptions {
+  rate?: number;
+  keys?: number;
+  consumers?: number;
+  payload?: number;
+  queueCapacity?: number;
+  duration?: number;
+  mode?: string;
+  stall?: Array<string | number>;
+  seed?: number;
+  deleteRatio?: number;
+  joinLate?: string | undefined;
+  rogueFrames?: number;
+  tui?: boolean;
+  json?: boolean;
+  logFile?: string | undefined;
+  logLevel?: string | undefined;
+  report?: string | undefined;
+}
+
+export interface Options {
+  rate: number;
+  keys: number;
+  consumers: number;
+  payload: number;
+  queueCapacity: number;
+  /** Seconds per phase. */
+  duration: number;
+  mode: ModeChoice;
+  modes: Mode[];
+  stall: string[];
+  seed: number;
+  deleteRatio: number;
+  /** A consumer that subscribes only when the stall starts, in the middle of the stream. */
+  joinLate: string | null;
+  /** Hostile frames a rogue client sends during the run (0: no rogue). */
+  rogueFrames: number;
+  tui: boolean;
+  json: boolean;
+  logFile: string | null;
+  logLevel: LogLevel;
+  /** Write a self-contained HTML report here after the run. */
+  report: string | null;
+}
+
+export const consumerName = (index: number): string => `consumer-${index + 1}`;

@@ -1,0 +1,69 @@
+import { keyName } from '@state-divergence/protocol';
+import type { ModeResult } from '../check/outcome.js';
+import type { Options } from '../model/options.js';
+
+/**
+ * The --json document: the run's configuration and, per mode, the checker's
+ * map and the run's data. Every report (text, HTML, `analyze`) is drawn from
+ * this document alone, and the log's `result` lines carry it.
+ */
+
+/** The flags of a run as the document carries them (`modes` is derived from `mode`). */
+export type JsonConfig = Omit<Options, 'modes'>;
+export type JsonRun = ReturnType<typeof toJsonRun>;
+export interface JsonDocument {
+  config: JsonConfig;
+  runs: JsonRun[];
+}
+
+export function toJsonConfig(options: Options): JsonConfig {
+  const { modes: _modes, ...config } = options;
+  return config;
+}
+
+/**
+ * One mode's entry of the --json document: the checker's map and the run's data,
+ * nothing rendered. The text report is rendered from this too, and it is what
+ * the log's `result` line carries, so `orchestrator analyze` can rebuild both.
+ */
+export function toJsonRun(r: ModeResult) {
+  return {
+    mode: r.mode,
+    valid: r.check.verdict,
+    /** Why the verdict is `unknown` when the checker itself failed (null otherwise). */
+    checkerError: r.check.error ?? null,
+    /** Keys the checker could not explain, over every consumer: must be 0. */
+    unexplained: r.check.consumers.reduce((sum, c) => sum + c.unexplainedKeys.length, 0),
+    published: r.published,
+    publisher: r.publisher,
+    cost: r.cost,
+    healthyLatencyInStall: r.healthyInStall,
+    healthyLatencyBeforeStall: r.healthyBeforeStall,
+    processes: r.processes,
+    consumers: r.check.consumers.map((c) => ({
+      name: c.name,
+      stalled: c.stalled,
+      applied: c.applied,
+      verdict: c.verdict,
+      wrongCount: c.wrongKeys.length,
+      wrongKeys: c.wrongKeys.map(keyName),
+      lost: c.lost,
+      unexpected: c.unexpected,
+      unexplained: c.unexplainedKeys.length,
+      unexplainedKeys: c.unexplainedKeys.map(keyName),
+      digestMatch: r.digests[c.name]?.match ?? null,
+      digest: r.digests[c.name] ?? null,
+      endedEarly: c.endedEarly,
+      recovery: r.recovery[c.name] ?? null,
+      wrongByDecile: r.damage.byDecile[c.name] ?? null,
+      latency: r.latency[c.name] ?? null,
+    })),
+    broker: r.broker === null ? null : { head: r.broker.head, digest: r.broker.digest, subscribers: r.broker.subscribers },
+    stalledOverlap: r.damage.stalledOverlap,
+    wrongOverTime: r.wrongOverTime,
+    drain: r.drain,
+    rogue: r.rogue,
+    events: r.events,
+    wallSeconds: r.wallSeconds,
+  };
+}

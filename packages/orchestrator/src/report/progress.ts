@@ -1,0 +1,18 @@
+import { MODE_SHORT } from './labels.js';
+import type { RunObserver } from '../model/live.js';
+
+/** Plain progress lines: one per phase change and one per second (no TTY, or --no-tui). */
+export function textProgress(write: (line: string) => void): RunObserver {
+  return {
+    intervalMs: 1000,
+    phase: (mode, phase, seconds) => write(`[${MODE_SHORT[mode]}] ${seconds.toFixed(1).padStart(5)}s  phase ${phase}`),
+    tick: (s) => {
+      const consumers = s.consumers
+        .map((c) => `${c.name} ${c.applied}${c.state === 'STALLED' ? ' (frozen)' : ''}${c.wrongNow ? ` wrong ${c.wrongNow}` : ''}${c.dropped > 0 ? ` dropped ${c.dropped}` : ''}`)
+        .join('  ');
+      write(`[${MODE_SHORT[s.mode]}] ${s.seconds.toFixed(1).padStart(5)}s  ${s.phase.padEnd(10)}  published ${s.published}  ${consumers}`);
+    },
+  };
+}
+
+export const silentProgress: RunObserver = { intervalMs: 1000, phase: () => {}, tick: () => {} };

@@ -1,0 +1,55 @@
+import type { JsonDocument, JsonRun } from './document.js';
+import { MODE_LABELS, MODE_SHORT } from './labels.js';
+import { barChart, esc, lineChart } from './svg-charts.js';
+
+const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1400px;color:#111827;padding:0 1rem}
+h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2.2rem;border-bottom:1px solid #e5e7eb}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(560px,1fr));gap:1rem}
+figure{margin:0;padding:.6rem;border:1px solid #e5e7eb;border-radius:6px}figcaption{font-weight:600;margin-bottom:.3rem}
+svg{width:100%;height:auto;font-size:11px;fill:#374151}.legend span{margin-right:1rem;font-size:12px}
+.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
+table{border-collapse:collapse;margin:.6rem 0}td,th{border:1px solid #e5e7eb;padding:.25rem .6rem;text-align:right}th{background:#f9fafb}
+td:first-child,th:first-child{text-align:left}.bad{color:#b91c1c;font-weight:600}.ok{color:#0f766e;font-weight:600}`;
+
+function costTable(runs: JsonRun[]): string {
+  const rows = runs.map((r) => {
+    const stalledWrong = r.cost.stalledWrongAtEnd;
+    return `<tr><td>${MODE_SHORT[r.mode]}</td><td>${r.published}</td><td>${Math.round(r.cost.publisherRateInStall)}/s</td><td>${r.cost.healthyP99InStallMs ?? '-'} ms</td><td class="${stalledWrong > 0 ? 'bad' : 'ok'}">${stalledWrong}</td><td>${r.cost.resyncBytes > 0 ? `${(r.cost.resyncBytes / 1024).toFixed(1)} KiB (full snapshot ${(r.cost.fullSnapshotBytes / 1024).toFixed(1)} KiB)` : '-'}</td></tr>`;
+  });
+  return `<table><tr><th>mode</th><th>published</th><th>publisher in stall</th><th>healthy p99 in stall</th><th>stalled wrong at end</th><th>resync bytes</th></tr>${rows.join('')}</table>`;
+}
+
+function consumerTable(run: JsonRun, keys: number): string {
+  const rows = run.consumers.map(
+    (c) =>
+      `<tr><td>${esc(c.name)}${c.stalled ? ' (stalled)' : ''}</td><td>${c.applied ?? '?'}</td><td class="${c.wrongCount > 0 ? 'bad' : 'ok'}">${c.wrongCount > 0 ? `${c.wrongCount} of ${keys} wrong` : 'correct'}</td><td>${c.digestMatch === null ? '-' : c.digestMatch ? 'matches' : 'differs'}</td><td>${esc(c.wrongKeys.slice(0, 6).join(', '))}${c.wrongKeys.length > 6 ? ', …' : ''}</td></tr>`,
+  );
+  return `<table><tr><th>consumer</th><th>applied</th><th>state at the end</th><th>digest</th><th>first wrong keys</th></tr>${rows.join('')}</table>`;
+}
+
+function modeSection(run: JsonRun, keys: number): string {
+  const step = run.wrongOverTime.intervalMs / 1000;
+  const deciles = Object.fromEntries(run.consumers.filter((c) => c.wrongCount > 0).map((c) => [c.name, c.wrongByDecile ?? []]));
+  const charts = [
+    lineChart('Keys wrong over time', run.wrongOverTime.series, step, 'seconds since the run began'),
+    lineChart('Publisher rate over time', { publisher: run.wrongOverTime.publisherRate }, step, 'seconds since the run began', 'changes/s, last 2 s'),
+    Object.keys(deciles).length > 0
+      ? barChart('Wrong keys by key rank (hottest tenth first)', ['1st', '2nd', '3rd', '4th', '5th', '6th', '7th', '8th', '9th', '10th'], deciles, 'fraction of the tenth')
+      : '<figure><figcaption>Wrong keys by key rank</figcaption><p class="ok">No consumer ended wrong.</p></figure>',
+  ];
+  return `<h2>${esc(MODE_LABELS[run.mode])}: <span class="${run.valid === 'valid' ? 'ok' : 'bad'}">${run.valid}</span></h2>
+<p>${run.published} changes published; publisher ${Math.round(run.publisher.achievedRate)}/s overall, ${Math.round(run.publisher.rateInStall)}/s during the stall.</p>
+${consumerTable(run, keys)}<div class="grid">${charts.join('')}</div>`;
+}
+
+/** One self-contained HTML file (inline CSS and SVG; no script, no network) from the --json document. */
+export function renderHtml(document: JsonDocument): string {
+  const { config, runs } = document;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>state-divergence report</title><style>${STYLE}</style></head><body>
+<h1>state-divergence: ${runs.map((r) => MODE_SHORT[r.mode]).join(', ')}</h1>
+<p>${config.consumers} consumers (stalled: ${esc(config.stall.join(', '))}), ${config.keys} keys, ${config.rate} changes/s, ${config.duration} s per phase, seed ${config.seed}.</p>
+<h2>What each column cost</h2>${costTable(runs)}
+${runs.map((r) => modeSection(r, config.keys)).join('\n')}
+</body></html>
+`;
+}

@@ -1,0 +1,123 @@
+import type { LatencySummary } from '../check/latency.js';
+import type { JsonConfig, JsonRun } from './document.js';
+import { MODE_LABELS, MODE_SHORT } from './labels.js';
+
+/** Renders only the --json document's data, so a report rebuilt from a log reads the same. */
+type Consumer = JsonRun['consumers'][number];
+
+const SAMPLE_KEYS = 8;
+const INDENT = ' '.repeat(18);
+
+const rate = (perSecond: number): string => `${Math.round(perSecond)}/s`;
+const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
+const keyList = (keys: string[]): string =>
+  keys.slice(0, SAMPLE_KEYS).join(', ') + (keys.length > SAMPLE_KEYS ? `, ... (+${keys.length - SAMPLE_KEYS} more)` : '');
+
+const formatLatency = (summary: LatencySummary | null): string =>
+  summary === null ? 'no events applied' : `p50 ${summary.p50} ms, p99 ${summary.p99} ms, max ${summary.max} ms (${summary.count} events)`;
+
+function formatRanges(ranges: Array<[number, number]>): string {
+  const shown = ranges.slice(0, 3).map(([from, to]) => (from === to ? `${from}` : `${from}-${to}`));
+  return shown.join(', ') + (ranges.length > 3 ? `, ... (${ranges.length} runs)` : '');
+}
+
+function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig): string[] {
+  const { keys } = options;
+  const name = consumer.name.padEnd(12);
+  const applied = consumer.applied === null ? '       ?' : String(consumer.applied).padStart(8);
+  const marker = consumer.stalled ? '  <- stalled' : consumer.name === options.joinLate ? '  <- joined late' : '';
+  const lines: string[] = [];
+  if (consumer.verdict === 'unknown') {
+    const why = consumer.applied === null ? 'its copy could not be gathered' : `${consumer.wrongKeys.length} keys differ, but the drain gave up while it was still catching up`;
+    lines.push(`    ${name}  applied ${applied}   state UNKNOWN (${why})${marker}`);
+  } else if (consumer.wrongKeys.length === 0) {
+    lines.push(`    ${name}  applied ${applied}   state CORRECT${marker}`);
+  } else {
+    lines.push(`    ${name}  applied ${applied}   ${consumer.wrongKeys.length} of ${keys} keys PERMANENTLY WRONG${marker}`);
+    lines.push(`${INDENT}wrong: ${keyList(consumer.wrongKeys)}`);
+    if (consumer.wrongByDecile) {
+      lines.push(`${INDENT}wrong by key hotness, hottest tenth first: ${consumer.wrongByDecile.map((f) => `${Math.round(f * 100)}%`).join(' ')}`);
+    }
+  }
+  const queue = result.broker?.subscribers[consumer.name];
+  if (queue && queue.dropped > 0) {
+    lines.push(`${INDENT}the broker dropped ${queue.dropped} events for it (offsets ${formatRanges(queue.droppedRanges)}); it was never told`);
+  }
+  const recovery = consumer.recovery;
+  if (recovery && (recovery.lags > 0 || recovery.resumes > 0)) {
+    const after = recovery.convergedAfterThawMs === null ? '' : `; correct again ${recovery.convergedAfterThawMs} ms after SIGCONT`;
+    lines.push(`${INDENT}lag signals ${recovery.lags}, resumes it asked for ${recovery.resumes}; ${recovery.deltas} delta(s) re-sent ${recovery.keysResent} keys (${queue?.discarded ?? 0} events discarded, none lost)${after}`);
+  }
+  const digest = consumer.digest;
+  if (digest === null || digest.match === null) lines.push(`${INDENT}digest: could not be checked${digest?.error ? ` (${digest.error})` : ''}`);
+  else if (!digest.match) lines.push(`${INDENT}digest DIFFERS from the broker's (${digest.local} vs ${digest.broker}): the one signal it could have checked`);
+  if (consumer.unexpected > 0) lines.push(`${INDENT}BUG: ${consumer.unexpected} values the publisher never emitted`);
+  if (consumer.unexplainedKeys.length > 0) lines.push(`${INDENT}BUG: ${consumer.unexplainedKeys.length} wrong keys not explained by drops: ${keyList(consumer.unexplainedKeys)}`);
+  if (consumer.endedEarly !== null) lines.push(`${INDENT}its subscription ENDED EARLY: ${consumer.endedEarly}`);
+  return lines;
+}
+
+export function renderMode(result: JsonRun, options: JsonConfig): string {
+  const p = result.publisher;
+  const lines = [
+    `  ${MODE_LABELS[result.mode]}`,
+    `    ${result.published} changes published  (target ${rate(options.rate)}, achieved ${rate(p.achievedRate)}, ${rate(p.rateInStall)} during the stall)`,
+    `    healthy consumers' publish-to-apply latency during the stall: ${formatLatency(result.healthyLatencyInStall)}`,
+    '',
+    ...result.consumers.flatMap((c) => consumerLines(c, result, options)),
+    '',
+    ...result.stalledOverlap.map(
+      (o) =>
+        `    ${o.a} and ${o.b}: ${o.both} keys wrong for both, ${o.onlyA} only for ${o.a}, ${o.onlyB} only for ${o.b}` +
+        (o.jaccard === null ? '' : ` (Jaccard ${o.jaccard}${o.onlyA + o.onlyB > 0 ? ': they disagree with each other too' : ''})`),
+    ),
+    `    checker: ${result.valid}; unexplained: ${result.unexplained}${result.checkerError === null ? '' : ` (${result.checkerError})`}`,
+  ];
+  if (result.rogue !== null) {
+    const r = result.rogue;
+    const refusals = Object.entries(r.refusals).map(([code, n]) => `${code} x${n}`).join(', ');
+    lines.push(
+      `    rogue client: ${r.framesSent} hostile frames over ${r.connections} connections${r.done ? '' : ' (UNFINISHED)'}; refused with ${refusals || 'nothing'}` +
+        `${r.closedWithoutError > 0 ? `, ${r.closedWithoutError} closed without an error frame` : ''}; a wrong certificate pin ${r.wrongPinRejected ? 'was rejected' : 'was NOT rejected'}`,
+    );
+  }
+  if (!result.drain.complete) {
+    lines.push(`    drain INCOMPLETE after ${result.drain.ms} ms: ${Object.entries(result.drain.behind).map(([n, why]) => `${n} ${why}`).join('; ')}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+function summarise(result: JsonRun, options: JsonConfig): string {
+  const wrong = result.consumers.filter((c) => c.verdict === 'invalid');
+  const throttle = `publisher ${rate(result.publisher.rateInStall)} of ${rate(options.rate)} during the stall`;
+  if (result.valid === 'unknown') return `${MODE_SHORT[result.mode]}: outcome UNKNOWN (a consumer could not be checked); ${throttle}`;
+  if (wrong.length === 0) return `${MODE_SHORT[result.mode]}: every consumer correct; ${throttle}`;
+  const worst = wrong.map((c) => `${c.name} ${c.wrongCount} keys`).join(', ');
+  return `${MODE_SHORT[result.mode]}: ${wrong.length} of ${result.consumers.length} consumers permanently wrong (${worst}), none told; ${throttle}`;
+}
+
+/** One row per mode: what each column got right and what it cost, measured in this run. */
+function costTable(results: JsonRun[]): string[] {
+  const header = ['mode', 'published', 'publisher in stall', 'healthy p99 in stall', 'stalled wrong at end', 'resync bytes (full snapshot)'];
+  const rows = results.map((r) => {
+    const resync = r.cost.resyncBytes > 0 ? `${kib(r.cost.resyncBytes)} (${kib(r.cost.fullSnapshotBytes)})` : '-';
+    return [MODE_SHORT[r.mode], String(r.published), rate(r.cost.publisherRateInStall), r.cost.healthyP99InStallMs === null ? '-' : `${r.cost.healthyP99InStallMs} ms`, String(r.cost.stalledWrongAtEnd), resync];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const format = (cells: string[]) => '  ' + cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ');
+  return [format(header), ...rows.map(format)];
+}
+
+/** The closing comparison: what each column got right and what it cost. */
+export function renderClosing(results: JsonRun[], options: JsonConfig): string {
+  const lines = results.map((r) => `  ${summarise(r, options)}`);
+  if (results.length > 1) {
+    lines.push('', ...costTable(results), '');
+    const modes = new Set(results.map((r) => r.mode));
+    if (modes.has('lossy') && modes.has('lossless')) {
+      lines.push('  Neither seed column is free: one is silently wrong, the other lets the slowest consumer throttle everyone.');
+    }
+    if (modes.has('resync')) lines.push('  resync keeps the publisher at rate and repairs the stalled consumer with a delta: the gap closed, at the cost above.');
+  }
+  return lines.join('\n') + '\n';
+}

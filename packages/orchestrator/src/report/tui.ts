@@ -1,0 +1,106 @@
+import { Box, render, Text, useInput, type Instance } from 'ink';
+import { createElement as h, useEffect, useState, type ReactElement } from 'react';
+import type { Mode } from '@state-divergence/protocol';
+import { MODE_LABELS } from './labels.js';
+import type { PhaseName } from '../model/events.js';
+import type { ConsumerLive, LiveSnapshot, RunObserver } from '../model/live.js';
+
+const SPARKS = '▁▂▃▄▅▆▇█';
+const BAR_WIDTH = 30;
+const SPARK_WIDTH = 24;
+
+const phaseColour = (phase: PhaseName): string => (phase === 'stalled' ? 'yellow' : phase === 'quiesced' ? 'magenta' : 'green');
+
+export function sparkline(series: number[], width = SPARK_WIDTH): string {
+  const tail = series.slice(-width);
+  const max = Math.max(1, ...tail);
+  return tail.map((v) => (v === 0 ? ' ' : SPARKS[Math.min(SPARKS.length - 1, Math.ceil((v / max) * SPARKS.length) - 1)])).join('');
+}
+
+function progressBar(seconds: number, total: number): string {
+  const filled = Math.max(0, Math.min(BAR_WIDTH, Math.round((seconds / total) * BAR_WIDTH)));
+  return '█'.repeat(filled) + '░'.repeat(BAR_WIDTH - filled);
+}
+
+function ConsumerRow({ c, keys }: { c: ConsumerLive; keys: number }): ReactElement {
+  const colour = c.wrongNow ? 'red' : c.state === 'STALLED' ? 'yellow' : 'green';
+  const wrong = c.wrongNow === null ? '?' : String(c.wrongNow);
+  return h(
+    Box,
+    null,
+    h(Text, { color: colour }, c.name.padEnd(12)),
+    h(Text, { color: c.state === 'STALLED' ? 'yellow' : c.state === 'resyncing' ? 'cyan' : 'white' }, c.state.padEnd(11)),
+    h(Text, null, `applied ${String(c.applied).padStart(7)}   `),
+    h(Text, { color: colour }, `wrong ${wrong.padStart(5)} / ${keys}${c.stale ? ' (frozen: last known)' : ''}`.padEnd(40)),
+    h(Text, { color: colour }, sparkline(c.series)),
+  );
+}
+
+/** The live view of one mode: pure, rendered from a snapshot (tested with ink-testing-library). */
+export function Dashboard({ snapshot, phase }: { snapshot: LiveSnapshot | undefined; phase: { mode: Mode; phase: PhaseName; seconds: number } }): ReactElement {
+  const s = snapshot;
+  const drops = s?.consumers.filter((c) => c.dropped > 0).map((c) => `${c.name} ${c.dropped}`).join(', ') || 'none';
+  return h(
+    Box,
+    { flexDirection: 'column', paddingX: 1 },
+    h(Text, { bold: true }, MODE_LABELS[phase.mode]),
+    h(
+      Box,
+      null,
+      h(Text, { color: phaseColour(phase.phase), bold: true }, phase.phase.padEnd(12)),
+      h(Text, null, `${progressBar(s?.seconds ?? phase.seconds, s?.totalSeconds ?? 1)} ${(s?.seconds ?? phase.seconds).toFixed(1)}s / ${s?.totalSeconds ?? '?'}s`),
+    ),
+    h(Text, null, ' '),
+    ...(s?.consumers ?? []).map((c) => h(ConsumerRow, { key: c.name, c, keys: s!.keys })),
+    h(Text, null, ' '),
+    h(Text, null, `publisher  published ${s?.published ?? 0}   rate ${Math.round(s?.publisherRate ?? 0)}/s (last 2 s)   broker drops: ${drops}`),
+    h(Text, { dimColor: true }, `${phase.mode === 'lossy' ? 'a consumer is never told it is wrong   ' : ''}[q] quit`),
+  );
+}
+
+function App({ store, onQuit }: { store: TuiStore; onQuit: () => void }): ReactElement {
+  const [state, setState] = useState(store.state);
+  useEffect(() => store.subscribe(setState), [store]);
+  useInput((input, key) => {
+    if (input === 'q' || key.escape || (key.ctrl && input === 'c')) onQuit();
+  });
+  return h(Dashboard, state);
+}
+
+class TuiStore {
+  state: { snapshot: LiveSnapshot | undefined; phase: { mode: Mode; phase: PhaseName; seconds: number } } = {
+    snapshot: undefined,
+    phase: { mode: 'lossy', phase: 'converged', seconds: 0 },
+  };
+  private listeners = new Set<(state: TuiStore['state']) => void>();
+  update(patch: Partial<TuiStore['state']>): void {
+    this.state = { ...this.state, ...patch };
+    for (const listener of this.listeners) listener(this.state);
+  }
+  subscribe(listener: (state: TuiStore['state']) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+/**
+ * The live terminal view (ink), refreshed twice a second. q, Esc and Ctrl-C
+ * call onQuit: the run then ends the orderly way (children reaped), and
+ * `close()` gives the terminal back before the report is printed.
+ */
+export function liveView(onQuit: () => void): RunObserver & { close(): void } {
+  const store = new TuiStore();
+  const instance: Instance = render(h(App, { store, onQuit }), { exitOnCtrlC: false, patchConsole: false });
+  let closed = false;
+  return {
+    intervalMs: 500,
+    phase: (mode, phase, seconds) => store.update({ phase: { mode, phase, seconds }, ...(phase === 'converged' ? { snapshot: undefined } : {}) }),
+    tick: (snapshot) => store.update({ snapshot, phase: { mode: snapshot.mode, phase: snapshot.phase, seconds: snapshot.seconds } }),
+    close: () => {
+      if (closed) return;
+      closed = true;
+      instance.unmount();
+      instance.cleanup();
+    },
+  };
+}

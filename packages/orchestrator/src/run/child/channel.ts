@@ -1,0 +1,101 @@
+import { isChildMessage, type ChildInit, type ChildMessage, type OrchestratorCommand, type RequestKind, type RequestReplies } from '@state-divergence/protocol';
+import { withDeadline, type Logger } from '@state-divergence/runtime';
+import { RunError } from '../../model/errors.js';
+import type { Listener } from './child-handle.js';
+
+/** What the channel needs of execa's subprocess: its IPC methods. */
+interface IpcSubprocess {
+  getEachMessage(): AsyncIterable<unknown>;
+  sendMessage(message: object): Promise<void>;
+}
+
+/** Picks the value out of the reply to request `id`, typed by its kind: replies narrow, they are not cast. */
+const REPLY_VALUE: { [K in RequestKind]: (m: ChildMessage, id: number) => RequestReplies[K] | undefined } = {
+  status: (m, id) => (m.type === 'reply' && m.id === id && m.kind === 'status' ? m.value : undefined),
+  gather: (m, id) => (m.type === 'reply' && m.id === id && m.kind === 'gather' ? m.value : undefined),
+  digest: (m, id) => (m.type === 'reply' && m.id === id && m.kind === 'digest' ? m.value : undefined),
+  versions: (m, id) => (m.type === 'reply' && m.id === id && m.kind === 'versions' ? m.value : undefined),
+};
+
+/**
+ * The IPC channel to one child: every message it sends goes to the listeners
+ * (checked for shape first), and a request is matched to its reply by id.
+ * Every wait ends: on the reply, on a `refused` or `fatal`, on the child's exit,
+ * or at its deadline.
+ */
+export class ChildChannel {
+  private readonly listeners = new Set<Listener>();
+  private lastId = 0;
+
+  constructor(
+    private readonly subprocess: IpcSubprocess,
+    /** "consumer-3 (pid 4121)": how every error names the child. */
+    private readonly who: string,
+    private readonly exited: Promise<string>,
+    private readonly logger: Logger,
+  ) {
+    void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      for await (const raw of this.subprocess.getEachMessage()) {
+        if (!isChildMessage(raw)) {
+          this.logger.warn({ child: this.who, message: raw }, 'ignored a malformed IPC message');
+          continue;
+        }
+        for (const listener of this.listeners) listener(raw);
+      }
+    } catch {
+      // The channel closed with the process; `exited` tells everyone waiting.
+    }
+  }
+
+  on(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Fire and forget; a send that fails is logged, since the child may be mid-exit. */
+  send(message: OrchestratorCommand): void {
+    this.subprocess.sendMessage(message).catch((error: unknown) => this.logger.warn({ child: this.who, type: message.type, err: error }, 'IPC send failed'));
+  }
+
+  /** Sends the init message; a failure fails the spawn. */
+  async configure(init: ChildInit): Promise<void> {
+    await this.subprocess.sendMessage(init).catch((error: unknown) => {
+      throw new RunError('E_IPC', `${this.who} could not be sent its configuration: ${(error as Error).message}`, { cause: error });
+    });
+  }
+
+  /** Resolves with the first message `pick` accepts; rejects if `pick` throws. */
+  waitFor<T>(pick: (m: ChildMessage) => T | undefined, timeoutMs: number, what: string): Promise<T> {
+    let off: () => void = () => {};
+    const arrived = new Promise<T>((resolve, reject) => {
+      off = this.on((m) => {
+        let value: T | undefined;
+        try {
+          value = pick(m);
+        } catch (error) {
+          return reject(error); // e.g. the request was refused
+        }
+        if (value !== undefined) resolve(value);
+        else if (m.type === 'fatal') reject(new RunError('E_CHILD_FATAL', `${this.who} failed: ${m.message}`));
+      });
+      void this.exited.then((how) => reject(new RunError('E_CHILD_EXIT', `${this.who} ${how} while the orchestrator waited for ${what}`)));
+    });
+    return withDeadline(arrived, timeoutMs, `${this.who} sent no ${what} within ${timeoutMs / 1000} s; see its log`).finally(off);
+  }
+
+  /** One request, one reply, typed by the request's kind. */
+  request<K extends RequestKind>(kind: K, timeoutMs: number): Promise<RequestReplies[K]> {
+    const id = ++this.lastId;
+    const read = REPLY_VALUE[kind];
+    const reply = this.waitFor((m) => {
+      if (m.type === 'refused' && m.id === id) throw new RunError('E_REFUSED', `${this.who} cannot serve a ${kind} request: ${m.message}`);
+      return read(m, id);
+    }, timeoutMs, `${kind} reply`);
+    this.send({ type: 'request', id, kind });
+    return reply;
+  }
+}

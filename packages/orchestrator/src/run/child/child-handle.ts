@@ -1,0 +1,36 @@
+import type { ChildMessage, ChildRole, CountersOf, DigestVerdict, OrchestratorCommand, ProcessResources, ReportOf } from '@state-divergence/protocol';
+
+export type Listener = (message: ChildMessage) => void;
+
+/** One child process of a run, as the orchestrator drives it. `R` is its role: replies are narrowed by it. */
+// `out`: a consumer's handle is a handle (the role only narrows what it returns).
+export interface ChildHandle<out R extends ChildRole = ChildRole> {
+  readonly name: string;
+  readonly role: R;
+  readonly pid: number;
+  /** CPU and peak memory, as of the last gather. */
+  readonly resources: ProcessResources | undefined;
+  /** The broker's listening port, from its `ready`. */
+  readonly port: number | undefined;
+  /** Latest counters the child pushed (a frozen child's stay at what it last said). */
+  readonly latest: CountersOf<R> | undefined;
+  readonly frozen: boolean;
+  readonly alive: boolean;
+  /** Resolves when the process has exited, with how. */
+  readonly exited: Promise<string>;
+  send(command: OrchestratorCommand): void;
+  status(timeoutMs: number): Promise<CountersOf<R>>;
+  gather(timeoutMs: number): Promise<ReportOf<R>>;
+  digest(timeoutMs: number): Promise<DigestVerdict>;
+  versions(timeoutMs: number): Promise<Float64Array>;
+  on(listener: Listener): void;
+  freeze(): void;
+  thaw(): void;
+  /** SIGCONT, ask over IPC, wait a bounded time, SIGKILL. Never throws. */
+  stop(): Promise<void>;
+  /** Immediate: SIGCONT and SIGKILL to the process group (for a second Ctrl-C). */
+  kill(): void;
+}
+
+/** Tracks every live child of the whole invocation, so any exit path can reap them. */
+export type ChildRegistry = Set<ChildHandle>;

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import type { BrokerEndpoint, ChildRole, InitOf, LogSettings, Mode } from '@state-divergence/protocol';
+import { TOKEN_BYTES } from '@state-divergence/protocol';
+import type { Logger } from '@state-divergence/runtime';
+import { RunError } from '../model/errors.js';
+import { brokerInit, consumerInit, HOST, publisherInit } from './child-inits.js';
+import type { ChildHandle } from './child/child-handle.js';
+import { spawnRole } from './child/spawn-role.js';
+import { generateRunCertificate } from './tls.js';
+
+/** What to start: the workload, the broker and the clients of one mode. */
+export interface ClusterSpec {
+  mode: Mode;
+  keys: number;
+  queueCapacity: number;
+  rate: number;
+  payload: number;
+  seed: number;
+  deleteRatio: number;
+  /** Consumers subscribed from the start (a late joiner is added later with `addConsumer`). */
+  consumers: string[];
+  /** Hostile frames a rogue client sends (0: no rogue). */
+  rogueFrames: number;
+  /** QUIC idle timeout: must outlast the longest stall. */
+  idleTimeoutMs: number;
+  log: LogSettings;
+}
+
+export interface Cluster {
+  broker: ChildHandle<'broker'>;
+  publisher: ChildHandle<'publisher'>;
+  /** In start order, then joiners as they subscribe. */
+  consumers: Array<ChildHandle<'consumer'>>;
+  rogue: ChildHandle<'rogue'> | undefined;
+  endpoint: BrokerEndpoint;
+  /** Starts one more consumer against the running broker; it joins `consumers` once subscribed. */
+  addConsumer(name: string): Promise<ChildHandle<'consumer'>>;
+}
+
+/**
+ * Starts every process of a mode at once: each loads its modules while the
+ * certificate is made and the broker binds, and gets its configuration as soon
+ * as it exists. Resolves when all are ready (each consumer only once subscribed,
+ * so none misses the first event). `track` sees every process the moment it
+ * exists, so teardown reaches even one that is still booting.
+ */
+export async function startCluster(
+  spec: ClusterSpec,
+  context: { logger: Logger; track: (child: ChildHandle) => void; aborted: Promise<never> },
+): Promise<Cluster> {
+  const { logger, track } = context;
+  // Every process boots at once and booting is CPU-bound: on 2 cores fifty of them take
+  // ~15 s. Allow 15 s plus half a second per process before calling one stuck.
+  const readyTimeoutMs = 15_000 + 500 * (spec.consumers.length + 3);
+  const spawn = <R extends ChildRole>(role: R, name: string, init: Promise<InitOf<R>>) => spawnRole({ role, name, init, logger, readyTimeoutMs, track });
+  // Admission: the pinned certificate proves the broker to clients; the token proves clients to the broker.
+  const token = randomBytes(TOKEN_BYTES).toString('hex');
+  const certificate = generateRunCertificate();
+  const { mode, keys, queueCapacity, idleTimeoutMs, log } = spec;
+  const brokerReady = spawn('broker', 'broker', certificate.then((tls) => brokerInit({ mode, keys, queueCapacity, tls, token, idleTimeoutMs, log })));
+  const endpoint = Promise.all([brokerReady, certificate]).then(([b, tls]): BrokerEndpoint => {
+    if (b.port === undefined) throw new RunError('E_IPC', `broker (pid ${b.pid}) said ready without a port`);
+    return { host: HOST, port: b.port, caPem: tls.certPem, idleTimeoutMs, token };
+  });
+  endpoint.catch(() => {}); // observed by every client's spawn; seen once is enough
+  const addConsumer = (name: string) => spawn('consumer', name, endpoint.then((broker) => consumerInit(name, broker, mode, log)));
+  const rogueInit = async (): Promise<InitOf<'rogue'>> => {
+    const [broker, decoy] = await Promise.all([endpoint, generateRunCertificate()]);
+    return { role: 'rogue', name: 'rogue', broker, decoyCaPem: decoy.certPem, frames: spec.rogueFrames, seed: spec.seed, log };
+  };
+  const publisher = spawn('publisher', 'publisher', endpoint.then((broker) => publisherInit(broker, spec, log)));
+  const rogue = spec.rogueFrames === 0 ? Promise.resolve(undefined) : spawn('rogue', 'rogue', rogueInit());
+  const consumers = spec.consumers.map(addConsumer);
+  // Wait for all of them, even when one fails, so none is left booting behind our back.
+  const all = Promise.allSettled([brokerReady, publisher, rogue, endpoint, ...consumers]);
+  const failed = (await Promise.race([all, context.aborted])).find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  const cluster: Cluster = {
+    broker: await brokerReady,
+    publisher: await publisher,
+    rogue: await rogue,
+    consumers: await Promise.all(consumers),
+    endpoint: await endpoint,
+    addConsumer: async (name) => {
+      const joined = await addConsumer(name);
+      cluster.consumers.push(joined);
+      return joined;
+    },
+  };
+  return cluster;
+}

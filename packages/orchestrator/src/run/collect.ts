@@ -1,0 +1,67 @@
+import type { BrokerReport, ChildRole, ConsumerReport, DigestVerdict, PublisherReport, RogueReport } from '@state-divergence/protocol';
+import { withDeadline, type Logger } from '@state-divergence/runtime';
+import { RunError } from '../model/errors.js';
+import type { ChildHandle } from './child/child-handle.js';
+import type { Cluster } from './cluster.js';
+import type { DrainResult } from '../model/drain.js';
+import { drain } from './drain.js';
+import type { Timeline } from './timeline.js';
+import type { ClusterWatch } from './watch.js';
+
+const GATHER_TIMEOUT_MS = 5_000;
+const DIGEST_TIMEOUT_MS = 8_000;
+const ROGUE_TIMEOUT_MS = 60_000;
+
+/** Everything the checker needs, gathered from the processes once the run is quiet. */
+export interface Collected {
+  drain: DrainResult;
+  publisher: PublisherReport;
+  broker: BrokerReport | null;
+  /** Aligned with cluster.consumers; null where the consumer could not answer. */
+  consumers: Array<{ report: ConsumerReport | null; digest: DigestVerdict | null }>;
+  rogue: RogueReport | null;
+}
+
+/**
+ * The final read, Jepsen-style: wait until every live consumer has applied
+ * everything the broker accepted for it (measured, not slept), let each
+ * consumer compare its digest with the broker's (the one check it could make
+ * itself), then gather every process's report. A child that cannot answer is a
+ * finding (null); a crash of the broker or the publisher, or SIGINT, ends the
+ * run with that cause: the guard sits outside each child's own failure.
+ */
+export async function collect(
+  cluster: Cluster,
+  context: { watch: ClusterWatch; published: number; drainTimeoutMs: number; signal: AbortSignal; logger: Logger; timeline: Timeline },
+): Promise<Collected> {
+  const { watch, logger, timeline } = context;
+  const { broker, publisher, rogue, consumers } = cluster;
+  // The rogue's hostile frames must all have been sent before anything is judged.
+  if (watch.rogueDone) await watch.guard(withDeadline(watch.rogueDone, ROGUE_TIMEOUT_MS, `the rogue client did not finish its frames within ${ROGUE_TIMEOUT_MS / 1000} s`).catch((error: unknown) => logger.warn({ err: error }, 'rogue unfinished')));
+  // A dead consumer can answer nothing: it is reported as ended early, not waited for.
+  const live = consumers.filter((c) => c.alive);
+  const drained = await watch.guard(drain({ broker, consumers: live, published: context.published, timeoutMs: context.drainTimeoutMs, signal: context.signal }));
+  timeline.record({ type: 'drained', ms: drained.ms, complete: drained.complete });
+  logger.info(drained, drained.complete ? 'drained' : 'drain incomplete');
+  const digests = await Promise.all(consumers.map((c) => answer(c, () => c.digest(DIGEST_TIMEOUT_MS), watch, logger.warn.bind(logger), 'digest check failed')));
+  const gather = <R extends ChildRole>(child: ChildHandle<R>) => answer(child, () => child.gather(GATHER_TIMEOUT_MS), watch, logger.error.bind(logger), 'gather failed');
+  const [brokerReport, publisherReport, ...consumerReports] = await Promise.all([gather(broker), gather(publisher), ...consumers.map(gather)]);
+  if (publisherReport === null) throw new RunError('E_GATHER', 'the publisher did not hand over its authority; nothing to check against (see its log)');
+  return {
+    drain: drained,
+    publisher: publisherReport,
+    broker: brokerReport,
+    consumers: consumers.map((_, i) => ({ report: consumerReports[i] ?? null, digest: digests[i] ?? null })),
+    rogue: rogue ? await gather(rogue) : null,
+  };
+}
+
+/** A child's answer, or null when it could not give one; a crash or an interrupt still ends the run. */
+function answer<T>(child: ChildHandle, ask: () => Promise<T>, watch: ClusterWatch, log: Logger['warn'], failure: string): Promise<T | null> {
+  if (!child.alive) return Promise.resolve(null);
+  const own = ask().catch((error: unknown) => {
+    log({ child: child.name, err: error }, failure);
+    return null;
+  });
+  return watch.guard(own);
+}

@@ -1,0 +1,44 @@
+import type { PlanStep, RunPlan } from './plan.js';
+
+type Step<K extends PlanStep['do']> = Extract<PlanStep, { do: K }>;
+
+/** What carries out each kind of step; the interpreter only sequences. */
+export interface StepHandlers {
+  phase(step: Step<'phase'>): void | Promise<void>;
+  publish(step: Step<'publish'>): void | Promise<void>;
+  freeze(step: Step<'freeze'>): void | Promise<void>;
+  thaw(step: Step<'thaw'>): void | Promise<void>;
+  join(step: Step<'join'>): void | Promise<void>;
+  publishEnd(step: Step<'publish-end'>): void | Promise<void>;
+}
+
+function perform(step: PlanStep, handlers: StepHandlers): void | Promise<void> {
+  switch (step.do) {
+    case 'phase':
+      return handlers.phase(step);
+    case 'publish':
+      return handlers.publish(step);
+    case 'freeze':
+      return handlers.freeze(step);
+    case 'thaw':
+      return handlers.thaw(step);
+    case 'join':
+      return handlers.join(step);
+    case 'publish-end':
+      return handlers.publishEnd(step);
+    case 'end':
+      return;
+  }
+}
+
+/**
+ * Runs the plan: waits until each step's time, then performs it, in order.
+ * A step that takes a while (waiting for the publisher) delays the ones after
+ * it, never reorders them. `waitUntil` is the clock (a test passes a fake one).
+ */
+export async function interpretPlan(plan: RunPlan, handlers: StepHandlers, waitUntil: (atMs: number) => Promise<void>): Promise<void> {
+  for (const step of plan.steps) {
+    await waitUntil(step.at);
+    await perform(step, handlers);
+  }
+}

@@ -1,0 +1,148 @@
+import type { LogSettings, Mode } from '@state-divergence/protocol';
+import { processResources, setLogPhase, type Logger } from '@state-divergence/runtime';
+import { assembleOutcome, type GatheredRun, type ModeResult } from '../check/outcome.js';
+import type { PhaseName } from '../model/events.js';
+import type { RunObserver } from '../model/live.js';
+import { consumerName, type Options } from '../model/options.js';
+import { rejectOnAbort } from './abort.js';
+import type { ChildHandle, ChildRegistry } from './child/child-handle.js';
+import { RunClock } from './clock.js';
+import { collect, type Collected } from './collect.js';
+import { startCluster, type Cluster, type ClusterSpec } from './cluster.js';
+import { interpretPlan } from './interpret-plan.js';
+import { LiveMonitor } from './live-monitor.js';
+import { buildPlan, longestStallMs, planLengthMs, stalledConsumers, type RunPlan } from './plan.js';
+import { startSampling } from './sampler.js';
+import { planSteps, type PlanRecord } from './steps.js';
+import { TeardownStack } from './teardown.js';
+import { Timeline } from './timeline.js';
+import { watchCluster } from './watch.js';
+
+export interface RunContext {
+  signal: AbortSignal;
+  observer: RunObserver;
+  /** Every child of the invocation, for the second-signal kill and the last reap. */
+  registry: ChildRegistry;
+  /** The process's one root logger; each mode logs through a child bound to it. */
+  logger: Logger;
+}
+
+const consumerNames = (options: Options): string[] => Array.from({ length: options.consumers }, (_, i) => consumerName(i));
+
+/** What the cluster of a mode is started with: the run's flags, and an idle timeout that outlasts the longest stall. */
+function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettings): ClusterSpec {
+  // The stalled connection must outlive the stall, or it dies instead of lagging
+  // (which would measure something else). Margin for the drain after it.
+  const idleTimeoutMs = Math.ceil(longestStallMs(plan) * 2 + 10_000);
+  const consumers = consumerNames(options).filter((name) => name !== options.joinLate);
+  return { ...options, mode, consumers, idleTimeoutMs, log };
+}
+
+/**
+ * One mode, start to finish, with fresh processes, the way Jepsen keeps a test:
+ * start the cluster, watch it, run the plan (the workload, the nemesis and the
+ * phases, as data), sample it for the observer, collect the final state, check
+ * it, log the outcome, and tear everything down on every path.
+ */
+export async function runMode(mode: Mode, options: Options, context: RunContext): Promise<ModeResult> {
+  const logger = context.logger.child({ mode });
+  const log: LogSettings = { level: options.logLevel, file: options.logFile, mode };
+  const plan = buildPlan(options);
+  const clock = new RunClock();
+  const timeline = new Timeline(() => clock.sinceStart());
+  const aborted = rejectOnAbort(context.signal);
+  const teardown = new TeardownStack(logger);
+  const children: ChildHandle[] = [];
+  teardown.defer('stop every child', () => stopChildren(children, context.registry));
+  setLogPhase('starting');
+  logger.info({ options: { ...options, modes: undefined } }, 'mode starting');
+  try {
+    const track = (child: ChildHandle) => {
+      children.push(child);
+      context.registry.add(child);
+      timeline.record({ type: 'spawned', name: child.name, pid: child.pid });
+    };
+    const cluster = await startCluster(clusterSpec(mode, options, plan, log), { logger, track, aborted });
+    const watch = watchCluster(cluster, { timeline, logger, aborted });
+    teardown.defer('stop watching', () => watch.stop());
+    let phase: PhaseName = 'converged';
+    const stalled = stalledConsumers(plan);
+    const monitor = new LiveMonitor({ ...cluster, consumers: () => cluster.consumers, stalled: (name) => stalled.includes(name), keys: options.keys, totalSeconds: planLengthMs(plan) / 1000, mode });
+    const { handlers, record } = planSteps({ mode, phaseMs: plan.phaseMs, cluster, watch, timeline, clock, logger, observer: context.observer, onPhase: (next) => (phase = next) });
+    clock.markPublishing();
+    const sampling = startSampling(monitor, context.observer, () => ({ phase, seconds: clock.seconds() }));
+    teardown.defer('stop sampling', () => sampling.stop());
+    await interpretPlan(plan, handlers, (at) => watch.guard(clock.until(at, context.signal)));
+    sampling.stop();
+    setLogPhase('checking');
+    for (const child of children) child.send({ type: 'phase', phase: 'checking' });
+    // Catching up is CPU-bound: allow more time the more consumers share the 2 cores.
+    const drainTimeoutMs = Math.max(5_000, longestStallMs(plan)) + 100 * options.consumers;
+    const collected = await collect(cluster, { watch, published: record.published, drainTimeoutMs, signal: context.signal, logger, timeline });
+    const outcome = assembleOutcome(gatheredRun({ mode, cluster, collected, record, stalled, names: consumerNames(options), exits: watch.exits, monitor, children, timeline, seconds: clock.seconds(), intervalMs: context.observer.intervalMs }));
+    logOutcome(logger, outcome);
+    return outcome;
+  } finally {
+    setLogPhase('teardown');
+    await teardown.dispose();
+  }
+}
+
+/** Never waits for a graceful QUIC close: after a stall that takes ~40 s with this library. */
+async function stopChildren(children: ChildHandle[], registry: ChildRegistry): Promise<void> {
+  await Promise.all(children.map((child) => child.stop()));
+  for (const child of children) registry.delete(child);
+}
+
+/** Everything the checker and the report need, in one value. */
+function gatheredRun(parts: {
+  mode: Mode;
+  cluster: Cluster;
+  collected: Collected;
+  record: PlanRecord;
+  stalled: string[];
+  /** Every consumer's name in report order. */
+  names: string[];
+  exits: ReadonlyMap<string, string>;
+  monitor: LiveMonitor;
+  children: ChildHandle[];
+  timeline: Timeline;
+  seconds: number;
+  intervalMs: number;
+}): GatheredRun {
+  const { collected, cluster, record } = parts;
+  const order = (name: string) => parts.names.indexOf(name);
+  return {
+    mode: parts.mode,
+    consumers: cluster.consumers
+      .map((c, i) => ({ name: c.name, stalled: parts.stalled.includes(c.name), ...collected.consumers[i]!, died: parts.exits.get(c.name) ?? null }))
+      .sort((a, b) => order(a.name) - order(b.name)),
+    publisher: collected.publisher,
+    broker: collected.broker,
+    stallWindow: record.stallWindow,
+    publishedInStall: record.publishedInStall,
+    drain: collected.drain,
+    rogue: collected.rogue,
+    wrongOverTime: { intervalMs: parts.intervalMs, series: parts.monitor.series(), publisherRate: parts.monitor.publisherRates() },
+    processes: [
+      { name: 'orchestrator', role: 'orchestrator', ...processResources() },
+      ...parts.children.flatMap((c) => (c.resources ? [{ name: c.name, role: c.role, ...c.resources }] : [])),
+    ],
+    events: [...parts.timeline.events],
+    wallSeconds: parts.seconds,
+  };
+}
+
+function logOutcome(logger: Logger, outcome: ModeResult): void {
+  const consumers = outcome.check.consumers.map((c) => ({
+    name: c.name,
+    applied: c.applied,
+    wrong: c.wrongKeys.length,
+    lost: c.lost,
+    unexpected: c.unexpected,
+    unexplained: c.unexplainedKeys.length,
+    digestMatch: outcome.digests[c.name]?.match ?? null,
+    endedEarly: c.endedEarly,
+  }));
+  logger.info({ verdict: outcome.check.verdict, published: outcome.published, cost: outcome.cost, consumers }, 'outcome');
+}

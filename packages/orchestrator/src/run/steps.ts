@@ -1,0 +1,100 @@
+import type { Mode } from '@state-divergence/protocol';
+import { setLogPhase, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
+import type { PhaseName } from '../model/events.js';
+import type { RunObserver } from '../model/live.js';
+import type { ChildHandle } from './child/child-handle.js';
+import type { RunClock } from './clock.js';
+import type { Cluster } from './cluster.js';
+import type { StepHandlers } from './interpret-plan.js';
+import { StallNemesis } from './nemesis.js';
+import type { Timeline } from './timeline.js';
+import type { ClusterWatch } from './watch.js';
+
+const STATUS_TIMEOUT_MS = 2_000;
+
+/** What carrying out the plan measured, for the outcome. */
+export interface PlanRecord {
+  /** Wall-clock ms of the first SIGSTOP and the last SIGCONT (latency and rates in the stall are cut by it). */
+  stallWindow: { from: number; to: number };
+  /** Changes published between them. */
+  publishedInStall: number;
+  /** What the publisher said it published, in its `done`. */
+  published: number;
+}
+
+interface StepContext {
+  mode: Mode;
+  phaseMs: number;
+  cluster: Cluster;
+  watch: ClusterWatch;
+  timeline: Timeline;
+  clock: RunClock;
+  logger: Logger;
+  observer: RunObserver;
+  /** Told of every phase change (the sampler labels its samples with it). */
+  onPhase(phase: PhaseName): void;
+}
+
+/** Every process of the run, for messages that go to all of them. */
+const everyone = (cluster: Cluster): ChildHandle[] => [cluster.broker, cluster.publisher, ...(cluster.rogue ? [cluster.rogue] : []), ...cluster.consumers];
+
+/**
+ * The plan's steps, carried out against a running cluster: phase changes (told
+ * to every process, so each log line carries its phase), the workload's start
+ * and end, the nemesis, and late joiners. Returns the handlers and what they record.
+ */
+export function planSteps(context: StepContext): { handlers: StepHandlers; record: PlanRecord } {
+  const { cluster, watch, timeline, clock, logger, observer, mode } = context;
+  const record: PlanRecord = { stallWindow: { from: 0, to: Number.POSITIVE_INFINITY }, publishedInStall: 0, published: 0 };
+  const nemesis = new StallNemesis(timeline);
+  const publisherDone = new Promise<number>((resolve) => cluster.publisher.on((m) => m.type === 'done' && resolve(m.published)));
+  const joining: Array<Promise<unknown>> = [];
+  const publishedNow = async () => (await watch.guard(cluster.publisher.status(STATUS_TIMEOUT_MS))).published;
+  const named = (names: string[]) => cluster.consumers.filter((c) => names.includes(c.name));
+  let publishedAtFreeze = 0;
+
+  const handlers: StepHandlers = {
+    phase: ({ phase }) => {
+      timeline.record({ type: 'phase', phase });
+      setLogPhase(phase);
+      for (const child of everyone(cluster)) child.send({ type: 'phase', phase });
+      logger.info({ at: clock.seconds() }, 'phase'); // the mixin adds `phase`
+      context.onPhase(phase);
+      observer.phase(mode, phase, clock.seconds());
+    },
+    publish: ({ durationMs }) => {
+      cluster.publisher.send({ type: 'start', durationMs });
+      cluster.rogue?.send({ type: 'start', durationMs: 0 });
+    },
+    freeze: async ({ consumers }) => {
+      publishedAtFreeze = await publishedNow();
+      record.stallWindow.from = wallClockMs();
+      const targets = named(consumers);
+      nemesis.freeze(targets);
+      logger.info({ consumers: targets.map((c) => ({ name: c.name, pid: c.pid })) }, 'stall started');
+    },
+    thaw: async ({ consumers }) => {
+      const targets = named(consumers);
+      nemesis.thaw(targets);
+      record.stallWindow.to = wallClockMs();
+      logger.info({ consumers: targets.map((c) => ({ name: c.name, pid: c.pid })) }, 'stall ended');
+      record.publishedInStall = (await publishedNow()) - publishedAtFreeze;
+    },
+    // Not awaited: the plan's clock keeps running while the joiner subscribes.
+    join: ({ consumer }) => {
+      const joined = cluster.addConsumer(consumer).then((c) => {
+        timeline.record({ type: 'joined', consumer: c.name, pid: c.pid });
+        watch.watchConsumer(c);
+      });
+      joined.catch(() => {}); // awaited at publish-end
+      joining.push(joined);
+    },
+    publishEnd: async () => {
+      await watch.guard(Promise.all(joining));
+      const done = withDeadline(publisherDone, context.phaseMs + 10_000, 'the publisher did not report `done` after its publishing time; see its log');
+      record.published = await watch.guard(done);
+      timeline.record({ type: 'publisher-done', published: record.published });
+    },
+  };
+  return { handlers, record };
+}

@@ -1,0 +1,60 @@
+import type { Logger } from '@state-divergence/runtime';
+import { RunError } from '../model/errors.js';
+import type { ChildHandle } from './child/child-handle.js';
+import type { Cluster } from './cluster.js';
+import type { Timeline } from './timeline.js';
+
+export interface ClusterWatch {
+  /** Races a wait against a crash of the broker or the publisher, and against SIGINT/SIGTERM. */
+  guard<T>(promise: Promise<T>): Promise<T>;
+  /** Records a consumer's early end or death (each late joiner is watched too). */
+  watchConsumer(consumer: ChildHandle<'consumer'>): void;
+  /** How each consumer that died mid-run died, by name. */
+  readonly exits: ReadonlyMap<string, string>;
+  /** Resolves when the rogue client (if any) has sent all its frames; listened for from the start. */
+  readonly rogueDone: Promise<void> | undefined;
+  /** The run is over: exits from now on are teardown, not findings. */
+  stop(): void;
+}
+
+/**
+ * Watches the running cluster. The broker or the publisher dying ends the run:
+ * there is nothing left to measure. A consumer dying is a finding: it is
+ * reported as ended early, and the broker is told to forget it at once (QUIC
+ * would notice only at the idle timeout; in lossless mode its full queue would
+ * hold the publisher back until then).
+ */
+export function watchCluster(cluster: Cluster, context: { timeline: Timeline; logger: Logger; aborted: Promise<never> }): ClusterWatch {
+  const { timeline, logger, aborted } = context;
+  let running = true;
+  const exits = new Map<string, string>();
+  const crashed = Promise.race(
+    [cluster.broker, cluster.publisher].map(async (child) => {
+      const how = await child.exited;
+      if (running) throw new RunError('E_CHILD_EXIT', `${child.name} (pid ${child.pid}) ${how} in the middle of the run; see its log`);
+      return new Promise<never>(() => {});
+    }),
+  );
+  crashed.catch(() => {}); // observed by every guard; unhandled only if nobody waits
+  const watchConsumer = (consumer: ChildHandle<'consumer'>) => {
+    consumer.on((m) => running && m.type === 'ended' && timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: m.reason }));
+    void consumer.exited.then((how) => {
+      if (!running) return;
+      exits.set(consumer.name, `its process ${how} mid-run (pid ${consumer.pid})`);
+      cluster.broker.send({ type: 'endSubscriber', name: consumer.name, reason: `process ${how}` });
+      timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: `process ${how}` });
+      logger.error({ consumer: consumer.name, childPid: consumer.pid, how }, 'consumer process died');
+    });
+  };
+  cluster.consumers.forEach(watchConsumer);
+  const { rogue } = cluster;
+  return {
+    guard: (promise) => Promise.race([promise, crashed, aborted]),
+    watchConsumer,
+    exits,
+    rogueDone: rogue && new Promise<void>((resolve) => rogue.on((m) => m.type === 'done' && resolve())),
+    stop: () => {
+      running = false;
+    },
+  };
+}

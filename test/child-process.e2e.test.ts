@@ -1,0 +1,51 @@
+/**
+ * The orchestrator's handle on one real child process: typed requests over IPC,
+ * a request the child cannot serve answered with an error (the child lives on),
+ * and stop() reaping a SIGSTOPped child.
+ */
+import { randomBytes } from 'node:crypto';
+import { TOKEN_BYTES } from '@state-divergence/protocol';
+import { createLogger } from '@state-divergence/runtime';
+import { generateRunCertificate, spawnRole, type ChildHandle } from '@state-divergence/orchestrator';
+import { brokerInit } from '../packages/orchestrator/src/run/child-inits.js';
+import { isGone } from './helpers/run-demo.js';
+
+const log = { level: 'warn', file: null, mode: 'lossy' } as const;
+const logger = createLogger('test', log);
+const started: ChildHandle[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((child) => child.stop()));
+});
+
+async function startBroker(): Promise<ChildHandle<'broker'>> {
+  const tls = await generateRunCertificate();
+  const init = brokerInit({ mode: 'lossy', keys: 16, queueCapacity: 8, tls, token: randomBytes(TOKEN_BYTES).toString('hex'), idleTimeoutMs: 20_000, log });
+  return spawnRole({ role: 'broker', name: 'broker', init, logger, track: (child) => started.push(child) });
+}
+
+describe('a child process, driven over IPC', () => {
+  test('answers a typed status request with its own role\'s counters, and says ready with its port', async () => {
+    const broker = await startBroker();
+    expect(broker.port).toBeGreaterThan(0);
+    const counters = await broker.status(5_000);
+    expect(counters).toEqual({ role: 'broker', head: 0, subscribers: {} });
+  });
+
+  test('a request it cannot serve is answered with an error naming it, and the child lives on', async () => {
+    const broker = await startBroker();
+    await expect(broker.digest(5_000)).rejects.toMatchObject({ code: 'E_REFUSED', message: expect.stringMatching(/^broker \(pid \d+\) cannot serve a digest request: this role keeps no local copy/) });
+    await expect(broker.versions(5_000)).rejects.toMatchObject({ code: 'E_REFUSED' });
+    expect(broker.alive).toBe(true);
+    expect((await broker.status(5_000)).role).toBe('broker');
+  });
+
+  test('a frozen child gets no answer out, but stop() still reaps it (SIGCONT first)', async () => {
+    const broker = await startBroker();
+    broker.freeze();
+    expect(broker.frozen).toBe(true);
+    await expect(broker.status(500)).rejects.toMatchObject({ code: 'E_DEADLINE', message: expect.stringMatching(/sent no status reply within 0.5 s/) });
+    await broker.stop();
+    expect(broker.alive).toBe(false);
+    expect(isGone(broker.pid)).toBe(true);
+  });
+});
