@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
 import {
+  DIGEST_SEED_HIGH,
+  DIGEST_SEED_LOW,
+  digestMix,
   encodeDigest,
   encodeDigestRequest,
   encodeLag,
@@ -18,7 +22,10 @@ import {
   ErrorCode,
   FrameDecodeError,
   FrameDecoder,
+  MAX_ERROR_MESSAGE_BYTES,
   MAX_FRAME_LENGTH,
+  MAX_PAYLOAD_BYTES,
+  publishRefusal,
   Role,
   type Change,
   type Frame,
@@ -232,5 +239,178 @@ describe('state digest', () => {
     a.remove(2, 21);
     a.add(2, 20);
     expect(a.toString()).toBe(before);
+  });
+});
+
+describe('the length field, judged from its 4 bytes alone', () => {
+  const firstError = (decoder: FrameDecoder): FrameDecodeError | null => {
+    try {
+      decoder.next();
+      return null;
+    } catch (error) {
+      return error as FrameDecodeError;
+    }
+  };
+
+  test.each([
+    ['00 01 00 23 (65,571: one above the cap)', '00010023', ErrorCode.frameTooLarge],
+    ['FF FF FF FF', 'ffffffff', ErrorCode.frameTooLarge],
+    ['00 00 00 00 (no room for a type)', '00000000', ErrorCode.malformedFrame],
+  ])('%s is refused before a type byte arrives', (_name, hex, code) => {
+    const decoder = new FrameDecoder();
+    const bytes = Buffer.from(hex, 'hex');
+    // Three bytes decide nothing; the fourth decides.
+    decoder.push(bytes.subarray(0, 3));
+    expect(decoder.next()).toBeNull();
+    decoder.push(bytes.subarray(3));
+    expect(firstError(decoder)?.code).toBe(code);
+  });
+
+  test('the cap itself passes the length check: the decoder then waits for the body', () => {
+    const decoder = new FrameDecoder();
+    const header = Buffer.alloc(5);
+    header.writeUInt32BE(MAX_FRAME_LENGTH, 0);
+    header.writeUInt8(FrameType.event, 4);
+    decoder.push(header);
+    expect(decoder.next()).toBeNull();
+  });
+});
+
+describe('values no frame may carry', () => {
+  test('a delete carrying a value is malformed; a delete with value 0 decodes', () => {
+    expect(decodeError(encodePublish({ ...tombstone, value: 7 })).code).toBe(ErrorCode.malformedFrame);
+    expect(decodeError(encodeEvent(3, { ...tombstone, value: 1 })).code).toBe(ErrorCode.malformedFrame);
+    expect(decodeAll(encodePublish(tombstone))).toMatchObject([{ type: 'publish', change: tombstone }]);
+  });
+
+  test.each([
+    ['a stray continuation byte', [0x80]],
+    ['FF FE', [0xff, 0xfe]],
+    ['a cut 3-byte sequence', [0xe2, 0x82]],
+    ['an encoded surrogate', [0xed, 0xa0, 0x80]],
+    ["an overlong '/'", [0xc0, 0xaf]],
+  ])('a HELLO name with %s is malformed', (_name, bytes) => {
+    const hello = encodeHello({ role: Role.subscriber, name: 'x'.repeat(bytes.length), token: Buffer.alloc(4) });
+    Buffer.from(bytes).copy(hello, 5 + 3); // header, then version, role, name length
+    expect(decodeError(hello).code).toBe(ErrorCode.malformedFrame);
+  });
+
+  test('any valid UTF-8 name round-trips', () => {
+    const name = 'consumer-ü-日本-🙂';
+    expect(decodeAll(encodeHello({ role: Role.subscriber, name, token: Buffer.alloc(4) }))).toMatchObject([{ type: 'hello', name }]);
+  });
+});
+
+describe('every frame the broker sends fits the cap', () => {
+  const frameLength = (frame: Uint8Array) => frame.length - 4;
+
+  test('EVENT and STATE of the largest payload the broker accepts are exactly at the cap', () => {
+    const body = encodePublish({ ...change, payloadLength: MAX_PAYLOAD_BYTES }).subarray(5);
+    expect(frameLength(encodeEventFromPublishBody(1, body))).toBe(MAX_FRAME_LENGTH);
+    expect(frameLength(encodeEventFromPublishBody(1, body, FrameType.state))).toBe(MAX_FRAME_LENGTH);
+  });
+
+  test('an ERROR quoting anything is cut to 1,024 bytes on a character boundary, and decodes', () => {
+    for (const message of ['x'.repeat(100_000), 'é'.repeat(5_000), '日'.repeat(5_000), '🙂'.repeat(5_000)]) {
+      const frame = encodeError(ErrorCode.malformedFrame, message);
+      expect(frameLength(frame)).toBeLessThanOrEqual(1 + 2 + MAX_ERROR_MESSAGE_BYTES);
+      const [decoded] = decodeAll(frame);
+      const text = decoded?.type === 'error' ? decoded.message : '';
+      expect(text.length).toBeGreaterThan(0);
+      expect(message.startsWith(text)).toBe(true); // no U+FFFD: the cut never splits a character
+      expect(Buffer.byteLength(text)).toBeGreaterThan(MAX_ERROR_MESSAGE_BYTES - 4);
+    }
+  });
+
+  test('the fixed-size frames are far below it', () => {
+    for (const frame of [encodeWelcome(2 ** 53 - 1), encodeLag(1, 2), encodeProgress(1), encodeSyncEnd(SyncKind.delta, 1), encodeDigest(1, '0123456789abcdef', 1)]) {
+      expect(frameLength(frame)).toBeLessThanOrEqual(21);
+    }
+  });
+});
+
+describe('what a PUBLISH may mean (publishRefusal, the broker rules 3-5 of docs/PROTOCOL.md)', () => {
+  const limits = { keys: 16, highestVersion: 100 };
+  const ok: Change = { key: 15, version: 101, value: 1, deleted: false, publishedAt: 0, payloadLength: MAX_PAYLOAD_BYTES };
+
+  test('the boundary values pass', () => {
+    expect(publishRefusal(ok, limits)).toBeNull();
+    expect(publishRefusal({ ...ok, key: 0, payloadLength: 0, version: Number.MAX_SAFE_INTEGER }, limits)).toBeNull();
+  });
+
+  test('one past each boundary is refused with its code', () => {
+    expect(publishRefusal({ ...ok, payloadLength: MAX_PAYLOAD_BYTES + 1 }, limits)?.code).toBe(ErrorCode.payloadTooLarge);
+    expect(publishRefusal({ ...ok, key: 16 }, limits)?.code).toBe(ErrorCode.keyOutOfRange);
+    expect(publishRefusal({ ...ok, key: 1000 }, limits)?.code).toBe(ErrorCode.keyOutOfRange);
+    expect(publishRefusal({ ...ok, version: 100 }, limits)?.code).toBe(ErrorCode.versionNotIncreasing);
+    expect(publishRefusal({ ...ok, version: 99 }, limits)?.code).toBe(ErrorCode.versionNotIncreasing);
+    expect(publishRefusal({ ...ok, version: 0 }, { ...limits, highestVersion: 0 })?.code).toBe(ErrorCode.versionNotIncreasing);
+  });
+
+  test('a change breaking several rules gets the first in the documented order', () => {
+    const all = { ...ok, payloadLength: MAX_PAYLOAD_BYTES + 1, key: 99, version: 1 };
+    expect(publishRefusal(all, limits)?.code).toBe(ErrorCode.payloadTooLarge);
+    expect(publishRefusal({ ...all, payloadLength: 0 }, limits)?.code).toBe(ErrorCode.keyOutOfRange);
+  });
+});
+
+describe('the digest, as docs/PROTOCOL.md specifies it', () => {
+  /** The mix written from the doc alone, in BigInt: u32 words, `*` keeps the low 32 bits. */
+  function docMixSteps(key: number, version: number, seed: number): number[] {
+    const M = 0xffff_ffffn;
+    const mul = (a: bigint, b: bigint) => (a * b) & M;
+    const lo = BigInt(version) & M;
+    const hi = BigInt(version) >> 32n;
+    const steps: bigint[] = [];
+    let h = BigInt(seed) ^ BigInt(key);
+    steps.push(h);
+    h = mul(h ^ (h >> 16n), 0x85eb_ca6bn);
+    steps.push(h);
+    h = mul(h ^ lo ^ (h >> 13n), 0xc2b2_ae35n);
+    steps.push(h);
+    h = mul(h ^ hi ^ (h >> 16n), 0x27d4_eb2fn);
+    steps.push(h);
+    h = h ^ (h >> 15n);
+    steps.push(h);
+    h = mul(h, 0x1656_67b1n);
+    steps.push(h);
+    steps.push(h ^ (h >> 16n));
+    return steps.map(Number);
+  }
+
+  test('the code computes the mix the doc describes', () => {
+    let seed = 11;
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0));
+    for (let i = 0; i < 2_000; i++) {
+      const key = random();
+      const version = (random() & 0x1f_ffff) * 2 ** 32 + random(); // up to 2^53 - 1
+      for (const s of [DIGEST_SEED_HIGH, DIGEST_SEED_LOW]) expect(digestMix(key, version, s)).toBe(docMixSteps(key, version, s).at(-1));
+    }
+    expect(digestMix(0xffff_ffff, Number.MAX_SAFE_INTEGER, DIGEST_SEED_HIGH)).toBe(docMixSteps(0xffff_ffff, Number.MAX_SAFE_INTEGER, DIGEST_SEED_HIGH).at(-1));
+  });
+
+  test("the doc's worked example matches the code, step by step and digest by digest", () => {
+    const doc = readFileSync(new URL('../docs/PROTOCOL.md', import.meta.url), 'utf8');
+    const example = doc.slice(doc.indexOf('**Worked example.**'));
+    const rows = example.split('\n').filter((line) => /^\| `(h|mix) =/.test(line));
+    const documented = rows.map((row) => [...row.matchAll(/`0x([0-9A-F]{8})`/g)].map((m) => Number.parseInt(m[1]!, 16)));
+    const columns = [
+      [5, 2 ** 32 + 7, DIGEST_SEED_HIGH],
+      [5, 2 ** 32 + 7, DIGEST_SEED_LOW],
+      [0, 3, DIGEST_SEED_HIGH],
+      [0, 3, DIGEST_SEED_LOW],
+    ] as const;
+    const computed = columns.map(([key, version, s]) => docMixSteps(key, version, s));
+    expect(documented).toHaveLength(7);
+    documented.forEach((row, step) => expect(row).toEqual(computed.map((column) => column[step])));
+    columns.forEach(([key, version, s], i) => expect(digestMix(key, version, s)).toBe(documented[6]![i]));
+
+    const digest = new StateDigest();
+    digest.add(5, 2 ** 32 + 7);
+    expect(example).toContain(`\`${digest.toString()}\`, 1 live key`);
+    digest.add(0, 3);
+    expect(example).toContain(`**\`${digest.toString()}\`**, 2 live keys`);
+    digest.remove(0, 3);
+    expect(example).toContain(`Delete key 0 and it is \`${digest.toString()}\` again`);
   });
 });

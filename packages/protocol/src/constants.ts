@@ -64,7 +64,11 @@ export const ChangeFlag = {
   delete: 0x01,
 } as const;
 
-/** Codes carried by ERROR frames and by FrameDecodeError. Stable: clients may switch on them. */
+/**
+ * Codes carried by ERROR frames and by FrameDecodeError. Stable: clients may switch on them.
+ * 1-3 are the decoder's (the frame's shape), 7-10 the broker's rules about what a
+ * well-formed frame means in this run; docs/PROTOCOL.md lists when each is sent.
+ */
 export const ErrorCode = {
   frameTooLarge: 1,
   unknownFrameType: 2,
@@ -72,7 +76,21 @@ export const ErrorCode = {
   unexpectedFrame: 4,
   unsupportedVersion: 5,
   unauthorized: 6,
+  /** A PUBLISH whose payload is longer than MAX_PAYLOAD_BYTES: its EVENT would exceed the frame cap. */
+  payloadTooLarge: 7,
+  /** A PUBLISH whose key index is not below the run's keyspace size. */
+  keyOutOfRange: 8,
+  /** A PUBLISH whose version is not above every version the broker has accepted. */
+  versionNotIncreasing: 9,
+  /** A subscriber HELLO naming a subscriber that is still connected. */
+  nameInUse: 10,
 } as const;
+
+/**
+ * ERROR messages are cut to this many bytes (on a UTF-8 character boundary), so
+ * every frame the broker sends stays within MAX_FRAME_LENGTH whatever it quotes.
+ */
+export const MAX_ERROR_MESSAGE_BYTES = 1_024;
 
 /** The per-run access token is this many random bytes (HELLO carries up to 255). */
 export const TOKEN_BYTES = 32;

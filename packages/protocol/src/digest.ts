@@ -6,8 +6,20 @@
  * (key, version) pairs have the same digest whatever order they were built in.
  * Versions are global and unique, so equal pairs imply equal values.
  * Not cryptographic: it detects divergence, it does not resist forgery.
+ * docs/PROTOCOL.md specifies it step by step with a worked example; change both together.
  */
-function mix(key: number, version: number, seed: number): number {
+
+/** Seeds the mix for the digest's high word and its low word. */
+export const DIGEST_SEED_HIGH = 0x9e37_79b9;
+export const DIGEST_SEED_LOW = 0x7f4a_7c15;
+
+/**
+ * One 32-bit mix of (key, version) under `seed`: murmur3-style multiply and
+ * xor-shift rounds. Every step is u32 arithmetic (Math.imul is multiplication
+ * mod 2^32, `>>>` a logical shift); the 53-bit version enters as two words,
+ * its low 32 bits in the second round and its high 21 bits in the third.
+ */
+export function digestMix(key: number, version: number, seed: number): number {
   const high = Math.floor(version / 0x1_0000_0000);
   let h = seed ^ key;
   h = Math.imul(h ^ (h >>> 16), 0x85eb_ca6b);
@@ -25,14 +37,14 @@ export class StateDigest {
   size = 0;
 
   add(key: number, version: number): void {
-    this.high = (this.high + mix(key, version, 0x9e37_79b9)) >>> 0;
-    this.low = (this.low + mix(key, version, 0x7f4a_7c15)) >>> 0;
+    this.high = (this.high + digestMix(key, version, DIGEST_SEED_HIGH)) >>> 0;
+    this.low = (this.low + digestMix(key, version, DIGEST_SEED_LOW)) >>> 0;
     this.size += 1;
   }
 
   remove(key: number, version: number): void {
-    this.high = (this.high - mix(key, version, 0x9e37_79b9)) >>> 0;
-    this.low = (this.low - mix(key, version, 0x7f4a_7c15)) >>> 0;
+    this.high = (this.high - digestMix(key, version, DIGEST_SEED_HIGH)) >>> 0;
+    this.low = (this.low - digestMix(key, version, DIGEST_SEED_LOW)) >>> 0;
     this.size -= 1;
   }
 

@@ -4,6 +4,7 @@ import {
   FRAME_HEADER_LENGTH,
   ChangeFlag,
   FrameType,
+  MAX_ERROR_MESSAGE_BYTES,
   MAX_PAYLOAD_BYTES,
   PROTOCOL_VERSION,
   StartKind,
@@ -103,8 +104,18 @@ export function encodeEvent(offset: number, change: Change): Buffer {
   return buf;
 }
 
+/** `text` cut to at most `max` bytes without splitting a UTF-8 character. */
+function truncateUtf8(text: Buffer, max: number): Buffer {
+  if (text.length <= max) return text;
+  let cut = max;
+  // A continuation byte (10xxxxxx) at the cut means the cut falls inside a character.
+  while (cut > 0 && (text[cut]! & 0xc0) === 0x80) cut -= 1;
+  return text.subarray(0, cut);
+}
+
+/** The message is cut to MAX_ERROR_MESSAGE_BYTES: an ERROR quoting client input must still fit the frame cap. */
 export function encodeError(code: ErrorCode, message: string): Buffer {
-  const text = Buffer.from(message, 'utf8');
+  const text = truncateUtf8(Buffer.from(message, 'utf8'), MAX_ERROR_MESSAGE_BYTES);
   const buf = frame(FrameType.error, 2 + text.length);
   buf.writeUInt16BE(code, 5);
   text.copy(buf, 7);
