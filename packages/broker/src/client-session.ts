@@ -8,6 +8,7 @@ import {
   ErrorCode,
   FrameDecodeError,
   PROTOCOL_VERSION,
+  publishRefusal,
   Role,
   StartKind,
   SyncKind,
@@ -45,9 +46,22 @@ export interface SessionContext {
 
 type Frames = AsyncGenerator<Frame>;
 
+/**
+ * Meaning before order: a PUBLISH that could never be relayed is refused with
+ * its specific reason whoever sent it, just as the decoder judges a frame's
+ * shape before anyone asks whether the sender may send it. Only then does the
+ * session check that this client is the publisher.
+ */
+function judgePublish(frame: Frame, context: SessionContext): void {
+  if (frame.type !== 'publish') return;
+  const refusal = publishRefusal(frame.change, { keys: context.init.keys, highestVersion: context.topic.highestVersion });
+  if (refusal !== null) throw new ProtocolViolation(refusal.code, refusal.message);
+}
+
 async function servePublisher(frames: Frames, name: string, context: SessionContext): Promise<void> {
   const { topic } = context;
   for await (const frame of frames) {
+    judgePublish(frame, context);
     if (frame.type !== 'publish') throw new ProtocolViolation(ErrorCode.unexpectedFrame, `publisher sent ${frame.type}; only publish is allowed`);
     // Lossless: pausing here stops reads from this stream; QUIC flow control does the rest.
     const room = topic.overflow === 'block' ? topic.waitForRoom() : undefined;
@@ -57,8 +71,10 @@ async function servePublisher(frames: Frames, name: string, context: SessionCont
   context.logger.info({ client: name, head: topic.headOffset }, 'publisher finished');
 }
 
-async function serveSubscriber(frames: Frames, subscriber: Subscriber, topic: Topic): Promise<void> {
+async function serveSubscriber(frames: Frames, subscriber: Subscriber, context: SessionContext): Promise<void> {
+  const { topic } = context;
   for await (const frame of frames) {
+    judgePublish(frame, context);
     if (frame.type === 'resume') subscriber.resume(frame.fromOffset);
     else if (frame.type === 'digestRequest') subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size));
     else throw new ProtocolViolation(ErrorCode.unexpectedFrame, `subscriber sent ${frame.type}; after hello a subscriber may only send resume or digestRequest`);
@@ -120,7 +136,9 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
       return;
     }
     const existing = topic.subscribers.get(name);
-    if (existing && existing.endedEarly === null) throw new ProtocolViolation(ErrorCode.unexpectedFrame, `a subscriber named ${name} is already connected`);
+    // A name identifies one live subscription (the broker's report and every resume are keyed by it);
+    // a second claim must not take over a healthy consumer's stream. A name whose subscription ended may rejoin.
+    if (existing && existing.endedEarly === null) throw new ProtocolViolation(ErrorCode.nameInUse, `a subscriber named ${name} is already connected; choose another name`);
     // The welcome is queued on the writer before any event, and the subscriber joins
     // the topic in the same tick: it receives exactly the events after headOffset.
     const opening = openingFrames(hello, topic);
@@ -139,7 +157,7 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
     subscriber.startAt(topic.headOffset, opening);
     topic.subscribers.set(name, subscriber);
     logger.info({ client: name, role: 'subscriber', head: topic.headOffset, start: hello.start, openingFrames: opening.length }, 'client admitted');
-    await serveSubscriber(frames, subscriber, topic);
+    await serveSubscriber(frames, subscriber, context);
   } catch (error) {
     if (error instanceof ProtocolViolation || error instanceof FrameDecodeError) {
       logger.warn({ client: name, code: error.code, reason: error.message }, 'protocol violation; closing that stream');

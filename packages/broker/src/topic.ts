@@ -18,6 +18,7 @@ const OVERFLOW: Record<Mode, OverflowPolicy> = { lossy: 'drop', lossless: 'block
  */
 export class Topic {
   private head = 0;
+  private highest = 0;
   readonly subscribers = new Map<string, Subscriber>();
   private roomWaiters: Array<() => void> = [];
   readonly table = new CompactedTable();
@@ -33,9 +34,19 @@ export class Topic {
     return this.head;
   }
 
-  /** Publishes one change (its PUBLISH body, verbatim). Returns the offset assigned. */
+  /** The highest version accepted: a PUBLISH must exceed it (publish-rules.ts). */
+  get highestVersion(): number {
+    return this.highest;
+  }
+
+  /**
+   * Publishes one change (its PUBLISH body, verbatim). Returns the offset assigned.
+   * The caller has applied publishRefusal: versions only increase, so the
+   * table's last arrival is also every replica's highest version.
+   */
   publish(change: Change, publishBody: Uint8Array): number {
     const offset = ++this.head;
+    this.highest = change.version;
     this.table.apply(offset, change, publishBody);
     const event = encodeEventFromPublishBody(offset, publishBody);
     for (const subscriber of this.subscribers.values()) {
