@@ -3,7 +3,9 @@
  * client (its own process) sends >= 10,000 random and mutated frames while a
  * lossless run goes on - without the run's token, with a wrong one, with a
  * valid hello followed by garbage, as a second publisher - and first tries a
- * certificate pin that is not the broker's. The outcome must not change.
+ * certificate pin that is not the broker's. Among them the insider: the valid
+ * token and well-formed frames that mean something the broker must refuse
+ * (packages/rogue/src/insider-attacks.ts). The outcome must not change.
  */
 import { runDemo } from './helpers/run-demo.js';
 
@@ -13,7 +15,18 @@ interface RogueReport {
   refusals: Record<string, number>;
   wrongPinRejected: boolean;
   done: boolean;
+  byAttack: Record<string, Record<string, number>>;
 }
+
+/** Each insider attack breaks exactly one rule of docs/PROTOCOL.md: the broker must name that rule, every time. */
+const INSIDER_RULES: Record<string, string> = {
+  'insider: payload over the cap': 'payloadTooLarge',
+  'insider: key out of range': 'keyOutOfRange',
+  'insider: version going backwards': 'versionNotIncreasing',
+  'insider: delete carrying a value': 'malformedFrame',
+  'insider: name not UTF-8': 'malformedFrame',
+  'insider: name already in use': 'nameInUse',
+};
 
 describe('a rogue client during a lossless run', () => {
   let run: Awaited<ReturnType<typeof runDemo>>['document']['runs'][number] & { rogue: RogueReport; broker: { head: number } };
@@ -41,6 +54,18 @@ describe('a rogue client during a lossless run', () => {
 
   test('a client without the run token, or with a wrong one, is refused', () => {
     expect(run.rogue.refusals.unauthorized).toBeGreaterThanOrEqual(2);
+  });
+
+  test.each(Object.entries(INSIDER_RULES))('%s: refused %s on every connection', (attack, code) => {
+    const answers = run.rogue.byAttack[attack] ?? {};
+    expect(Object.keys(answers)).toEqual([code]);
+    expect(answers[code]).toBeGreaterThanOrEqual(2);
+    expect(run.rogue.refusals[code]).toBeGreaterThanOrEqual(answers[code]!);
+  });
+
+  test('every connection the rogue made is accounted for, attack by attack', () => {
+    const counted = Object.values(run.rogue.byAttack).flatMap((answers) => Object.values(answers));
+    expect(counted.reduce((a, b) => a + b, 0)).toBe(run.rogue.connections);
   });
 
   test('a client pinning the wrong certificate fails the handshake', () => {

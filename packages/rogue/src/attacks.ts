@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { encodeHello, encodePublish, ErrorCode, Role, type BrokerEndpoint } from '@state-divergence/protocol';
 import { errorMessage, withDeadline, type Logger } from '@state-divergence/runtime';
 import { openBrokerStream, type BrokerStream } from '@state-divergence/runtime/quic';
+import type { Attack } from './attack.js';
 import { hostileFrame, type Random } from './hostile-bytes.js';
+import { INSIDER_ATTACKS } from './insider-attacks.js';
 
 const REPLY_TIMEOUT_MS = 2_000;
 const CODE_NAMES = new Map<number, string>(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
@@ -15,12 +17,10 @@ export interface AttackResult {
   refusal: string | null;
 }
 
-type Attack = { name: string; hello: (token: Buffer, i: number) => Buffer | null; body: (random: Random, n: number) => Buffer[] };
-
 const hostile = (random: Random, n: number) => Array.from({ length: n }, () => hostileFrame(random));
 const subscriberHello = (token: Buffer, i: number) => encodeHello({ role: Role.subscriber, name: `rogue-${i}`, token });
 
-/** The cycle of attacks; each connection runs one, with a burst of frames after its hello. */
+/** The cycle of attacks, outsiders then the insider; each connection runs one, with a burst of frames after its hello. */
 export const ATTACKS: Attack[] = [
   { name: 'garbage before hello', hello: () => null, body: hostile },
   { name: 'hello without a token', hello: (_token, i) => encodeHello({ role: Role.subscriber, name: `rogue-${i}`, token: Buffer.alloc(0) }), body: hostile },
@@ -32,6 +32,7 @@ export const ATTACKS: Attack[] = [
     hello: subscriberHello,
     body: (random, n) => Array.from({ length: n }, () => encodePublish({ key: random() % 2000, version: random(), value: random(), deleted: false, publishedAt: 0, payloadLength: 8 })),
   },
+  ...INSIDER_ATTACKS,
 ];
 
 async function awaitRefusal(stream: BrokerStream): Promise<string | null> {
@@ -41,11 +42,27 @@ async function awaitRefusal(stream: BrokerStream): Promise<string | null> {
   return null;
 }
 
+/** A subscription admitted and kept draining (an unread one would hold back a lossless run). */
+async function holdSubscription(hello: Buffer, endpoint: BrokerEndpoint, logger: Logger): Promise<BrokerStream> {
+  const stream = await openBrokerStream(endpoint, logger);
+  await stream.write(hello);
+  const first = await withDeadline(stream.frames.next(), REPLY_TIMEOUT_MS, 'no welcome for the held subscription').catch(() => null);
+  if (first?.done !== false || first.value.type !== 'welcome') logger.warn({ reply: first?.value?.type ?? null }, 'the held subscription was not admitted');
+  void (async () => {
+    for await (const _frame of stream.frames);
+  })().catch(() => {});
+  return stream;
+}
+
 /** One connection: hello (maybe), a burst of `count` frames in one write, then read until refused. */
 export async function runAttack(attack: Attack, index: number, count: number, context: { endpoint: BrokerEndpoint; token: Buffer; random: Random; logger: Logger }): Promise<AttackResult> {
-  const stream = await openBrokerStream(context.endpoint, context.logger);
+  const held = attack.hold ? await holdSubscription(attack.hold(context.token, index), context.endpoint, context.logger).catch(() => undefined) : undefined;
+  const stream = await openBrokerStream(context.endpoint, context.logger).catch(async (error: unknown) => {
+    await held?.close();
+    throw error;
+  });
   try {
-    const hello = attack.hello(context.token, index);
+    const hello = attack.hello(context.token, index, context.random);
     const frames = [...(hello ? [hello] : []), ...attack.body(context.random, count)];
     await stream.write(Buffer.concat(frames));
     const refusal = await withDeadline(awaitRefusal(stream), REPLY_TIMEOUT_MS, 'no reply').catch(() => null);
@@ -55,6 +72,7 @@ export async function runAttack(attack: Attack, index: number, count: number, co
     return { attack: attack.name, framesSent: 0, refusal: null };
   } finally {
     await stream.close();
+    await held?.close();
   }
 }
 

@@ -1,4 +1,4 @@
-import type { RogueInit, RogueReport } from '@state-divergence/protocol';
+import type { RogueReport } from '@state-divergence/protocol';
 import { runChild } from '@state-divergence/runtime';
 import { ATTACKS, runAttack, tryWrongPin } from './attacks.js';
 
@@ -19,13 +19,14 @@ function prng(seed: number): () => number {
  * A hostile client, run beside a real demo: it must change nothing about the
  * outcome. It tries a certificate the broker does not have, then cycles
  * through attacks (no token, wrong token, garbage, hostile frames after a
- * valid hello, a second publisher, a publishing subscriber) until it has sent
+ * valid hello, a second publisher, a publishing subscriber, and the insider's
+ * well-formed but meaningless frames: insider-attacks.ts) until it has sent
  * its quota of frames, and reports how the broker answered each.
  */
-await runChild<RogueInit>(async ({ init, logger, send }) => {
+await runChild('rogue', async ({ init, logger, send }) => {
   const random = prng(init.seed);
   const token = Buffer.from(init.broker.token, 'hex');
-  const report: RogueReport = { role: 'rogue', connections: 0, framesSent: 0, refusals: {}, closedWithoutError: 0, wrongPinRejected: null, done: false };
+  const report: RogueReport = { role: 'rogue', connections: 0, framesSent: 0, refusals: {}, closedWithoutError: 0, wrongPinRejected: null, done: false, byAttack: {} };
 
   const attackAll = async (): Promise<void> => {
     report.wrongPinRejected = await tryWrongPin(init.broker, init.decoyCaPem, logger);
@@ -43,6 +44,8 @@ await runChild<RogueInit>(async ({ init, logger, send }) => {
       report.framesSent += result.framesSent;
       if (result.refusal === null) report.closedWithoutError += 1;
       else report.refusals[result.refusal] = (report.refusals[result.refusal] ?? 0) + 1;
+      const answers = (report.byAttack[attack.name] ??= {});
+      answers[result.refusal ?? 'none'] = (answers[result.refusal ?? 'none'] ?? 0) + 1;
     }
     report.done = report.framesSent >= init.frames;
     logger.info(report, 'rogue finished');
