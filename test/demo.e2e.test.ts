@@ -54,14 +54,14 @@ describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () =
 
   test('every log line is JSON from a named process, and the run is told in it', () => {
     const procs = new Set(run.log.map((line) => line.proc));
-    expect([...procs].sort()).toEqual(['broker', 'consumer-1', 'consumer-2', 'consumer-3', 'orchestrator', 'publisher']);
+    expect([...procs].sort()).toEqual(['broker', 'consumer-1', 'consumer-2', 'consumer-3', 'guardian', 'orchestrator', 'publisher']);
     const messages = run.log.map((line) => `${line.proc}:${line.msg}`);
     for (const expected of ['orchestrator:phase', 'orchestrator:stall started', 'orchestrator:stall ended', 'broker:drops started', 'orchestrator:outcome']) {
       expect(messages).toContain(expected);
     }
     // Every line written inside the mode says which phase it was written in.
     const phases = new Set(['starting', 'converged', 'stalled', 'recovering', 'quiesced', 'checking', 'teardown']);
-    for (const line of run.log.filter((l) => l.msg !== 'config')) expect(phases).toContain(line.phase);
+    for (const line of run.log.filter((l) => l.msg !== 'config' && l.proc !== 'guardian')) expect(phases).toContain(line.phase);
     expect(run.log.find((l) => l.msg === 'drops started')?.phase).toBe('stalled');
     // Drops are aggregated: one line per run of consecutive drops, not one per dropped event.
     const { droppedRanges, dropped } = brokerOf(run.document.runs[0]!).subscribers['consumer-3']!;
@@ -72,7 +72,7 @@ describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () =
   });
 
   test('no process of the run is left afterwards, the frozen one included', () => {
-    expect(pidsInLog(run.log)).toHaveLength(6);
+    expect(pidsInLog(run.log)).toHaveLength(7); // the orchestrator, its guardian, the broker, the publisher, 3 consumers
     expect(run.survivors).toEqual([]); // found (within 5 s of the exit) before anything was killed
   });
 });

@@ -83,6 +83,19 @@ describe('teardown', () => {
     await expectAllGone(run.pids);
   });
 
+  test('SIGKILL of the orchestrator mid-stall: its guardian kills every process of the run within 10 s, the stopped one included, then exits', async () => {
+    const run = await startFrozenRun();
+    expect(processState(run.frozen.pid)).toBe('T');
+    const log = readLog(run.logFile);
+    const guardian = log.find((line) => line.proc === 'guardian' && line.msg === 'guarding');
+    expect(guardian).toBeDefined(); // it was watching before the first child started
+    run.demo.kill('SIGKILL'); // no handler runs: only the guardian is left to act
+    await run.demo;
+    expect(await survivorsAfter([...run.pids, guardian!.pid], 10_000)).toEqual([]);
+    const reaped = readLog(run.logFile).filter((line) => line.proc === 'guardian' && line.msg === 'reaped a process group the orchestrator left behind');
+    expect(reaped.map((line) => line.reaped)).toEqual(expect.arrayContaining(['broker', 'publisher', 'consumer-1', 'consumer-2', 'consumer-3']));
+  });
+
   test('the orchestrator failing itself (stdout closed under it) still reaps everything', async () => {
     const run = await startFrozenRun();
     run.demo.stdout!.destroy(); // the next progress line hits EPIPE

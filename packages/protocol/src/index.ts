@@ -7,3 +7,4 @@ export * from './keyspace.js';
 export { digestMix, DIGEST_SEED_HIGH, DIGEST_SEED_LOW, StateDigest } from './digest.js';
 export { publishRefusal, type PublishLimits, type Refusal } from './publish-rules.js';
 export { isChildInit, isChildMessage, isOrchestratorCommand, isRequestKind } from './ipc-guards.js';
+export { isGuardianCommand, type GuardianCommand, type GuardianMessage } from './guardian.js';

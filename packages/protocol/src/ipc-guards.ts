@@ -7,7 +7,7 @@ import type { ChildInit, ChildMessage, ChildRole, OrchestratorCommand, RequestKi
  */
 
 const REQUEST_KINDS: ReadonlySet<string> = new Set<RequestKind>(['status', 'gather', 'digest', 'versions']);
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 const isString = (value: unknown): value is string => typeof value === 'string';
 const hasRole = (value: unknown): boolean => isRecord(value) && isString(value.role);

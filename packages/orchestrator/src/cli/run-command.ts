@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { createLogger } from '@state-divergence/runtime';
 import type { Options } from '../model/options.js';
 import { toJsonConfig, toJsonRun, type JsonDocument, type JsonRun } from '../report/document.js';
 import { silentProgress, textProgress } from '../report/progress.js';
@@ -23,21 +22,22 @@ const incomplete = (runs: JsonRun[]): boolean => runs.some((r) => r.valid === 'u
 
 /** `orchestrator [run]`: every mode in turn, each reported as it ends, then the closing comparison. */
 export function runCommand(options: Options): Promise<number> {
-  return runSession('orchestrator', async (session) => {
+  const log = { level: options.logLevel, file: options.logFile, mode: null };
+  return runSession('orchestrator', log, async (session) => {
     const print = (text: string) => process.stdout.write(text);
     // The live view when a person is watching; plain lines when stdout is a file or a pipe, or with --no-tui.
     const live = !options.json && options.tui && process.stdout.isTTY ? liveView(session.quit) : undefined;
     const observer = options.json ? silentProgress : (live ?? textProgress((line) => print(line + '\n')));
     const config = toJsonConfig(options);
-    // One logger for the process. The log carries the run's configuration and, per mode,
-    // its complete result: `orchestrator analyze` rebuilds the report from it.
-    const logger = createLogger('orchestrator', { level: options.logLevel, file: options.logFile, mode: null });
+    // The log carries the run's configuration and, per mode, its complete result:
+    // `orchestrator analyze` rebuilds the report from it.
+    const { logger } = session;
     logger.info({ config }, 'config');
     const runs: JsonRun[] = [];
     const reports: string[] = [];
     try {
       for (const mode of options.modes) {
-        const run = toJsonRun(await runMode(mode, options, { ...session, observer, logger }));
+        const run = toJsonRun(await runMode(mode, options, { ...session, observer }));
         runs.push(run);
         logger.info({ run }, 'result');
         if (options.json) continue;

@@ -1,5 +1,8 @@
-import type { ChildRegistry } from '../run/child/child-handle.js';
+import type { LogSettings } from '@state-divergence/protocol';
+import { createLogger, type Logger } from '@state-divergence/runtime';
 import { RunError } from '../model/errors.js';
+import type { ChildRegistry } from '../run/child/child-handle.js';
+import { GuardedRegistry, startGuardian } from '../run/child/guardian.js';
 
 /**
  * 0 the run completed (divergence under lossy is the expected result, not a failure);
@@ -12,8 +15,10 @@ const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 export interface Session {
   /** Aborts on the first SIGINT/SIGTERM, a quit from the live view, a closed stdout or our own bug. */
   signal: AbortSignal;
-  /** Every child started in this invocation: reaped when the session ends, killed on a second signal. */
+  /** Every child started in this invocation: reaped when the session ends, killed on a second signal, and by the guardian if this process is killed. */
   registry: ChildRegistry;
+  /** The process's one root logger (pino's habit: modes log through children of it). */
+  logger: Logger;
   /** A quit from the live view: an interruption like Ctrl-C (exit 130). */
   quit(): void;
 }
@@ -26,8 +31,8 @@ export interface Session {
  * run the same orderly way with exit 1. Whatever happens, every child is reaped
  * before this resolves, the SIGSTOPped ones included.
  */
-export async function runSession(command: string, body: (session: Session) => Promise<number>): Promise<number> {
-  const registry: ChildRegistry = new Set();
+export async function runSession(command: string, log: LogSettings, body: (session: Session) => Promise<number>): Promise<number> {
+  const logger = createLogger('orchestrator', log);
   const controller = new AbortController();
   let interruptedBy: NodeJS.Signals | undefined;
   const interrupt = (signal: NodeJS.Signals, message: string) => {
@@ -53,9 +58,19 @@ export async function runSession(command: string, body: (session: Session) => Pr
   process.on('uncaughtException', onFatal);
   process.on('unhandledRejection', onFatal);
   process.stdout.on('error', onFatal);
+  // A SIGKILL leaves no path to run: the guardian covers it (packages/guardian).
+  let guardian: Awaited<ReturnType<typeof startGuardian>> | undefined;
+  let registry: ChildRegistry = new Set();
+  try {
+    guardian = await startGuardian(log, logger);
+    registry = new GuardedRegistry(guardian);
+  } catch (error) {
+    logger.warn({ err: error }, 'no guardian: a SIGKILL of the orchestrator would leave its processes behind');
+  }
   const session: Session = {
     signal: controller.signal,
     registry,
+    logger,
     quit: () => interruptedBy ?? interrupt('SIGINT', 'quit from the live view; every process of the run was stopped'),
   };
   try {
@@ -67,5 +82,6 @@ export async function runSession(command: string, body: (session: Session) => Pr
   } finally {
     // The listeners stay: the process exits right after, and a late EPIPE must not crash it.
     await Promise.all([...registry].map((child) => child.stop()));
+    guardian?.done();
   }
 }

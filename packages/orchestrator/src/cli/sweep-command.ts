@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { createLogger } from '@state-divergence/runtime';
 import { UsageError } from '../model/errors.js';
 import type { Options, RawOptions } from '../model/options.js';
 import { silentProgress } from '../report/progress.js';
@@ -39,10 +38,10 @@ export function planSweep(args: SweepArguments, environment: { stderrIsTTY: bool
 /** `orchestrator sweep --rate 100,400,1600` (or `--keys ...`): lossy at each point, damage against the expectation. */
 export function sweepCommand(by: SweepBy, runs: Options[]): Promise<number> {
   const first = runs[0]!;
-  return runSession('orchestrator sweep', async (session) => {
-    const logger = createLogger('orchestrator', { level: first.logLevel, file: first.logFile, mode: null });
+  const log = { level: first.logLevel, file: first.logFile, mode: null };
+  return runSession('orchestrator sweep', log, async (session) => {
     const onPoint = (point: Parameters<typeof renderSweepProgress>[1]) => first.json || process.stderr.write(renderSweepProgress(by, point));
-    const points = await sweep(runs, { ...session, observer: silentProgress, logger, onPoint });
+    const points = await sweep(runs, { ...session, observer: silentProgress, onPoint });
     process.stdout.write(first.json ? JSON.stringify({ sweep: { by, points } }) + '\n' : renderSweep(by, points));
     if (first.report !== null) {
       writeFileSync(first.report, renderSweepHtml(by, points));
