@@ -1,10 +1,10 @@
-import { encodeProgress, type BrokerInit } from '@state-divergence/protocol';
+import { encodeProgress } from '@state-divergence/protocol';
 import { runChild } from '@state-divergence/runtime';
 import { startQuicServer } from '@state-divergence/runtime/quic';
 import { serveClient, type SessionContext } from './client-session.js';
 import { Topic } from './topic.js';
 
-await runChild<BrokerInit>(async ({ init, logger }) => {
+await runChild('broker', async ({ init, logger }) => {
   const topic = new Topic(init.mode);
   const context: SessionContext = { topic, init, token: Buffer.from(init.token, 'hex'), logger, publisher: { connected: false } };
   const server = await startQuicServer({

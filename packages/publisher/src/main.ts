@@ -1,8 +1,23 @@
 import { encodePublish, Role } from '@state-divergence/protocol';
 import { errorMessage, runChild, wallClockMs } from '@state-divergence/runtime';
-import { connectToBroker } from '@state-divergence/runtime/quic';
+import { connectToBroker, type BrokerSession } from '@state-divergence/runtime/quic';
 import { Authority } from './authority.js';
 import { pace } from './pacer.js';
+
+/**
+ * The broker never sends a publisher anything after WELCOME except an ERROR
+ * frame before it closes the stream: either way publishing cannot go on.
+ */
+function watchRefusal(session: BrokerSession, state: () => { done: boolean; closing: boolean }, fail: (error: unknown) => void): void {
+  void (async () => {
+    for await (const frame of session.frames) {
+      if (frame.type === 'error') throw new Error(`broker refused publishing: ${frame.message}`);
+    }
+    if (!state().done) throw new Error('the broker closed the publishing stream');
+  })().catch((error: unknown) => {
+    if (!state().closing) fail(error); // our own shutdown closed it
+  });
+}
 
 await runChild('publisher', async ({ init, logger, send, exit }) => {
   const authority = new Authority(init.keys, init.seed, init.payload, init.deleteRatio);
@@ -14,15 +29,7 @@ await runChild('publisher', async ({ init, logger, send, exit }) => {
   let blockedMs = 0;
   let closing = false;
 
-  // The broker never sends a publisher anything after WELCOME except an ERROR
-  // frame before it closes the stream: either way publishing cannot go on.
-  void (async () => {
-    for await (const frame of session.frames) {
-      if (frame.type === 'error') throw new Error(`broker refused publishing: ${frame.message}`);
-    }
-    if (!done) throw new Error('the broker closed the publishing stream');
-  })().catch((error: unknown) => {
-    if (closing) return; // our own shutdown closed it
+  watchRefusal(session, () => ({ done, closing }), (error) => {
     logger.error({ err: error }, 'publishing stream failed');
     send({ type: 'fatal', message: errorMessage(error) });
     void exit(1);

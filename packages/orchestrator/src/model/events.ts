@@ -1,6 +1,5 @@
-/** The names of a run's phases, in order; the plan (run/plan.ts) says when each begins. */
-export const PHASE_NAMES = ['converged', 'stalled', 'recovering', 'quiesced'] as const;
-export type PhaseName = (typeof PHASE_NAMES)[number];
+/** The phases of a run, in order; the plan (run/plan.ts) says when each begins. */
+export type PhaseName = 'converged' | 'stalled' | 'recovering' | 'quiesced';
 
 /** One thing that happened during a run, on the orchestrator's monotonic clock (ms since the mode started). */
 export type RunEvent =

@@ -1,6 +1,7 @@
 import type { LogSettings, Mode } from '@state-divergence/protocol';
 import { processResources, setLogPhase, type Logger } from '@state-divergence/runtime';
 import { assembleOutcome, type GatheredRun, type ModeResult } from '../check/outcome.js';
+import { RunError } from '../model/errors.js';
 import type { PhaseName } from '../model/events.js';
 import type { RunObserver } from '../model/live.js';
 import { consumerName, type Options } from '../model/options.js';
@@ -11,7 +12,7 @@ import { collect, type Collected } from './collect.js';
 import { startCluster, type Cluster, type ClusterSpec } from './cluster.js';
 import { interpretPlan } from './interpret-plan.js';
 import { LiveMonitor } from './live-monitor.js';
-import { buildPlan, longestStallMs, planLengthMs, stalledConsumers, type RunPlan } from './plan.js';
+import { buildPlan, checkPlan, longestStallMs, planLengthMs, stalledConsumers, type RunPlan } from './plan.js';
 import { startSampling } from './sampler.js';
 import { planSteps, type PlanRecord } from './steps.js';
 import { TeardownStack } from './teardown.js';
@@ -48,6 +49,8 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
   const logger = context.logger.child({ mode });
   const log: LogSettings = { level: options.logLevel, file: options.logFile, mode };
   const plan = buildPlan(options);
+  const problems = checkPlan(plan);
+  if (problems.length > 0) throw new RunError('E_PLAN', `the run's plan cannot run: ${problems.join('; ')}`);
   const clock = new RunClock();
   const timeline = new Timeline(() => clock.sinceStart());
   const aborted = rejectOnAbort(context.signal);
