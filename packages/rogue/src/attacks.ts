@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { encodeHello, encodePublish, ErrorCode, Role, type BrokerEndpoint } from '@state-divergence/protocol';
-import { errorMessage, withDeadline, type Logger } from '@state-divergence/runtime';
+import { CodedError, errorMessage, withDeadline, type Logger } from '@state-divergence/runtime';
 import { openBrokerStream, type BrokerStream } from '@state-divergence/runtime/quic';
 import type { Attack } from './attack.js';
 import { hostileFrame, type Random } from './hostile-bytes.js';
@@ -77,12 +77,15 @@ export async function runAttack(attack: Attack, index: number, count: number, co
 }
 
 /** Pinning a certificate that is not the broker's must fail the handshake. */
-export async function tryWrongPin(endpoint: BrokerEndpoint, decoyCaPem: string, logger: Logger): Promise<boolean> {
+export async function tryWrongPin(endpoint: BrokerEndpoint, decoyCaPem: string, logger: Logger): Promise<boolean | null> {
   try {
     const stream = await openBrokerStream(endpoint, logger, decoyCaPem);
     await stream.close();
     return false;
-  } catch {
-    return true;
+  } catch (error) {
+    // Only a failed TLS handshake is a rejected pin; an unreachable broker proves nothing.
+    if (error instanceof CodedError && error.code === 'E_TLS') return true;
+    logger.warn({ err: error }, 'the wrong-pin attempt failed for another reason than TLS');
+    return null;
   }
 }
