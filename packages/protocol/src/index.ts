@@ -3,6 +3,7 @@ export type * from './frames.js';
 export * from './encode.js';
 export { FrameDecoder, FrameDecodeError } from './decoder.js';
 export * from './ipc.js';
+export type * from './ipc-reports.js';
 export * from './keyspace.js';
 export { digestMix, DIGEST_SEED_HIGH, DIGEST_SEED_LOW, StateDigest } from './digest.js';
 export { publishRefusal, type PublishLimits, type Refusal } from './publish-rules.js';
