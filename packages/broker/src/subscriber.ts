@@ -1,7 +1,8 @@
-import { encodeLag, encodeSyncEnd, SyncKind, type SubscriberCounters, type SubscriberReport } from '@state-divergence/protocol';
+import type { SubscriberCounters, SubscriberReport } from '@state-divergence/protocol';
 import { errorMessage, type Logger } from '@state-divergence/runtime';
 import type { CompactedTable } from './compacted-table.js';
 import { DropLog } from './drop-log.js';
+import { Recovery, type Lag } from './recovery.js';
 
 /** What a full queue means: lossy drops, lossless blocks (the Topic waits), resync lags. */
 export type OverflowPolicy = 'drop' | 'block' | 'resync';
@@ -19,13 +20,6 @@ export interface SubscriberOptions {
   logger: Logger;
 }
 
-/** A pending recovery: everything after `from` will be sent as a delta. */
-interface Lag {
-  from: number;
-  /** Broker-initiated (overflow) recoveries start with a LAG frame; a client's RESUME already knows. */
-  signal: boolean;
-}
-
 /**
  * One subscriber's bounded queue and its writer. The writer sends everything
  * queued (up to batchMaxEvents) in one write: with this QUIC library the cost is
@@ -36,7 +30,8 @@ interface Lag {
  * Resync: on overflow the queue is discarded and the subscriber marked lagged
  * at the last offset handed to its stream. While lagged it costs O(1) memory:
  * new events are not queued. When its stream takes writes again, it gets
- * LAG{from, to}, a delta from the compacted table, SYNC_END, and then live events.
+ * LAG{from, to}, a delta from the compacted table, SYNC_END, and then live events
+ * (the frames and what they cost: recovery.ts).
  */
 export class Subscriber {
   readonly name: string;
@@ -49,23 +44,20 @@ export class Subscriber {
   private pumpScheduled = false;
   /** A DIGEST waiting until everything queued before the request has been written. */
   private digestRequested: (() => Buffer) | undefined;
-  private lagged: Lag | undefined;
+  private readonly recovery: Recovery;
   private lastWritten = 0;
   private delivered = 0;
   private maxQueued = 0;
   private lastAccepted = 0;
   private readonly drops = new DropLog();
   private dropsInRun = 0;
-  private lags = 0;
   private resumes = 0;
   private discarded = 0;
-  private resyncBytes = 0;
-  private resyncFrames = 0;
-  private fullSnapshotBytes = 0;
   endedEarly: string | null = null;
 
   constructor(private readonly options: SubscriberOptions) {
     this.name = options.name;
+    this.recovery = new Recovery(options.table, options.headOffset);
   }
 
   get queued(): number {
@@ -73,11 +65,11 @@ export class Subscriber {
   }
 
   get idle(): boolean {
-    return !this.writing && this.queued === 0 && this.control.length === 0 && this.lagged === undefined;
+    return !this.writing && this.queued === 0 && this.control.length === 0 && !this.recovery.pending;
   }
 
   get hasRoom(): boolean {
-    return this.endedEarly !== null || this.lagged !== undefined || this.queued < this.options.capacity;
+    return this.endedEarly !== null || this.recovery.pending || this.queued < this.options.capacity;
   }
 
   /** Starts the stream at `offset` (the snapshot or delta already sent up to it). */
@@ -89,7 +81,7 @@ export class Subscriber {
 
   /** Queues an encoded event. Returns false only when the event must be dropped (lossy) or waited for (lossless). */
   offer(offset: number, event: Buffer): boolean {
-    if (this.endedEarly !== null || this.lagged !== undefined) return true;
+    if (this.endedEarly !== null || this.recovery.pending) return true;
     if (this.queued >= this.options.capacity) {
       if (this.options.overflow !== 'resync') return false;
       this.markLagged({ from: this.lastWritten, signal: true });
@@ -152,27 +144,24 @@ export class Subscriber {
   }
 
   report(): SubscriberReport {
+    const costs = this.recovery.costs;
     return {
       ...this.counters(),
       droppedRanges: this.drops.ranges,
       maxQueued: this.maxQueued,
       endedEarly: this.endedEarly,
-      lags: this.lags,
+      lags: costs.lags,
       resumes: this.resumes,
-      resyncBytes: this.resyncBytes,
-      resyncFrames: this.resyncFrames,
-      fullSnapshotBytes: this.fullSnapshotBytes,
+      resyncBytes: costs.resyncBytes,
+      resyncFrames: costs.resyncFrames,
+      fullSnapshotBytes: costs.fullSnapshotBytes,
       discarded: this.discarded,
     };
   }
 
   private markLagged(lag: Lag): void {
-    if (this.lagged === undefined) {
-      if (lag.signal) this.lags += 1;
+    if (this.recovery.mark(lag)) {
       this.options.logger.info({ subscriber: this.name, from: lag.from, discarded: this.queued, head: this.options.headOffset() }, lag.signal ? 'lagged' : 'resuming');
-      this.lagged = lag;
-    } else {
-      this.lagged = { from: Math.min(this.lagged.from, lag.from), signal: this.lagged.signal || lag.signal };
     }
     this.discarded += this.queued;
     this.clearQueue();
@@ -186,18 +175,14 @@ export class Subscriber {
     this.queueHead = 0;
   }
 
-  /** LAG (if broker-initiated), the delta since the lag point, SYNC_END at the head. */
-  private recoveryFrames(lag: Lag): Buffer[] {
-    const head = this.options.headOffset();
-    const delta = this.options.table.stateFramesSince(lag.from);
-    const frames = [...(lag.signal ? [encodeLag(lag.from + 1, head)] : []), ...delta, encodeSyncEnd(SyncKind.delta, head)];
-    this.resyncFrames += frames.length;
-    this.resyncBytes += frames.reduce((sum, f) => sum + f.length, 0);
-    this.fullSnapshotBytes += this.options.table.fullSnapshotBytes;
-    this.options.logger.info({ subscriber: this.name, from: lag.from, head, keys: delta.length }, 'delta sent');
-    this.lastAccepted = head;
-    this.lastWritten = head;
-    return frames;
+  /** The pending recovery's frames (see Recovery.take), if any: the stream then stands at the head. */
+  private takeRecovery(): Buffer[] | undefined {
+    const recovery = this.recovery.take();
+    if (recovery === undefined) return undefined;
+    this.options.logger.info({ subscriber: this.name, from: recovery.from, head: recovery.head, keys: recovery.keys }, 'delta sent');
+    this.lastAccepted = recovery.head;
+    this.lastWritten = recovery.head;
+    return recovery.frames;
   }
 
   /**
@@ -220,9 +205,9 @@ export class Subscriber {
     const parts = this.control;
     this.control = [];
     let events = 0;
-    if (this.lagged !== undefined) {
-      parts.push(...this.recoveryFrames(this.lagged));
-      this.lagged = undefined;
+    const recovery = this.takeRecovery();
+    if (recovery !== undefined) {
+      parts.push(...recovery);
     } else if (this.queued > 0) {
       const end = Math.min(this.queue.length, this.queueHead + this.options.batchMaxEvents);
       for (let i = this.queueHead; i < end; i++) parts.push(this.queue[i]!);
@@ -236,7 +221,7 @@ export class Subscriber {
       }
       this.options.onRoom();
     }
-    if (this.digestRequested !== undefined && this.queueHead === this.queue.length && this.lagged === undefined) {
+    if (this.digestRequested !== undefined && this.queueHead === this.queue.length && !this.recovery.pending) {
       parts.push(this.digestRequested());
       this.digestRequested = undefined;
     }
