@@ -10,7 +10,7 @@ import { generateRunCertificate, spawnRole, type ChildHandle } from '@state-dive
 import { brokerInit } from '../packages/orchestrator/src/run/child-inits.js';
 import { isGone } from './helpers/run-demo.js';
 
-const log = { level: 'warn', file: null, mode: 'lossy' } as const;
+const log = { level: 'error', file: null, mode: 'lossy' } as const; // the refusals below are expected: keep them off the test output
 const logger = createLogger('test', log);
 const started: ChildHandle[] = [];
 afterEach(async () => {
@@ -19,7 +19,7 @@ afterEach(async () => {
 
 async function startBroker(): Promise<ChildHandle<'broker'>> {
   const tls = await generateRunCertificate();
-  const init = brokerInit({ mode: 'lossy', keys: 16, queueCapacity: 8, tls, token: randomBytes(TOKEN_BYTES).toString('hex'), idleTimeoutMs: 20_000, log });
+  const init = brokerInit({ mode: 'lossy', keys: 16, queueCapacity: 8, overflow: 'drop-new', tls, token: randomBytes(TOKEN_BYTES).toString('hex'), idleTimeoutMs: 20_000, log });
   return spawnRole({ role: 'broker', name: 'broker', init, logger, track: (child) => started.push(child) });
 }
 

@@ -46,4 +46,41 @@ describe('options', () => {
     expect(normalizeOptions({ logFile: '/tmp/x.ndjson' }, { stderrIsTTY: true }).logLevel).toBe('info');
     expect(normalizeOptions({ logLevel: 'debug' }, { stderrIsTTY: true }).logLevel).toBe('debug');
   });
+
+  test('--stall NAME keeps the seed\'s window [d, 3d); NAME@FROM-TO sets its own; --slow and --crash take windows too', () => {
+    const options = normalizeOptions({ consumers: 5, duration: 2, stall: ['consumer-2', 'consumer-4@3-9'], slow: ['consumer-1@1-5:70'], crash: ['consumer-3@2-6'] }, tty);
+    expect(options.faults).toEqual([
+      { kind: 'slow', consumer: 'consumer-1', from: 1, to: 5, percent: 70 },
+      { kind: 'stall', consumer: 'consumer-2', from: 2, to: 6 },
+      { kind: 'crash', consumer: 'consumer-3', from: 2, to: 6 },
+      { kind: 'stall', consumer: 'consumer-4', from: 3, to: 9 },
+    ]);
+    expect(options.stall).toEqual(['consumer-2', 'consumer-4']);
+    expect(normalizeOptions({ slow: ['consumer-2'] }, tty).faults).toEqual([{ kind: 'slow', consumer: 'consumer-2', from: 4, to: 12, percent: 50 }]);
+    // Without any fault flag: the seed's default, the last consumer stalled over [d, 3d).
+    expect(normalizeOptions({}, tty).faults).toEqual([{ kind: 'stall', consumer: 'consumer-3', from: 4, to: 12 }]);
+  });
+
+  test('publishing stops with the last fault unless --publish-until says otherwise; --overflow is the lossy column\'s', () => {
+    expect(normalizeOptions({}, tty)).toMatchObject({ publishUntil: null, overflow: 'drop-new' });
+    expect(normalizeOptions({ publishUntil: 20, overflow: 'drop-oldest' }, tty)).toMatchObject({ publishUntil: 20, overflow: 'drop-oldest' });
+    expect(usage({ overflow: 'drop-all' })).toBe('--overflow must be one of drop-new, drop-oldest, disconnect, got drop-all');
+    expect(usage({ overflow: 'disconnect', mode: 'resync' })).toBe('--overflow disconnect changes the lossy column only; add --mode lossy (or all)');
+    expect(usage({ publishUntil: 0 })).toMatch(/^--publish-until must be a number of seconds after publishing starts/);
+  });
+
+  test('a schedule that cannot run is one line naming the faults', () => {
+    expect(usage({ stall: ['consumer-2@5-2'] })).toBe('--stall consumer-2@5-2: FROM must be before TO');
+    expect(usage({ stall: ['consumer-2@x-2'] })).toMatch(/^--stall takes NAME or NAME@FROM-TO \(seconds since publishing started\), got consumer-2@x-2$/);
+    expect(usage({ slow: ['consumer-9@1-2'] })).toBe('--slow consumer-9 is not a consumer of this run; valid: consumer-1, consumer-2, consumer-3');
+    expect(usage({ slow: ['consumer-2@1-2:100'] })).toBe('--slow consumer-2@1-2:100: PCT must be from 1 to 99, got 100');
+    expect(usage({ crash: ['consumer-2@1-2:30'] })).toBe('--crash takes no :PCT (only --slow does), got consumer-2@1-2:30');
+    expect(usage({ stall: ['consumer-2@1-4'], slow: ['consumer-2@3-6'] })).toBe('--stall consumer-2@1-4 overlaps --slow consumer-2@3-6:50: one fault at a time per consumer');
+    expect(usage({ stall: ['consumer-1@1-4', 'consumer-2@2-5'], crash: ['consumer-3@3-6'] })).toBe(
+      'at 3 s every consumer is faulted (consumer-1, consumer-2, consumer-3); leave at least one of consumer-1, consumer-2, consumer-3 running to compare against',
+    );
+    // Never all three at once, and one window may start where another ends: fine.
+    expect(normalizeOptions({ stall: ['consumer-1@1-4', 'consumer-2@5-6', 'consumer-1@4-5'], crash: ['consumer-3@3-5'] }, tty).faults).toHaveLength(4);
+    expect(usage({ joinLate: 'consumer-2', slow: ['consumer-2@1-2'] })).toBe('--join-late consumer-2 is also given --slow; a late joiner must be one of the running consumers');
+  });
 });

@@ -2,10 +2,12 @@
  * The run plan is data: built from the options, checked without a process,
  * and interpreted in order by a clock the test controls.
  */
-import { checkPlan, buildPlan, longestStallMs, planLengthMs, stallWindows, stalledConsumers, type PlanStep, type RunPlan } from '../packages/orchestrator/src/run/plan.js';
+import { checkPlan, buildPlan, faultedConsumers, longestStallMs, planLengthMs, stallWindows, type PlanStep, type RunPlan } from '../packages/orchestrator/src/run/plan.js';
+import type { Fault } from '../packages/orchestrator/src/model/faults.js';
 import { interpretPlan, type StepHandlers } from '../packages/orchestrator/src/run/interpret-plan.js';
 
-const seedPlan = buildPlan({ duration: 4, stall: ['consumer-3'], joinLate: null });
+const stall3 = (duration: number): Fault[] => [{ kind: 'stall', consumer: 'consumer-3', from: duration, to: 3 * duration }];
+const seedPlan = buildPlan({ duration: 4, faults: stall3(4), publishUntil: null, joinLate: null });
 
 describe('the seed\'s plan', () => {
   test('converged one phase, stalled two (publishing ends with the stall), recovering, quiesced: five phases', () => {
@@ -13,8 +15,8 @@ describe('the seed\'s plan', () => {
     expect(seedPlan.steps).toEqual<PlanStep[]>([
       { at: 0, do: 'phase', phase: 'converged' },
       { at: 0, do: 'publish', durationMs: 12_000 },
-      { at: 4000, do: 'freeze', consumers: ['consumer-3'] },
       { at: 4000, do: 'phase', phase: 'stalled' },
+      { at: 4000, do: 'freeze', consumers: ['consumer-3'] },
       { at: 12_000, do: 'thaw', consumers: ['consumer-3'] },
       { at: 12_000, do: 'phase', phase: 'recovering' },
       { at: 12_000, do: 'publish-end' },
@@ -26,15 +28,63 @@ describe('the seed\'s plan', () => {
 
   test('what the run derives from it: length, who is stalled, the windows, the longest stall', () => {
     expect(planLengthMs(seedPlan)).toBe(20_000);
-    expect(stalledConsumers(seedPlan)).toEqual(['consumer-3']);
+    expect(faultedConsumers(seedPlan)).toEqual(['consumer-3']);
     expect(stallWindows(seedPlan)).toEqual([{ consumer: 'consumer-3', from: 4000, to: 12_000 }]);
     expect(longestStallMs(seedPlan)).toBe(8000);
   });
 
   test('a late joiner subscribes when the stall starts', () => {
-    const plan = buildPlan({ duration: 1, stall: ['consumer-3'], joinLate: 'consumer-2' });
+    const plan = buildPlan({ duration: 1, faults: stall3(1), publishUntil: null, joinLate: 'consumer-2' });
     expect(plan.steps.filter((s) => s.do === 'join')).toEqual([{ at: 1000, do: 'join', consumer: 'consumer-2' }]);
     expect(checkPlan(plan)).toEqual([]);
+  });
+});
+
+describe('a plan from a fault schedule', () => {
+  const faults: Fault[] = [
+    { kind: 'stall', consumer: 'consumer-2', from: 1, to: 3 },
+    { kind: 'slow', consumer: 'consumer-3', from: 2, to: 5, percent: 70 },
+    { kind: 'crash', consumer: 'consumer-4', from: 4, to: 6 },
+  ];
+
+  test('each fault has its start and its end; the stalled phase spans them all; recovering and quiesced follow the last', () => {
+    const plan = buildPlan({ duration: 1, faults, publishUntil: null, joinLate: null });
+    expect(checkPlan(plan)).toEqual([]);
+    expect(plan.steps.map((s) => `${s.at} ${s.do}${'phase' in s ? ` ${s.phase}` : ''}${'consumer' in s ? ` ${s.consumer}` : ''}${'consumers' in s ? ` ${s.consumers.join()}` : ''}`)).toEqual([
+      '0 phase converged', '0 publish',
+      '1000 phase stalled', '1000 freeze consumer-2',
+      '2000 slow consumer-3',
+      '3000 thaw consumer-2',
+      '4000 crash consumer-4',
+      '5000 unslow consumer-3',
+      '6000 restart consumer-4', '6000 phase recovering', '6000 publish-end',
+      '7000 phase quiesced', '8000 end',
+    ]);
+    expect(plan.steps[1]).toEqual({ at: 0, do: 'publish', durationMs: 6000 }); // the seed's rule: publishing stops when the last fault ends
+    expect(faultedConsumers(plan)).toEqual(['consumer-2', 'consumer-3', 'consumer-4']);
+    expect(longestStallMs(plan)).toBe(2000);
+  });
+
+  test('--publish-until keeps publishing after the faults: recovering lasts until it stops, then one phase, then quiesced', () => {
+    const plan = buildPlan({ duration: 1, faults: stall3(1), publishUntil: 7, joinLate: null });
+    expect(plan.steps.filter((s) => s.do !== 'freeze' && s.do !== 'thaw')).toEqual([
+      { at: 0, do: 'phase', phase: 'converged' },
+      { at: 0, do: 'publish', durationMs: 7000 },
+      { at: 1000, do: 'phase', phase: 'stalled' },
+      { at: 3000, do: 'phase', phase: 'recovering' },
+      { at: 7000, do: 'publish-end' },
+      { at: 8000, do: 'phase', phase: 'quiesced' },
+      { at: 9000, do: 'end' },
+    ]);
+  });
+
+  test('stalls that start together are one freeze, as the seed froze them', () => {
+    const together: Fault[] = [
+      { kind: 'stall', consumer: 'consumer-2', from: 1, to: 3 },
+      { kind: 'stall', consumer: 'consumer-4', from: 1, to: 3 },
+    ];
+    const steps = buildPlan({ duration: 1, faults: together, publishUntil: null, joinLate: null }).steps;
+    expect(steps.filter((s) => s.do === 'freeze')).toEqual([{ at: 1000, do: 'freeze', consumers: ['consumer-2', 'consumer-4'] }]);
   });
 });
 
@@ -50,8 +100,8 @@ describe('checkPlan', () => {
     expect(checkPlan(broken)).toEqual([
       'step 2 (freeze at 400 ms) comes before the step it follows',
       'the last step is not `end`',
-      'consumer-1 is frozen again at 400 ms while still frozen',
-      'consumer-1 is never thawed',
+      'consumer-1 gets freeze at 400 ms while its freeze has not ended',
+      "consumer-1's freeze never ends",
       'the plan publishes 0 time(s) and waits for the end of publishing 0 time(s); each must be once',
     ]);
   });
@@ -66,17 +116,22 @@ describe('interpretPlan', () => {
       freeze: ({ consumers }) => void trace.push(`freeze ${consumers.join()}`),
       thaw: ({ consumers }) => void trace.push(`thaw ${consumers.join()}`),
       join: ({ consumer }) => void trace.push(`join ${consumer}`),
+      slow: ({ consumer, percent }) => void trace.push(`slow ${consumer} ${percent}`),
+      unslow: ({ consumer }) => void trace.push(`unslow ${consumer}`),
+      crash: ({ consumer }) => void trace.push(`crash ${consumer}`),
+      restart: ({ consumer }) => void trace.push(`restart ${consumer}`),
       publishEnd: async () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
         trace.push('publish-end');
       },
+      end: () => void trace.push('end'),
     };
-    await interpretPlan(buildPlan({ duration: 1, stall: ['consumer-3'], joinLate: 'consumer-1' }), handlers, async (at) => void trace.push(`@${at}`));
+    await interpretPlan(buildPlan({ duration: 1, faults: stall3(1), publishUntil: null, joinLate: 'consumer-1' }), handlers, async (at) => void trace.push(`@${at}`));
     expect(trace).toEqual([
       '@0', 'phase converged', '@0', 'publish 3000',
-      '@1000', 'freeze consumer-3', '@1000', 'phase stalled', '@1000', 'join consumer-1',
+      '@1000', 'phase stalled', '@1000', 'freeze consumer-3', '@1000', 'join consumer-1',
       '@3000', 'thaw consumer-3', '@3000', 'phase recovering', '@3000', 'publish-end',
-      '@4000', 'phase quiesced', '@5000',
+      '@4000', 'phase quiesced', '@5000', 'end',
     ]);
   });
 
@@ -89,10 +144,15 @@ describe('interpretPlan', () => {
         throw new Error('the nemesis failed');
       },
       thaw: () => void performed.push('thaw'),
+      slow: () => {},
+      unslow: () => {},
+      crash: () => {},
+      restart: () => {},
       join: () => {},
       publishEnd: () => {},
+      end: () => {},
     };
     await expect(interpretPlan(seedPlan, handlers, async () => {})).rejects.toThrow('the nemesis failed');
-    expect(performed).toEqual(['converged']);
+    expect(performed).toEqual(['converged', 'stalled']); // the freeze after the phase change failed: nothing after it ran
   });
 });

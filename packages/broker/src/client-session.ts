@@ -16,7 +16,7 @@ import {
   type Frame,
   type HelloFrame,
 } from '@state-divergence/protocol';
-import { errorMessage, withDeadline, type Logger } from '@state-divergence/runtime';
+import { currentLogPhase, errorMessage, withDeadline, type Logger } from '@state-divergence/runtime';
 import { readFrames } from '@state-divergence/runtime/quic';
 import { Subscriber } from './subscriber.js';
 import type { Topic } from './topic.js';
@@ -173,7 +173,7 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
       return;
     }
     const reason = `stream failed: ${errorMessage(error)}`;
-    const level = topic.closing ? 'debug' : 'warn';
+    const level = topic.closing || currentLogPhase() === 'teardown' ? 'debug' : 'warn';
     if (subscriber) subscriber.end(reason, level);
     else logger[level]({ client: name, reason }, 'client stream failed');
   } finally {

@@ -1,5 +1,5 @@
 import { encodeDigestRequest, encodeResume, Role, StartKind, type DigestFrame, type DigestVerdict } from '@state-divergence/protocol';
-import { errorMessage, runChild, withDeadline, type Logger } from '@state-divergence/runtime';
+import { currentLogPhase, errorMessage, runChild, withDeadline, type Logger } from '@state-divergence/runtime';
 import { connectToBroker, type BrokerSession } from '@state-divergence/runtime/quic';
 import { StreamFollower } from './stream-follower.js';
 
@@ -52,7 +52,7 @@ await runChild('consumer', async ({ init, logger, send }) => {
   });
   logger.info({ headOffset: session.welcome.headOffset, subscribeWith: init.subscribeWith, detectGaps: init.detectGaps }, 'subscribed');
   follow(session, follower, (reason) => {
-    if (endedEarly !== null || closing) return; // our own shutdown is not an early end
+    if (endedEarly !== null || closing || currentLogPhase() === 'teardown') return; // the run's end is not an early end
     endedEarly = reason;
     logger.warn({ reason, applied: follower.applied, lastOffset: follower.lastOffset }, 'subscription ended early');
     send({ type: 'ended', reason });

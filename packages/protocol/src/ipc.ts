@@ -35,6 +35,15 @@ export interface BrokerEndpoint {
   token: string;
 }
 
+/**
+ * What a lossy broker does with an event for a subscriber whose queue is full:
+ * drop the new event (the seed's broker), drop the oldest queued one (a ring:
+ * a consumer that wakes gets the newest changes), or end the subscriber's
+ * stream with an ERROR (Redis's output-buffer limit, NATS's slow consumer).
+ */
+export const OVERFLOW_POLICIES = ['drop-new', 'drop-oldest', 'disconnect'] as const;
+export type OverflowPolicy = (typeof OVERFLOW_POLICIES)[number];
+
 export interface BrokerInit {
   role: 'broker';
   name: 'broker';
@@ -43,6 +52,8 @@ export interface BrokerInit {
   /** Keyspace size, for the per-key report. */
   keys: number;
   queueCapacity: number;
+  /** Lossy mode only: what a full queue does (see OverflowPolicy). */
+  overflow: OverflowPolicy;
   /** Most events one write to one subscriber carries. */
   batchMaxEvents: number;
   /** Receive window for each client stream: how much a non-reading broker lets the publisher send. */

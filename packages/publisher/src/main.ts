@@ -1,5 +1,5 @@
 import { encodePublish, Role } from '@state-divergence/protocol';
-import { errorMessage, runChild, wallClockMs } from '@state-divergence/runtime';
+import { currentLogPhase, errorMessage, runChild, wallClockMs } from '@state-divergence/runtime';
 import { connectToBroker, type BrokerSession } from '@state-divergence/runtime/quic';
 import { Authority } from './authority.js';
 import { pace } from './pacer.js';
@@ -15,7 +15,7 @@ function watchRefusal(session: BrokerSession, state: () => { done: boolean; clos
     }
     if (!state().done) throw new Error('the broker closed the publishing stream');
   })().catch((error: unknown) => {
-    if (!state().closing) fail(error); // our own shutdown closed it
+    if (!state().closing && currentLogPhase() !== 'teardown') fail(error); // the run's end closed it
   });
 }
 

@@ -16,6 +16,15 @@ export function setLogPhase(phase: string): void {
   currentPhase = phase;
 }
 
+/**
+ * The phase this process was last told. `teardown` means the run is over and
+ * every process is being stopped: a stream that ends now is the end of the run,
+ * not a failure worth a warning.
+ */
+export function currentLogPhase(): string | undefined {
+  return currentPhase;
+}
+
 export function createLogger(proc: string, settings: LogSettings): Logger {
   const destination =
     settings.file === null

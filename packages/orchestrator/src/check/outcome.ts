@@ -1,6 +1,7 @@
 import type { BrokerReport, ConsumerReport, DigestVerdict, Mode, ProcessResources, PublisherReport, RogueReport, SyncRecord } from '@state-divergence/protocol';
 import type { DrainResult } from '../model/drain.js';
 import type { RunEvent } from '../model/events.js';
+import type { Fault } from '../model/faults.js';
 import { checkSafely, type CheckInput, type CheckResult } from './checker.js';
 import { overlaps, wrongByDecile, type Overlap } from './damage.js';
 import { summarizeLatency, type LatencySummary } from './latency.js';
@@ -64,6 +65,8 @@ export interface ModeResult {
   /** CPU and peak memory of every process of the run, the orchestrator included. */
   processes: ProcessCost[];
   recovery: Record<string, Recovery>;
+  /** Each consumer's faults, as scheduled (none for a healthy one). */
+  faults: Record<string, Fault[]>;
   cost: Cost;
   /** Keys wrong at each sample of the live monitor, per consumer (a frozen one repeats its last figure). */
   wrongOverTime: { intervalMs: number; series: Record<string, number[]>; publisherRate: number[] };
@@ -78,7 +81,7 @@ export interface ModeResult {
 
 export interface GatheredRun {
   mode: Mode;
-  consumers: Array<{ name: string; stalled: boolean; report: ConsumerReport | null; digest: DigestVerdict | null; died: string | null }>;
+  consumers: Array<{ name: string; stalled: boolean; faults: Fault[]; report: ConsumerReport | null; digest: DigestVerdict | null; died: string | null }>;
   publisher: PublisherReport;
   broker: BrokerReport | null;
   /** Wall-clock ms of SIGSTOP and SIGCONT. */
@@ -181,6 +184,7 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
     healthyBeforeStall,
     processes: run.processes,
     recovery,
+    faults: Object.fromEntries(run.consumers.map((c) => [c.name, c.faults])),
     cost: {
       publisherRate: rates.achievedRate,
       publisherRateInStall: rates.rateInStall,

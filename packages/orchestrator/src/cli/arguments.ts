@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { LOG_LEVELS } from '@state-divergence/protocol';
+import { LOG_LEVELS, OVERFLOW_POLICIES } from '@state-divergence/protocol';
 import { DEFAULTS, MODE_CHOICES } from '../model/options.js';
 
 /**
@@ -18,7 +18,11 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
     'queue-capacity': { type: 'number', default: DEFAULTS.queueCapacity, describe: 'Subscriber queue depth at the broker' },
     duration: { type: 'number', default: DEFAULTS.duration, describe: 'Seconds per phase; a run is 5 phases' },
     mode: { type: 'string', default: DEFAULTS.mode, describe: `${MODE_CHOICES.join(', ')} (both: lossy + lossless; all: the three)` },
-    stall: { type: 'array', string: true, describe: 'Consumer(s) to freeze, repeatable or comma-separated [default: the last]' },
+    stall: { type: 'array', string: true, describe: 'Freeze a consumer: NAME (over [d, 3d), the seed\'s window) or NAME@FROM-TO, seconds since publishing started; repeatable or comma-separated [default: the last consumer]' },
+    slow: { type: 'array', string: true, describe: 'Throttle a consumer: NAME@FROM-TO[:PCT], stopped PCT % (default 50) of every 100 ms, like a CPU quota' },
+    crash: { type: 'array', string: true, describe: 'SIGKILL a consumer at FROM and start a fresh one of the same name at TO: NAME@FROM-TO' },
+    'publish-until': { type: 'number', describe: 'Keep publishing until T seconds (so changes go on after the faults and churn can repair) [default: when the last fault ends]' },
+    overflow: { type: 'string', default: DEFAULTS.overflow, describe: `What a full queue does in the lossy column: ${OVERFLOW_POLICIES.join(', ')}` },
     seed: { type: 'number', default: DEFAULTS.seed, describe: 'PRNG seed: the same seed gives the same changes' },
     'delete-ratio': { type: 'number', default: DEFAULTS.deleteRatio, describe: 'Fraction of changes that delete their key' },
     'rogue-frames': { type: 'number', default: DEFAULTS.rogueFrames, describe: 'A hostile client sends this many bad frames during the run (wrong pin, wrong token, garbage); the outcome must not change' },

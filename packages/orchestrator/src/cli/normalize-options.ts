@@ -1,4 +1,6 @@
-import { LOG_LEVELS, MAX_PAYLOAD_BYTES, type LogLevel, type Mode } from '@state-divergence/protocol';
+import { LOG_LEVELS, MAX_PAYLOAD_BYTES, OVERFLOW_POLICIES, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
+import type { Fault } from '../model/faults.js';
+import { checkSchedule, parseFaults } from './parse-faults.js';
 import { UsageError } from '../model/errors.js';
 import { consumerName, DEFAULTS, EXPANSIONS, MODE_CHOICES, type ModeChoice, type Options, type RawOptions } from '../model/options.js';
 
@@ -12,6 +14,23 @@ function checkNumber(flag: string, value: number, rule: { min: number; max: numb
 const integerIn = (min: number, max: number, what?: string) => ({ min, max, integer: true, what: what ?? `an integer from ${min} to ${max}` });
 
 /**
+ * Every fault of the run, in time order: --stall, --slow and --crash entries;
+ * with none of them, the seed's fault (the last consumer stalled over [d, 3d)).
+ */
+function scheduleFaults(raw: RawOptions, context: { duration: number; consumers: string[] }): Fault[] {
+  const given = [
+    ...parseFaults('stall', raw.stall ?? [], context),
+    ...parseFaults('slow', raw.slow ?? [], context),
+    ...parseFaults('crash', raw.crash ?? [], context),
+  ];
+  // The same fault named twice (`--stall consumer-4,consumer-2 --stall consumer-4`) is one fault.
+  const unique = [...new Map(given.map((f) => [JSON.stringify(f), f])).values()];
+  const faults = unique.length > 0 ? unique : parseFaults('stall', [context.consumers.at(-1)!], context);
+  checkSchedule(faults, context.consumers);
+  return faults.sort((a, b) => a.from - b.from || context.consumers.indexOf(a.consumer) - context.consumers.indexOf(b.consumer));
+}
+
+/**
  * Applies defaults and checks every flag, once, before anything is started.
  * Pure: the only outside fact it needs (is stderr a terminal?) is passed in.
  */
@@ -22,17 +41,18 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
     throw new UsageError(`--mode must be one of ${MODE_CHOICES.join(', ')}, got ${mode}`);
   }
   const valid = Array.from({ length: consumers }, (_, i) => consumerName(i));
-  const requested = (raw.stall ?? []).flatMap((entry) => String(entry).split(',')).map((s) => s.trim()).filter(Boolean);
-  for (const name of requested) {
-    if (!valid.includes(name)) throw new UsageError(`--stall ${name} is not a consumer of this run; valid: ${valid.join(', ')}`);
-  }
-  const stall = requested.length > 0 ? valid.filter((name) => requested.includes(name)) : [valid.at(-1)!];
-  if (stall.length === consumers) {
-    throw new UsageError(`--stall names every consumer; leave at least one of ${valid.join(', ')} running to compare against`);
-  }
+  const duration = checkNumber('duration', raw.duration ?? DEFAULTS.duration, { min: 0.2, max: 600, integer: false, what: 'a number of seconds from 0.2 to 600' });
+  const faults = scheduleFaults(raw, { duration, consumers: valid });
+  const stall = valid.filter((name) => faults.some((f) => f.kind === 'stall' && f.consumer === name));
   const joinLate = raw.joinLate ?? null;
   if (joinLate !== null && !valid.includes(joinLate)) throw new UsageError(`--join-late ${joinLate} is not a consumer of this run; valid: ${valid.join(', ')}`);
-  if (joinLate !== null && stall.includes(joinLate)) throw new UsageError(`--join-late ${joinLate} is also stalled; a late joiner must be one of the running consumers`);
+  const joinerFault = faults.find((f) => f.consumer === joinLate);
+  if (joinerFault) throw new UsageError(`--join-late ${joinLate} is also ${joinerFault.kind === 'stall' ? 'stalled' : `given --${joinerFault.kind}`}; a late joiner must be one of the running consumers`);
+  const publishUntil = raw.publishUntil === undefined ? null : checkNumber('publish-until', raw.publishUntil, { min: 0.1, max: 36_000, integer: false, what: 'a number of seconds after publishing starts (more than 0)' });
+  const overflow = raw.overflow ?? DEFAULTS.overflow;
+  if (!(OVERFLOW_POLICIES as readonly string[]).includes(overflow)) throw new UsageError(`--overflow must be one of ${OVERFLOW_POLICIES.join(', ')}, got ${overflow}`);
+  const modes = EXPANSIONS[mode] ?? [mode as Mode];
+  if (overflow !== DEFAULTS.overflow && !modes.includes('lossy')) throw new UsageError(`--overflow ${overflow} changes the lossy column only; add --mode lossy (or all)`);
   const logLevel = raw.logLevel ?? (raw.logFile === undefined && environment.stderrIsTTY ? 'warn' : 'info');
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${logLevel}`);
@@ -45,10 +65,13 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
     consumers,
     payload: checkNumber('payload', raw.payload ?? DEFAULTS.payload, integerIn(0, MAX_PAYLOAD_BYTES)),
     queueCapacity: checkNumber('queue-capacity', raw.queueCapacity ?? DEFAULTS.queueCapacity, integerIn(1, 1_000_000)),
-    duration: checkNumber('duration', raw.duration ?? DEFAULTS.duration, { min: 0.2, max: 600, integer: false, what: 'a number of seconds from 0.2 to 600' }),
+    duration,
     mode: mode as ModeChoice,
-    modes: EXPANSIONS[mode] ?? [mode as Mode],
+    modes,
+    faults,
     stall,
+    publishUntil,
+    overflow: overflow as OverflowPolicy,
     seed: checkNumber('seed', raw.seed ?? DEFAULTS.seed, integerIn(0, 0xffff_ffff)),
     deleteRatio: checkNumber('delete-ratio', raw.deleteRatio ?? DEFAULTS.deleteRatio, { min: 0, max: 1, integer: false, what: 'a fraction from 0 to 1' }),
     joinLate,

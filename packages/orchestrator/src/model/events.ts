@@ -5,7 +5,8 @@ export type PhaseName = 'converged' | 'stalled' | 'recovering' | 'quiesced';
 export type RunEvent =
   | { at: number; type: 'spawned'; name: string; pid: number }
   | { at: number; type: 'phase'; phase: PhaseName }
-  | { at: number; type: 'freeze' | 'thaw' | 'joined'; consumer: string; pid: number }
+  | { at: number; type: 'freeze' | 'thaw' | 'unslow' | 'crash' | 'restart' | 'joined'; consumer: string; pid: number }
+  | { at: number; type: 'slow'; consumer: string; pid: number; percent: number }
   | { at: number; type: 'publisher-done'; published: number }
   | { at: number; type: 'drained'; ms: number; complete: boolean }
   | { at: number; type: 'consumer-ended'; consumer: string; reason: string };

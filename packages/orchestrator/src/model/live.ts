@@ -3,10 +3,11 @@ import type { PhaseName } from './events.js';
 
 /** What the live view and the plain progress lines are told while a mode runs. */
 
-export type ConsumerState = 'applying' | 'STALLED' | 'resyncing' | 'ended';
+export type ConsumerState = 'applying' | 'STALLED' | 'slowed' | 'crashed' | 'resyncing' | 'ended';
 
 export interface ConsumerLive {
   name: string;
+  /** Faulted at some point of the run (stalled, slowed or crashed). */
   stalled: boolean;
   state: ConsumerState;
   applied: number;

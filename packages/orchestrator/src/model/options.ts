@@ -1,4 +1,5 @@
-import { MODES, type LogLevel, type Mode } from '@state-divergence/protocol';
+import { MODES, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
+import type { Fault } from './faults.js';
 
 export const MODE_CHOICES = [...MODES, 'both', 'all'] as const;
 /** What the composite choices expand to: both is the seed's two columns, all adds resync. */
@@ -17,6 +18,7 @@ export const DEFAULTS = {
   seed: 1,
   deleteRatio: 0.02,
   rogueFrames: 0,
+  overflow: 'drop-new' as OverflowPolicy,
   tui: true,
   json: false,
   logFile: null as string | null,
@@ -33,6 +35,10 @@ export interface RawOptions {
   duration?: number;
   mode?: string;
   stall?: Array<string | number>;
+  slow?: Array<string | number>;
+  crash?: Array<string | number>;
+  publishUntil?: number | undefined;
+  overflow?: string | undefined;
   seed?: number;
   deleteRatio?: number;
   joinLate?: string | undefined;
@@ -54,10 +60,17 @@ export interface Options {
   duration: number;
   mode: ModeChoice;
   modes: Mode[];
+  /** Every fault of the run, in time order (the default: the last consumer stalled over [d, 3d)). */
+  faults: Fault[];
+  /** The consumers with a stall among their faults (the seed's `--stall`). */
   stall: string[];
+  /** Seconds after publishing started when it stops; null: when the last fault ends (the seed's rule). */
+  publishUntil: number | null;
+  /** Lossy mode: what a full subscriber queue does. */
+  overflow: OverflowPolicy;
   seed: number;
   deleteRatio: number;
-  /** A consumer that subscribes only when the stall starts, in the middle of the stream. */
+  /** A consumer that subscribes only when the first fault starts, in the middle of the stream. */
   joinLate: string | null;
   /** Hostile frames a rogue client sends during the run (0: no rogue). */
   rogueFrames: number;

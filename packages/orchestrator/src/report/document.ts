@@ -43,6 +43,8 @@ export function toJsonRun(r: ModeResult) {
     consumers: r.check.consumers.map((c) => ({
       name: c.name,
       stalled: c.stalled,
+      /** What was done to it, when (seconds since publishing started): `[{kind, from, to}]`, `percent` for slow. */
+      faults: r.faults[c.name] ?? [],
       applied: c.applied,
       verdict: c.verdict,
       wrongCount: c.wrongKeys.length,

@@ -8,7 +8,7 @@ export function textProgress(write: (line: string) => void): RunObserver {
     phase: (mode, phase, seconds) => write(`[${MODE_SHORT[mode]}] ${seconds.toFixed(1).padStart(5)}s  phase ${phase}`),
     tick: (s) => {
       const consumers = s.consumers
-        .map((c) => `${c.name} ${c.applied}${c.state === 'STALLED' ? ' (frozen)' : ''}${c.wrongNow ? ` wrong ${c.wrongNow}` : ''}${c.dropped > 0 ? ` dropped ${c.dropped}` : ''}`)
+        .map((c) => `${c.name} ${c.applied}${c.state === 'STALLED' ? ' (frozen)' : c.state === 'slowed' || c.state === 'crashed' ? ` (${c.state})` : ''}${c.wrongNow ? ` wrong ${c.wrongNow}` : ''}${c.dropped > 0 ? ` dropped ${c.dropped}` : ''}`)
         .join('  ');
       write(`[${MODE_SHORT[s.mode]}] ${s.seconds.toFixed(1).padStart(5)}s  ${s.phase.padEnd(10)}  published ${s.published}  ${consumers}`);
     },

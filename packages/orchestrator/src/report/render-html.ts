@@ -1,4 +1,5 @@
-import type { JsonDocument, JsonRun } from './document.js';
+import { describeFault, faultLabel } from '../model/faults.js';
+import type { JsonConfig, JsonDocument, JsonRun } from './document.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
 import { barChart, esc, lineChart } from './svg-charts.js';
 
@@ -19,15 +20,16 @@ function costTable(runs: JsonRun[]): string {
   return `<table><tr><th>mode</th><th>published</th><th>publisher in stall</th><th>healthy p99 in stall</th><th>stalled wrong at end</th><th>resync bytes</th></tr>${rows.join('')}</table>`;
 }
 
-function consumerTable(run: JsonRun, keys: number): string {
+function consumerTable(run: JsonRun, config: JsonConfig): string {
+  const { keys } = config;
   const rows = run.consumers.map(
     (c) =>
-      `<tr><td>${esc(c.name)}${c.stalled ? ' (stalled)' : ''}</td><td>${c.applied ?? '?'}</td><td class="${c.wrongCount > 0 ? 'bad' : 'ok'}">${c.wrongCount > 0 ? `${c.wrongCount} of ${keys} wrong` : 'correct'}</td><td>${c.digestMatch === null ? '-' : c.digestMatch ? 'matches' : 'differs'}</td><td>${esc(c.wrongKeys.slice(0, 6).join(', '))}${c.wrongKeys.length > 6 ? ', …' : ''}</td></tr>`,
+      `<tr><td>${esc(c.name)}${c.faults.length > 0 ? ` (${esc(c.faults.map((f) => faultLabel(f, config.duration)).join(', '))})` : ''}</td><td>${c.applied ?? '?'}</td><td class="${c.wrongCount > 0 ? 'bad' : 'ok'}">${c.wrongCount > 0 ? `${c.wrongCount} of ${keys} wrong` : 'correct'}</td><td>${c.digestMatch === null ? '-' : c.digestMatch ? 'matches' : 'differs'}</td><td>${esc(c.wrongKeys.slice(0, 6).join(', '))}${c.wrongKeys.length > 6 ? ', …' : ''}</td></tr>`,
   );
   return `<table><tr><th>consumer</th><th>applied</th><th>state at the end</th><th>digest</th><th>first wrong keys</th></tr>${rows.join('')}</table>`;
 }
 
-function modeSection(run: JsonRun, keys: number): string {
+function modeSection(run: JsonRun, config: JsonConfig): string {
   const step = run.wrongOverTime.intervalMs / 1000;
   const deciles = Object.fromEntries(run.consumers.filter((c) => c.wrongCount > 0).map((c) => [c.name, c.wrongByDecile ?? []]));
   const charts = [
@@ -39,7 +41,7 @@ function modeSection(run: JsonRun, keys: number): string {
   ];
   return `<h2>${esc(MODE_LABELS[run.mode])}: <span class="${run.valid === 'valid' ? 'ok' : 'bad'}">${run.valid}</span></h2>
 <p>${run.published} changes published; publisher ${Math.round(run.publisher.achievedRate)}/s overall, ${Math.round(run.publisher.rateInStall)}/s during the stall.</p>
-${consumerTable(run, keys)}<div class="grid">${charts.join('')}</div>`;
+${consumerTable(run, config)}<div class="grid">${charts.join('')}</div>`;
 }
 
 /** One self-contained HTML file (inline CSS and SVG; no script, no network) from the --json document. */
@@ -47,9 +49,9 @@ export function renderHtml(document: JsonDocument): string {
   const { config, runs } = document;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>state-divergence report</title><style>${STYLE}</style></head><body>
 <h1>state-divergence: ${runs.map((r) => MODE_SHORT[r.mode]).join(', ')}</h1>
-<p>${config.consumers} consumers (stalled: ${esc(config.stall.join(', '))}), ${config.keys} keys, ${config.rate} changes/s, ${config.duration} s per phase, seed ${config.seed}.</p>
+<p>${config.consumers} consumers (faults: ${esc(config.faults.map(describeFault).join(' '))}), ${config.keys} keys, ${config.rate} changes/s, ${config.duration} s per phase, seed ${config.seed}.</p>
 <h2>What each column cost</h2>${costTable(runs)}
-${runs.map((r) => modeSection(r, config.keys)).join('\n')}
+${runs.map((r) => modeSection(r, config)).join('\n')}
 </body></html>
 `;
 }

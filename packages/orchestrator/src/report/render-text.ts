@@ -1,4 +1,5 @@
 import type { LatencySummary } from '../check/latency.js';
+import { faultLabel } from '../model/faults.js';
 import type { JsonConfig, JsonRun } from './document.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
 
@@ -25,7 +26,8 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
   const { keys } = options;
   const name = consumer.name.padEnd(12);
   const applied = consumer.applied === null ? '       ?' : String(consumer.applied).padStart(8);
-  const marker = consumer.stalled ? '  <- stalled' : consumer.name === options.joinLate ? '  <- joined late' : '';
+  const faults = consumer.faults.map((f) => faultLabel(f, options.duration)).join(', ');
+  const marker = faults !== '' ? `  <- ${faults}` : consumer.name === options.joinLate ? '  <- joined late' : '';
   const lines: string[] = [];
   if (consumer.verdict === 'unknown') {
     const why = consumer.applied === null ? 'its copy could not be gathered' : `${consumer.wrongKeys.length} keys differ, but the drain gave up while it was still catching up`;

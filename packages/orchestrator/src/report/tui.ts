@@ -6,6 +6,7 @@ import type { PhaseName } from '../model/events.js';
 import type { ConsumerLive, LiveSnapshot, RunObserver } from '../model/live.js';
 
 const SPARKS = '▁▂▃▄▅▆▇█';
+const STATE_COLOUR: Record<ConsumerLive['state'], string> = { applying: 'white', STALLED: 'yellow', slowed: 'yellow', crashed: 'red', resyncing: 'cyan', ended: 'gray' };
 const BAR_WIDTH = 30;
 const SPARK_WIDTH = 24;
 
@@ -23,13 +24,13 @@ function progressBar(seconds: number, total: number): string {
 }
 
 function ConsumerRow({ c, keys }: { c: ConsumerLive; keys: number }): ReactElement {
-  const colour = c.wrongNow ? 'red' : c.state === 'STALLED' ? 'yellow' : 'green';
+  const colour = c.wrongNow ? 'red' : c.state === 'STALLED' || c.state === 'slowed' ? 'yellow' : 'green';
   const wrong = c.wrongNow === null ? '?' : String(c.wrongNow);
   return h(
     Box,
     null,
     h(Text, { color: colour }, c.name.padEnd(12)),
-    h(Text, { color: c.state === 'STALLED' ? 'yellow' : c.state === 'resyncing' ? 'cyan' : 'white' }, c.state.padEnd(11)),
+    h(Text, { color: STATE_COLOUR[c.state] }, c.state.padEnd(11)),
     h(Text, null, `applied ${String(c.applied).padStart(7)}   `),
     h(Text, { color: colour }, `wrong ${wrong.padStart(5)} / ${keys}${c.stale ? ' (frozen: last known)' : ''}`.padEnd(40)),
     h(Text, { color: colour }, sparkline(c.series)),

@@ -1,4 +1,4 @@
-import type { BrokerEndpoint, BrokerInit, ConsumerInit, LogSettings, Mode, PublisherInit } from '@state-divergence/protocol';
+import type { BrokerEndpoint, BrokerInit, ConsumerInit, LogSettings, Mode, OverflowPolicy, PublisherInit } from '@state-divergence/protocol';
 import type { RunCertificate } from './tls.js';
 import { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './transport-settings.js';
 
@@ -10,13 +10,14 @@ export function brokerInit(settings: {
   mode: Mode;
   keys: number;
   queueCapacity: number;
+  overflow: OverflowPolicy;
   tls: RunCertificate;
   token: string;
   idleTimeoutMs: number;
   log: LogSettings;
 }): BrokerInit {
   return {
-    role: 'broker', name: 'broker', mode: settings.mode, host: HOST, keys: settings.keys, queueCapacity: settings.queueCapacity,
+    role: 'broker', name: 'broker', mode: settings.mode, host: HOST, keys: settings.keys, queueCapacity: settings.queueCapacity, overflow: settings.overflow,
     batchMaxEvents: BATCH_MAX_EVENTS, streamWindowBytes: STREAM_WINDOW_BYTES, heartbeatMs: HEARTBEAT_MS,
     certPem: settings.tls.certPem, keyPem: settings.tls.keyPem, idleTimeoutMs: settings.idleTimeoutMs, token: settings.token, log: settings.log,
   };

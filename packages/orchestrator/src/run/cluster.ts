@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { BrokerEndpoint, ChildRole, InitOf, LogSettings, Mode } from '@state-divergence/protocol';
+import type { BrokerEndpoint, ChildRole, InitOf, LogSettings, Mode, OverflowPolicy } from '@state-divergence/protocol';
 import { TOKEN_BYTES } from '@state-divergence/protocol';
 import type { Logger } from '@state-divergence/runtime';
 import { RunError } from '../model/errors.js';
@@ -13,6 +13,8 @@ export interface ClusterSpec {
   mode: Mode;
   keys: number;
   queueCapacity: number;
+  /** Lossy mode: what a full subscriber queue does. */
+  overflow: OverflowPolicy;
   rate: number;
   payload: number;
   seed: number;
@@ -33,7 +35,7 @@ export interface Cluster {
   consumers: Array<ChildHandle<'consumer'>>;
   rogue: ChildHandle<'rogue'> | undefined;
   endpoint: BrokerEndpoint;
-  /** Starts one more consumer against the running broker; it joins `consumers` once subscribed. */
+  /** Starts a consumer against the running broker: a joiner is added to `consumers`, a restart replaces its crashed predecessor. */
   addConsumer(name: string): Promise<ChildHandle<'consumer'>>;
 }
 
@@ -56,8 +58,8 @@ export async function startCluster(
   // Admission: the pinned certificate proves the broker to clients; the token proves clients to the broker.
   const token = randomBytes(TOKEN_BYTES).toString('hex');
   const certificate = generateRunCertificate();
-  const { mode, keys, queueCapacity, idleTimeoutMs, log } = spec;
-  const brokerReady = spawn('broker', 'broker', certificate.then((tls) => brokerInit({ mode, keys, queueCapacity, tls, token, idleTimeoutMs, log })));
+  const { mode, keys, queueCapacity, overflow, idleTimeoutMs, log } = spec;
+  const brokerReady = spawn('broker', 'broker', certificate.then((tls) => brokerInit({ mode, keys, queueCapacity, overflow, tls, token, idleTimeoutMs, log })));
   const endpoint = Promise.all([brokerReady, certificate]).then(([b, tls]): BrokerEndpoint => {
     if (b.port === undefined) throw new RunError('E_IPC', `broker (pid ${b.pid}) said ready without a port`);
     return { host: HOST, port: b.port, caPem: tls.certPem, idleTimeoutMs, token };
@@ -83,7 +85,10 @@ export async function startCluster(
     endpoint: await endpoint,
     addConsumer: async (name) => {
       const joined = await addConsumer(name);
-      cluster.consumers.push(joined);
+      // A restart takes its crashed predecessor's place; a joiner is added.
+      const at = cluster.consumers.findIndex((c) => c.name === name);
+      if (at >= 0) cluster.consumers[at] = joined;
+      else cluster.consumers.push(joined);
       return joined;
     },
   };

@@ -8,8 +8,13 @@ export interface StepHandlers {
   publish(step: Step<'publish'>): void | Promise<void>;
   freeze(step: Step<'freeze'>): void | Promise<void>;
   thaw(step: Step<'thaw'>): void | Promise<void>;
+  slow(step: Step<'slow'>): void | Promise<void>;
+  unslow(step: Step<'unslow'>): void | Promise<void>;
+  crash(step: Step<'crash'>): void | Promise<void>;
+  restart(step: Step<'restart'>): void | Promise<void>;
   join(step: Step<'join'>): void | Promise<void>;
   publishEnd(step: Step<'publish-end'>): void | Promise<void>;
+  end(step: Step<'end'>): void | Promise<void>;
 }
 
 function perform(step: PlanStep, handlers: StepHandlers): void | Promise<void> {
@@ -22,12 +27,20 @@ function perform(step: PlanStep, handlers: StepHandlers): void | Promise<void> {
       return handlers.freeze(step);
     case 'thaw':
       return handlers.thaw(step);
+    case 'slow':
+      return handlers.slow(step);
+    case 'unslow':
+      return handlers.unslow(step);
+    case 'crash':
+      return handlers.crash(step);
+    case 'restart':
+      return handlers.restart(step);
     case 'join':
       return handlers.join(step);
     case 'publish-end':
       return handlers.publishEnd(step);
     case 'end':
-      return;
+      return handlers.end(step);
   }
 }
 

@@ -1,4 +1,5 @@
-import type { Mode } from '@state-divergence/protocol';
+import type { CountersOf, Mode } from '@state-divergence/protocol';
+import type { FaultKind } from '../model/faults.js';
 import type { PhaseName } from '../model/events.js';
 import type { ConsumerState, LiveSnapshot } from '../model/live.js';
 import type { ChildHandle } from './child/child-handle.js';
@@ -6,6 +7,14 @@ import type { ChildHandle } from './child/child-handle.js';
 const REPLY_MS = 400;
 /** The publisher's rate is shown over this window, not since the start. */
 const RATE_WINDOW_MS = 2_000;
+
+function stateOf(fault: FaultKind | null, alive: boolean, counters: CountersOf<'consumer'> | undefined): ConsumerState {
+  if (fault === 'crash') return 'crashed';
+  if (fault === 'stall') return 'STALLED';
+  if (!alive || counters?.endedEarly) return 'ended';
+  if (fault === 'slow') return 'slowed';
+  return counters?.syncing ? 'resyncing' : 'applying';
+}
 
 function countWrong(authority: Float64Array, local: Float64Array): number {
   let wrong = 0;
@@ -31,6 +40,8 @@ export class LiveMonitor {
       broker: ChildHandle<'broker'>;
       consumers: () => Array<ChildHandle<'consumer'>>;
       stalled: (name: string) => boolean;
+      /** The fault a consumer is under right now: a frozen or crashed one cannot answer. */
+      faultOf: (name: string) => FaultKind | null;
       keys: number;
       totalSeconds: number;
       mode: Mode;
@@ -38,10 +49,12 @@ export class LiveMonitor {
   ) {}
 
   async sample(phase: PhaseName, seconds: number): Promise<LiveSnapshot> {
-    const { publisher, broker, consumers, stalled, keys, totalSeconds, mode } = this.parts;
+    const { publisher, broker, consumers, stalled, faultOf, keys, totalSeconds, mode } = this.parts;
     const authority = await publisher.versions(REPLY_MS).catch(() => undefined);
     const live = consumers();
-    const versions = await Promise.all(live.map((c) => (c.frozen || !c.alive || !authority ? Promise.resolve(undefined) : c.versions(REPLY_MS).catch(() => undefined))));
+    // A slowed consumer is asked: it answers within its period. A frozen or crashed one is not.
+    const silent = (c: ChildHandle) => faultOf(c.name) === 'stall' || faultOf(c.name) === 'crash' || !c.alive;
+    const versions = await Promise.all(live.map((c) => (silent(c) || !authority ? Promise.resolve(undefined) : c.versions(REPLY_MS).catch(() => undefined))));
     const counters = await publisher.status(REPLY_MS).catch(() => publisher.latest);
     const published = counters?.published ?? 0;
     const now = performance.now();
@@ -60,7 +73,7 @@ export class LiveMonitor {
         entry.series.push(entry.wrong ?? 0);
         this.last.set(c.name, entry);
         const counters = c.latest;
-        const state: ConsumerState = !c.alive || counters?.endedEarly ? 'ended' : c.frozen ? 'STALLED' : counters?.syncing ? 'resyncing' : 'applying';
+        const state = stateOf(faultOf(c.name), c.alive, counters);
         return {
           name: c.name, stalled: stalled(c.name), state, applied: counters?.applied ?? 0,
           wrongNow: entry.wrong, stale: local === undefined, dropped: brokerCounters?.subscribers[c.name]?.dropped ?? 0, series: [...entry.series],

@@ -1,26 +1,82 @@
+import { SLOW_PERIOD_MS, type FaultKind } from '../model/faults.js';
 import type { ChildHandle } from './child/child-handle.js';
 import type { Timeline } from './timeline.js';
 
 /**
- * The fault: SIGSTOP consumers, later SIGCONT them (Jepsen's hammer-time),
- * each recorded with its pid. A frozen process stops reading its socket without
- * closing it: to the broker it is a consumer that is merely slow.
+ * The faults, each with a matching start and stop, each recorded with its pid
+ * (Jepsen's nemesis). A frozen process stops reading its socket without closing
+ * it: to the broker it is a consumer that is merely slow. A slowed one is frozen
+ * for part of every period, like a container throttled by its CPU quota. A
+ * crashed one is SIGKILLed: its process, subscription and local copy are gone.
  */
-export class StallNemesis {
+export class Nemesis {
+  private readonly throttles = new Map<string, { timer: NodeJS.Timeout; target: ChildHandle }>();
+  private readonly frozen = new Set<string>();
+  private readonly crashed = new Set<string>();
+
   constructor(private readonly timeline: Timeline) {}
 
   freeze(targets: ChildHandle[]): void {
     for (const target of targets) {
       target.freeze();
+      this.frozen.add(target.name);
       this.timeline.record({ type: 'freeze', consumer: target.name, pid: target.pid });
     }
   }
 
   thaw(targets: ChildHandle[]): void {
     for (const target of targets) {
+      this.frozen.delete(target.name);
       if (!target.frozen) continue;
       target.thaw();
       this.timeline.record({ type: 'thaw', consumer: target.name, pid: target.pid });
     }
+  }
+
+  /** Stopped `percent` % of every period until `unslow`: SIGSTOP at the period's start, SIGCONT after its share. */
+  slow(target: ChildHandle, percent: number): void {
+    const stoppedMs = (SLOW_PERIOD_MS * percent) / 100;
+    const cycle = () => {
+      if (!target.alive) return;
+      target.freeze();
+      setTimeout(() => target.thaw(), stoppedMs).unref();
+    };
+    cycle();
+    this.throttles.set(target.name, { timer: setInterval(cycle, SLOW_PERIOD_MS), target });
+    this.timeline.record({ type: 'slow', consumer: target.name, pid: target.pid, percent });
+  }
+
+  unslow(name: string): void {
+    const throttle = this.throttles.get(name);
+    if (throttle === undefined) return;
+    clearInterval(throttle.timer);
+    this.throttles.delete(name);
+    // The last cycle's SIGCONT may still be pending: continue it now, so it is not left stopped.
+    throttle.target.thaw();
+    this.timeline.record({ type: 'unslow', consumer: name, pid: throttle.target.pid });
+  }
+
+  crash(target: ChildHandle): void {
+    target.kill();
+    this.crashed.add(target.name);
+    this.timeline.record({ type: 'crash', consumer: target.name, pid: target.pid });
+  }
+
+  /** The crashed consumer's successor is starting: the crash is over. */
+  restarted(name: string): void {
+    this.crashed.delete(name);
+  }
+
+  /** The fault a consumer is under right now, if any (the live view shows it). */
+  activeFault(name: string): FaultKind | null {
+    if (this.frozen.has(name)) return 'stall';
+    if (this.throttles.has(name)) return 'slow';
+    if (this.crashed.has(name)) return 'crash';
+    return null;
+  }
+
+  /** Ends every fault still running (a run that ends early must not leave a consumer throttled). */
+  stop(): void {
+    for (const name of [...this.throttles.keys()]) this.unslow(name);
   }
 }

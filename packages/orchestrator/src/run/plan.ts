@@ -1,4 +1,5 @@
 import type { PhaseName } from '../model/events.js';
+import { DEFAULT_SLOW_PERCENT, type Fault } from '../model/faults.js';
 
 /**
  * The plan of one mode's run, as plain data (Jepsen's generator as a value):
@@ -13,6 +14,12 @@ export type PlanStep =
   /** The nemesis: SIGSTOP these consumers (and later SIGCONT them). */
   | { at: number; do: 'freeze'; consumers: string[] }
   | { at: number; do: 'thaw'; consumers: string[] }
+  /** Stopped `percent` % of every 100 ms until `unslow`. */
+  | { at: number; do: 'slow'; consumer: string; percent: number }
+  | { at: number; do: 'unslow'; consumer: string }
+  /** SIGKILL; at `restart` a fresh process of the same name subscribes. */
+  | { at: number; do: 'crash'; consumer: string }
+  | { at: number; do: 'restart'; consumer: string }
   /** A consumer that subscribes only now, in the middle of the stream. */
   | { at: number; do: 'join'; consumer: string }
   /** Publishing is over: wait for the publisher's `done` (and for any joiner to be subscribed). */
@@ -26,24 +33,57 @@ export interface RunPlan {
 }
 
 /**
- * The seed's plan: converged for one phase, stalled for two (publishing stops
- * when the stall ends), recovering, then quiesced; five phases in all.
+ * At one instant: faults end, then the phase changes, then faults start and
+ * publishing begins, then joiners, then the end of publishing is awaited. So the
+ * `stalled` phase opens before the first fault and closes after the last.
  */
-export function buildPlan(options: { duration: number; stall: string[]; joinLate: string | null }): RunPlan {
+const RANK: Record<PlanStep['do'], number> = {
+  thaw: 0, unslow: 0, restart: 0, phase: 1, freeze: 2, slow: 2, crash: 2, publish: 2, join: 3, 'publish-end': 4, end: 5,
+};
+
+function faultSteps(faults: Fault[]): PlanStep[] {
+  const ms = (seconds: number) => Math.round(seconds * 1000);
+  const steps: PlanStep[] = [];
+  for (const f of faults) {
+    if (f.kind === 'slow') steps.push({ at: ms(f.from), do: 'slow', consumer: f.consumer, percent: f.percent ?? DEFAULT_SLOW_PERCENT }, { at: ms(f.to), do: 'unslow', consumer: f.consumer });
+    if (f.kind === 'crash') steps.push({ at: ms(f.from), do: 'crash', consumer: f.consumer }, { at: ms(f.to), do: 'restart', consumer: f.consumer });
+  }
+  // Stalls that start (or end) at the same instant are one step: frozen together, as the seed does.
+  const stalls = faults.filter((f) => f.kind === 'stall');
+  for (const [key, kind] of [['from', 'freeze'], ['to', 'thaw']] as const) {
+    for (const at of new Set(stalls.map((f) => ms(f[key])))) {
+      steps.push({ at, do: kind, consumers: stalls.filter((f) => ms(f[key]) === at).map((f) => f.consumer) });
+    }
+  }
+  return steps;
+}
+
+/**
+ * The plan of a run with these faults. Phases: converged until the first fault
+ * starts, stalled until the last one ends, then recovering for one phase after
+ * publishing stops (by default when the last fault ends: the seed's rule), then
+ * quiesced for one. The seed's default (one consumer stalled over [d, 3d)) is
+ * five phases: converged, stalled for two, recovering, quiesced.
+ */
+export function buildPlan(options: { duration: number; faults: Fault[]; publishUntil: number | null; joinLate: string | null }): RunPlan {
   const d = options.duration * 1000;
+  const firstFault = Math.min(...options.faults.map((f) => Math.round(f.from * 1000)));
+  const lastFault = Math.max(...options.faults.map((f) => Math.round(f.to * 1000)));
+  const publishEnd = options.publishUntil === null ? lastFault : Math.round(options.publishUntil * 1000);
+  const settled = Math.max(lastFault, publishEnd);
   const steps: PlanStep[] = [
     { at: 0, do: 'phase', phase: 'converged' },
-    { at: 0, do: 'publish', durationMs: 3 * d },
-    { at: d, do: 'freeze', consumers: options.stall },
-    { at: d, do: 'phase', phase: 'stalled' },
-    ...(options.joinLate === null ? [] : [{ at: d, do: 'join', consumer: options.joinLate } as const]),
-    { at: 3 * d, do: 'thaw', consumers: options.stall },
-    { at: 3 * d, do: 'phase', phase: 'recovering' },
-    { at: 3 * d, do: 'publish-end' },
-    { at: 4 * d, do: 'phase', phase: 'quiesced' },
-    { at: 5 * d, do: 'end' },
+    { at: 0, do: 'publish', durationMs: publishEnd },
+    { at: firstFault, do: 'phase', phase: 'stalled' },
+    ...faultSteps(options.faults),
+    ...(options.joinLate === null ? [] : [{ at: firstFault, do: 'join', consumer: options.joinLate } as const]),
+    { at: lastFault, do: 'phase', phase: 'recovering' },
+    { at: publishEnd, do: 'publish-end' },
+    { at: settled + d, do: 'phase', phase: 'quiesced' },
+    { at: settled + 2 * d, do: 'end' },
   ];
-  return { phaseMs: d, steps };
+  // Stable: steps of one rank at one instant keep the order above.
+  return { phaseMs: d, steps: steps.sort((a, b) => a.at - b.at || RANK[a.do] - RANK[b.do]) };
 }
 
 /** When the plan ends, ms after publishing started. */
@@ -51,9 +91,9 @@ export function planLengthMs(plan: RunPlan): number {
   return plan.steps.find((s) => s.do === 'end')?.at ?? 0;
 }
 
-/** Every consumer the plan freezes at some point. */
-export function stalledConsumers(plan: RunPlan): string[] {
-  return [...new Set(plan.steps.flatMap((s) => (s.do === 'freeze' ? s.consumers : [])))];
+/** Every consumer the plan faults at some point (frozen, slowed or crashed). */
+export function faultedConsumers(plan: RunPlan): string[] {
+  return [...new Set(plan.steps.flatMap((s) => (s.do === 'freeze' ? s.consumers : s.do === 'slow' || s.do === 'crash' ? [s.consumer] : [])))];
 }
 
 /** Each consumer's frozen windows, [from, to) in ms, in plan order. */
@@ -80,8 +120,8 @@ export function longestStallMs(plan: RunPlan): number {
 
 /**
  * What makes a plan unrunnable, as sentences (empty: it is fine): steps out of
- * time order, no `end` last, a consumer frozen twice or never thawed, publishing
- * that is never waited for.
+ * time order, no `end` last, a consumer given a second fault before the first
+ * ended or a fault that never ends, publishing that is never waited for.
  */
 export function checkPlan(plan: RunPlan): string[] {
   const problems: string[] = [];
@@ -91,17 +131,20 @@ export function checkPlan(plan: RunPlan): string[] {
   });
   if (steps.at(-1)?.do !== 'end') problems.push('the last step is not `end`');
   if (steps[0]?.do !== 'phase' || steps[0].at !== 0) problems.push('the plan does not open with a phase at 0 ms');
-  const frozen = new Set<string>();
+  const open = new Map<string, string>(); // consumer -> the fault step it is in
+  const opening = (step: PlanStep): string[] => (step.do === 'freeze' ? step.consumers : step.do === 'slow' || step.do === 'crash' ? [step.consumer] : []);
+  const closing = (step: PlanStep): string[] => (step.do === 'thaw' ? step.consumers : step.do === 'unslow' || step.do === 'restart' ? [step.consumer] : []);
   for (const step of steps) {
-    if (step.do === 'freeze') {
-      for (const c of step.consumers) {
-        if (frozen.has(c)) problems.push(`${c} is frozen again at ${step.at} ms while still frozen`);
-        frozen.add(c);
-      }
+    for (const c of closing(step)) {
+      if (!open.has(c)) problems.push(`${c} gets ${step.do} at ${step.at} ms without a fault to end`);
+      open.delete(c);
     }
-    if (step.do === 'thaw') for (const c of step.consumers) frozen.delete(c);
+    for (const c of opening(step)) {
+      if (open.has(c)) problems.push(`${c} gets ${step.do} at ${step.at} ms while its ${open.get(c)} has not ended`);
+      open.set(c, step.do);
+    }
   }
-  for (const c of frozen) problems.push(`${c} is never thawed`);
+  for (const [c, fault] of open) problems.push(`${c}'s ${fault} never ends`);
   const publishes = steps.filter((s) => s.do === 'publish').length;
   const ends = steps.filter((s) => s.do === 'publish-end').length;
   if (publishes !== 1 || ends !== 1) problems.push(`the plan publishes ${publishes} time(s) and waits for the end of publishing ${ends} time(s); each must be once`);

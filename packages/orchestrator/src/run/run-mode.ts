@@ -3,6 +3,7 @@ import { processResources, setLogPhase, type Logger } from '@state-divergence/ru
 import { assembleOutcome, type GatheredRun, type ModeResult } from '../check/outcome.js';
 import { RunError } from '../model/errors.js';
 import type { PhaseName } from '../model/events.js';
+import type { Fault } from '../model/faults.js';
 import type { RunObserver } from '../model/live.js';
 import { consumerName, type Options } from '../model/options.js';
 import { rejectOnAbort } from './abort.js';
@@ -12,7 +13,7 @@ import { collect, type Collected } from './collect.js';
 import { startCluster, type Cluster, type ClusterSpec } from './cluster.js';
 import { interpretPlan } from './interpret-plan.js';
 import { LiveMonitor } from './live-monitor.js';
-import { buildPlan, checkPlan, longestStallMs, planLengthMs, stalledConsumers, type RunPlan } from './plan.js';
+import { buildPlan, checkPlan, faultedConsumers, longestStallMs, planLengthMs, type RunPlan } from './plan.js';
 import { startSampling } from './sampler.js';
 import { planSteps, type PlanRecord } from './steps.js';
 import { TeardownStack } from './teardown.js';
@@ -69,9 +70,13 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     const watch = watchCluster(cluster, { timeline, logger, aborted });
     teardown.defer('stop watching', () => watch.stop());
     let phase: PhaseName = 'converged';
-    const stalled = stalledConsumers(plan);
-    const monitor = new LiveMonitor({ ...cluster, consumers: () => cluster.consumers, stalled: (name) => stalled.includes(name), keys: options.keys, totalSeconds: planLengthMs(plan) / 1000, mode });
-    const { handlers, record } = planSteps({ mode, phaseMs: plan.phaseMs, cluster, watch, timeline, clock, logger, observer: context.observer, onPhase: (next) => (phase = next) });
+    const stalled = faultedConsumers(plan);
+    const { handlers, record, nemesis } = planSteps({ mode, phaseMs: plan.phaseMs, cluster, watch, timeline, clock, logger, observer: context.observer, onPhase: (next) => (phase = next) });
+    const monitor = new LiveMonitor({
+      ...cluster, consumers: () => cluster.consumers, stalled: (name) => stalled.includes(name), faultOf: (name) => nemesis.activeFault(name),
+      keys: options.keys, totalSeconds: planLengthMs(plan) / 1000, mode,
+    });
+    teardown.defer('end every fault', () => nemesis.stop());
     clock.markPublishing();
     const sampling = startSampling(monitor, context.observer, () => ({ phase, seconds: clock.seconds() }));
     teardown.defer('stop sampling', () => sampling.stop());
@@ -82,7 +87,7 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     // Catching up is CPU-bound: allow more time the more consumers share the 2 cores.
     const drainTimeoutMs = Math.max(5_000, longestStallMs(plan)) + 100 * options.consumers;
     const collected = await collect(cluster, { watch, published: record.published, drainTimeoutMs, signal: context.signal, logger, timeline });
-    const outcome = assembleOutcome(gatheredRun({ mode, cluster, collected, record, stalled, names: consumerNames(options), exits: watch.exits, monitor, children, timeline, seconds: clock.seconds(), intervalMs: context.observer.intervalMs }));
+    const outcome = assembleOutcome(gatheredRun({ mode, cluster, collected, record, stalled, faults: options.faults, names: consumerNames(options), exits: watch.exits, monitor, children, timeline, seconds: clock.seconds(), intervalMs: context.observer.intervalMs }));
     logOutcome(logger, outcome);
     return outcome;
   } finally {
@@ -91,8 +96,13 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
   }
 }
 
-/** Never waits for a graceful QUIC close: after a stall that takes ~40 s with this library. */
+/**
+ * Every child is told the run is over (so a stream ending now is not logged as
+ * a failure), then all are stopped at once. Never waits for a graceful QUIC
+ * close: after a stall that takes ~40 s with this library.
+ */
 async function stopChildren(children: ChildHandle[], registry: ChildRegistry): Promise<void> {
+  for (const child of children) child.send({ type: 'phase', phase: 'teardown' });
   await Promise.all(children.map((child) => child.stop()));
   for (const child of children) registry.delete(child);
 }
@@ -104,6 +114,7 @@ function gatheredRun(parts: {
   collected: Collected;
   record: PlanRecord;
   stalled: string[];
+  faults: Fault[];
   /** Every consumer's name in report order. */
   names: string[];
   exits: ReadonlyMap<string, string>;
@@ -118,7 +129,13 @@ function gatheredRun(parts: {
   return {
     mode: parts.mode,
     consumers: cluster.consumers
-      .map((c, i) => ({ name: c.name, stalled: parts.stalled.includes(c.name), ...collected.consumers[i]!, died: parts.exits.get(c.name) ?? null }))
+      .map((c, i) => ({
+        name: c.name,
+        stalled: parts.stalled.includes(c.name),
+        faults: parts.faults.filter((f) => f.consumer === c.name),
+        ...collected.consumers[i]!,
+        died: parts.exits.get(c.name) ?? null,
+      }))
       .sort((a, b) => order(a.name) - order(b.name)),
     publisher: collected.publisher,
     broker: collected.broker,

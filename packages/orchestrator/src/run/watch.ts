@@ -9,6 +9,8 @@ export interface ClusterWatch {
   guard<T>(promise: Promise<T>): Promise<T>;
   /** Records a consumer's early end or death (each late joiner is watched too). */
   watchConsumer(consumer: ChildHandle<'consumer'>): void;
+  /** This process is about to be killed on purpose (a planned crash): its exit is the plan, not a finding. */
+  expectExit(consumer: ChildHandle<'consumer'>): void;
   /** How each consumer that died mid-run died, by name. */
   readonly exits: ReadonlyMap<string, string>;
   /** Resolves when the rogue client (if any) has sent all its frames; listened for from the start. */
@@ -28,6 +30,7 @@ export function watchCluster(cluster: Cluster, context: { timeline: Timeline; lo
   const { timeline, logger, aborted } = context;
   let running = true;
   const exits = new Map<string, string>();
+  const planned = new Set<ChildHandle>();
   const crashed = Promise.race(
     [cluster.broker, cluster.publisher].map(async (child) => {
       const how = await child.exited;
@@ -40,8 +43,10 @@ export function watchCluster(cluster: Cluster, context: { timeline: Timeline; lo
     consumer.on((m) => running && m.type === 'ended' && timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: m.reason }));
     void consumer.exited.then((how) => {
       if (!running) return;
-      exits.set(consumer.name, `its process ${how} mid-run (pid ${consumer.pid})`);
+      // Either way the broker forgets it now: a restart of the same name must find the name free.
       cluster.broker.send({ type: 'endSubscriber', name: consumer.name, reason: `process ${how}` });
+      if (planned.has(consumer)) return;
+      exits.set(consumer.name, `its process ${how} mid-run (pid ${consumer.pid})`);
       timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: `process ${how}` });
       logger.error({ consumer: consumer.name, childPid: consumer.pid, how }, 'consumer process died');
     });
@@ -51,6 +56,7 @@ export function watchCluster(cluster: Cluster, context: { timeline: Timeline; lo
   return {
     guard: (promise) => Promise.race([promise, crashed, aborted]),
     watchConsumer,
+    expectExit: (consumer) => void planned.add(consumer),
     exits,
     rogueDone: rogue && new Promise<void>((resolve) => rogue.on((m) => m.type === 'done' && resolve())),
     stop: () => {

@@ -1,0 +1,44 @@
+/**
+ * The faults a run can stage (the nemesis as data). Times are seconds since
+ * publishing started (the start of `converged`).
+ *
+ * - stall: SIGSTOP at `from`, SIGCONT at `to` (the seed's fault);
+ * - slow: stopped `percent` % of every 100 ms between `from` and `to`, like a
+ *   container throttled by its CPU quota: it falls behind without ever being frozen;
+ * - crash: SIGKILL at `from`; at `to` a fresh process of the same name subscribes
+ *   the way its mode does (latest, or a snapshot under resync).
+ */
+export const FAULT_KINDS = ['stall', 'slow', 'crash'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface Fault {
+  kind: FaultKind;
+  consumer: string;
+  from: number;
+  to: number;
+  /** slow only: the share of each 100 ms the consumer is stopped. */
+  percent?: number;
+}
+
+/** A slowed consumer is stopped this share of every period unless told otherwise. */
+export const DEFAULT_SLOW_PERCENT = 50;
+export const SLOW_PERIOD_MS = 100;
+
+const seconds = (value: number): string => String(Math.round(value * 1000) / 1000);
+
+/** A fault as the flag that asks for it: `--slow consumer-2@4-12:50`. */
+export const describeFault = (f: Fault): string =>
+  `--${f.kind} ${f.consumer}@${seconds(f.from)}-${seconds(f.to)}${f.kind === 'slow' ? `:${f.percent ?? DEFAULT_SLOW_PERCENT}` : ''}`;
+
+const PAST: Record<FaultKind, string> = { stall: 'stalled', slow: 'slowed', crash: 'crashed and restarted' };
+
+/**
+ * A fault as a report marks its consumer: "stalled" for the seed's window
+ * ([d, 3d), what plain `--stall NAME` asks for), otherwise with its window:
+ * "slowed 4-12 s (50 %)".
+ */
+export function faultLabel(f: Fault, duration: number): string {
+  const seedWindow = f.kind === 'stall' && f.from === duration && f.to === 3 * duration;
+  if (seedWindow) return PAST[f.kind];
+  return `${PAST[f.kind]} ${seconds(f.from)}-${seconds(f.to)} s${f.kind === 'slow' ? ` (${f.percent ?? DEFAULT_SLOW_PERCENT} %)` : ''}`;
+}
