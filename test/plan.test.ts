@@ -17,9 +17,10 @@ describe('the seed\'s plan', () => {
       { at: 0, do: 'publish', durationMs: 12_000 },
       { at: 4000, do: 'phase', phase: 'stalled' },
       { at: 4000, do: 'freeze', consumers: ['consumer-3'] },
+      { at: 12_000, do: 'publish-end' }, // the publisher makes its last change before the thaw
       { at: 12_000, do: 'thaw', consumers: ['consumer-3'] },
       { at: 12_000, do: 'phase', phase: 'recovering' },
-      { at: 12_000, do: 'publish-end' },
+      { at: 12_000, do: 'publish-done' },
       { at: 16_000, do: 'phase', phase: 'quiesced' },
       { at: 20_000, do: 'end' },
     ]);
@@ -57,7 +58,7 @@ describe('a plan from a fault schedule', () => {
       '3000 thaw consumer-2',
       '4000 crash consumer-4',
       '5000 unslow consumer-3',
-      '6000 restart consumer-4', '6000 phase recovering', '6000 publish-end',
+      '6000 publish-end', '6000 restart consumer-4', '6000 phase recovering', '6000 publish-done',
       '7000 phase quiesced', '8000 end',
     ]);
     expect(plan.steps[1]).toEqual({ at: 0, do: 'publish', durationMs: 6000 }); // the seed's rule: publishing stops when the last fault ends
@@ -73,6 +74,7 @@ describe('a plan from a fault schedule', () => {
       { at: 1000, do: 'phase', phase: 'stalled' },
       { at: 3000, do: 'phase', phase: 'recovering' },
       { at: 7000, do: 'publish-end' },
+      { at: 7000, do: 'publish-done' },
       { at: 8000, do: 'phase', phase: 'quiesced' },
       { at: 9000, do: 'end' },
     ]);
@@ -120,9 +122,10 @@ describe('interpretPlan', () => {
       unslow: ({ consumer }) => void trace.push(`unslow ${consumer}`),
       crash: ({ consumer }) => void trace.push(`crash ${consumer}`),
       restart: ({ consumer }) => void trace.push(`restart ${consumer}`),
-      publishEnd: async () => {
+      publishEnd: () => void trace.push('publish-end'),
+      publishDone: async () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
-        trace.push('publish-end');
+        trace.push('publish-done');
       },
       end: () => void trace.push('end'),
     };
@@ -130,7 +133,7 @@ describe('interpretPlan', () => {
     expect(trace).toEqual([
       '@0', 'phase converged', '@0', 'publish 3000',
       '@1000', 'phase stalled', '@1000', 'freeze consumer-3', '@1000', 'join consumer-1',
-      '@3000', 'thaw consumer-3', '@3000', 'phase recovering', '@3000', 'publish-end',
+      '@3000', 'publish-end', '@3000', 'thaw consumer-3', '@3000', 'phase recovering', '@3000', 'publish-done',
       '@4000', 'phase quiesced', '@5000', 'end',
     ]);
   });
@@ -150,6 +153,7 @@ describe('interpretPlan', () => {
       restart: () => {},
       join: () => {},
       publishEnd: () => {},
+      publishDone: () => {},
       end: () => {},
     };
     await expect(interpretPlan(seedPlan, handlers, async () => {})).rejects.toThrow('the nemesis failed');

@@ -57,7 +57,11 @@ export function toJsonRun(r: ModeResult) {
       digest: r.digests[c.name] ?? null,
       endedEarly: c.endedEarly,
       recovery: r.recovery[c.name] ?? null,
+      /** What the workload's key probabilities say it should end wrong about, given the offsets it missed. */
+      expectedWrong: r.damage.expectedWrong[c.name] ?? null,
       wrongByDecile: r.damage.byDecile[c.name] ?? null,
+      /** Per hotness decile, the fraction of keys that missed at least one update (survival = wrong ÷ missed). */
+      missedByDecile: r.damage.missedByDecile[c.name] ?? null,
       latency: r.latency[c.name] ?? null,
     })),
     broker: r.broker === null ? null : { head: r.broker.head, digest: r.broker.digest, subscribers: r.broker.subscribers },

@@ -22,6 +22,20 @@ function formatRanges(ranges: Array<[number, number]>): string {
   return shown.join(', ') + (ranges.length > 3 ? `, ... (${ranges.length} runs)` : '');
 }
 
+/** The seed's demo: faults only where plain --stall puts them, publishing ending with them, the seed's broker. */
+function isSeedShape(options: JsonConfig): boolean {
+  const seedWindows = options.faults.every((f) => faultLabel(f, options.duration) === 'stalled');
+  return seedWindows && options.publishUntil === null && options.overflow === 'drop-new';
+}
+
+/** Of the keys that missed an update, the share still wrong, hottest tenth first: "hot keys self-repair" or not. */
+function survivalLine(consumer: Consumer): string {
+  const { missedByDecile: missed, wrongByDecile: wrong } = consumer;
+  if (missed === null || wrong === null || consumer.wrongCount === 0) return '';
+  const survival = missed.map((m, d) => (m === 0 ? '-' : `${Math.round(((wrong[d] ?? 0) / m) * 100)}%`));
+  return `; of the keys that missed an update, still wrong by hotness: ${survival.join(' ')}`;
+}
+
 function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig): string[] {
   const { keys } = options;
   const name = consumer.name.padEnd(12);
@@ -40,6 +54,11 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
     if (consumer.wrongByDecile) {
       lines.push(`${INDENT}wrong by key hotness, hottest tenth first: ${consumer.wrongByDecile.map((f) => `${Math.round(f * 100)}%`).join(' ')}`);
     }
+  }
+  // The seed's own run reads as the seed's report; any other shape says what theory expected of it.
+  if (!isSeedShape(options) && consumer.faults.length > 0 && consumer.expectedWrong !== null && (consumer.wrongCount > 0 || consumer.expectedWrong >= 1)) {
+    const survival = survivalLine(consumer);
+    lines.push(`${INDENT}expected from what it missed: ${Math.round(consumer.expectedWrong)} keys wrong${survival}`);
   }
   const queue = result.broker?.subscribers[consumer.name];
   if (queue && queue.dropped > 0) {

@@ -14,6 +14,7 @@ export interface StepHandlers {
   restart(step: Step<'restart'>): void | Promise<void>;
   join(step: Step<'join'>): void | Promise<void>;
   publishEnd(step: Step<'publish-end'>): void | Promise<void>;
+  publishDone(step: Step<'publish-done'>): void | Promise<void>;
   end(step: Step<'end'>): void | Promise<void>;
 }
 
@@ -39,6 +40,8 @@ function perform(step: PlanStep, handlers: StepHandlers): void | Promise<void> {
       return handlers.join(step);
     case 'publish-end':
       return handlers.publishEnd(step);
+    case 'publish-done':
+      return handlers.publishDone(step);
     case 'end':
       return handlers.end(step);
   }

@@ -22,8 +22,14 @@ export type PlanStep =
   | { at: number; do: 'restart'; consumer: string }
   /** A consumer that subscribes only now, in the middle of the stream. */
   | { at: number; do: 'join'; consumer: string }
-  /** Publishing is over: wait for the publisher's `done` (and for any joiner to be subscribed). */
+  /**
+   * Publishing is over: let the publisher make its last change before anything
+   * else happens at this instant (bounded; see steps.ts), so "publishing stops
+   * when the stall ends" holds to the event, not to within the publisher's lag.
+   */
   | { at: number; do: 'publish-end' }
+  /** Wait for the publisher's `done` (and for any joiner to be subscribed). */
+  | { at: number; do: 'publish-done' }
   | { at: number; do: 'end' };
 
 export interface RunPlan {
@@ -33,12 +39,14 @@ export interface RunPlan {
 }
 
 /**
- * At one instant: faults end, then the phase changes, then faults start and
- * publishing begins, then joiners, then the end of publishing is awaited. So the
- * `stalled` phase opens before the first fault and closes after the last.
+ * At one instant: publishing ends, then faults end, then the phase changes,
+ * then faults start and publishing begins, then joiners, then the publisher's
+ * `done` is awaited. So the `stalled` phase opens before the first fault and
+ * closes after the last, and a consumer thawed when publishing stops gets
+ * nothing published after its thaw.
  */
 const RANK: Record<PlanStep['do'], number> = {
-  thaw: 0, unslow: 0, restart: 0, phase: 1, freeze: 2, slow: 2, crash: 2, publish: 2, join: 3, 'publish-end': 4, end: 5,
+  'publish-end': 0, thaw: 1, unslow: 1, restart: 1, phase: 2, freeze: 3, slow: 3, crash: 3, publish: 3, join: 4, 'publish-done': 5, end: 6,
 };
 
 function faultSteps(faults: Fault[]): PlanStep[] {
@@ -79,6 +87,7 @@ export function buildPlan(options: { duration: number; faults: Fault[]; publishU
     ...(options.joinLate === null ? [] : [{ at: firstFault, do: 'join', consumer: options.joinLate } as const]),
     { at: lastFault, do: 'phase', phase: 'recovering' },
     { at: publishEnd, do: 'publish-end' },
+    { at: publishEnd, do: 'publish-done' },
     { at: settled + d, do: 'phase', phase: 'quiesced' },
     { at: settled + 2 * d, do: 'end' },
   ];
@@ -146,7 +155,7 @@ export function checkPlan(plan: RunPlan): string[] {
   }
   for (const [c, fault] of open) problems.push(`${c}'s ${fault} never ends`);
   const publishes = steps.filter((s) => s.do === 'publish').length;
-  const ends = steps.filter((s) => s.do === 'publish-end').length;
+  const ends = steps.filter((s) => s.do === 'publish-done').length;
   if (publishes !== 1 || ends !== 1) problems.push(`the plan publishes ${publishes} time(s) and waits for the end of publishing ${ends} time(s); each must be once`);
   return problems;
 }

@@ -1,5 +1,5 @@
 import type { Mode } from '@state-divergence/protocol';
-import { setLogPhase, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
+import { setLogPhase, sleep, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
 import type { PhaseName } from '../model/events.js';
 import type { RunObserver } from '../model/live.js';
 import type { ChildHandle } from './child/child-handle.js';
@@ -11,6 +11,8 @@ import type { Timeline } from './timeline.js';
 import type { ClusterWatch } from './watch.js';
 
 const STATUS_TIMEOUT_MS = 2_000;
+/** How long the plan waits, when publishing ends, for the publisher's last change before it goes on. */
+const LAST_CHANGE_GRACE_MS = 500;
 
 /** What carrying out the plan measured, for the outcome. */
 export interface PlanRecord {
@@ -54,7 +56,7 @@ export function planSteps(context: StepContext): { handlers: StepHandlers; recor
   const named = (names: string[]) => cluster.consumers.filter((c) => names.includes(c.name));
   const one = (name: string) => named([name])[0];
   const pids = (targets: ChildHandle[]) => targets.map((c) => ({ name: c.name, pid: c.pid }));
-  /** A joiner or a restarted consumer subscribes while the plan's clock keeps running; awaited at publish-end and at the end. */
+  /** A joiner or a restarted consumer subscribes while the plan's clock keeps running; awaited at publish-done and at the end. */
   const subscribe = (name: string, event: 'joined' | 'restart') => {
     const started = cluster.addConsumer(name).then((c) => {
       timeline.record({ type: event, consumer: c.name, pid: c.pid });
@@ -117,7 +119,14 @@ export function planSteps(context: StepContext): { handlers: StepHandlers; recor
       subscribe(consumer, 'restart');
     },
     join: ({ consumer }) => subscribe(consumer, 'joined'),
+    // Lossy and resync never block the publisher: its `done` follows its schedule within
+    // milliseconds. Lossless blocks it while a consumer is frozen, by design: waiting would
+    // only lengthen the stall, so there the thaw does not wait.
     publishEnd: async () => {
+      if (mode === 'lossless') return;
+      await watch.guard(Promise.race([publisherDone, sleep(LAST_CHANGE_GRACE_MS)]));
+    },
+    publishDone: async () => {
       await watch.guard(Promise.all(starting));
       const done = withDeadline(publisherDone, context.phaseMs + 10_000, 'the publisher did not report `done` after its publishing time; see its log');
       record.published = await watch.guard(done);

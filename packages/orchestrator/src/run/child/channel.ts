@@ -15,6 +15,7 @@ const REPLY_VALUE: { [K in RequestKind]: (m: ChildMessage, id: number) => Reques
   gather: (m, id) => (m.type === 'reply' && m.id === id && m.kind === 'gather' ? m.value : undefined),
   digest: (m, id) => (m.type === 'reply' && m.id === id && m.kind === 'digest' ? m.value : undefined),
   versions: (m, id) => (m.type === 'reply' && m.id === id && m.kind === 'versions' ? m.value : undefined),
+  lastWrites: (m, id) => (m.type === 'reply' && m.id === id && m.kind === 'lastWrites' ? m.value : undefined),
 };
 
 /**

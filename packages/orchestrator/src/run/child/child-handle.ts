@@ -1,4 +1,4 @@
-import type { ChildMessage, ChildRole, CountersOf, DigestVerdict, OrchestratorCommand, ProcessResources, ReportOf } from '@state-divergence/protocol';
+import type { ChildMessage, ChildRole, CountersOf, DigestVerdict, LastWrites, OrchestratorCommand, ProcessResources, ReportOf } from '@state-divergence/protocol';
 
 export type Listener = (message: ChildMessage) => void;
 
@@ -23,6 +23,7 @@ export interface ChildHandle<out R extends ChildRole = ChildRole> {
   gather(timeoutMs: number): Promise<ReportOf<R>>;
   digest(timeoutMs: number): Promise<DigestVerdict>;
   versions(timeoutMs: number): Promise<Float64Array>;
+  lastWrites(timeoutMs: number): Promise<LastWrites>;
   on(listener: Listener): void;
   freeze(): void;
   thaw(): void;

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { execaNode } from 'execa';
-import { isOfRole, type ChildRole, type CountersOf, type DigestVerdict, type InitOf, type OrchestratorCommand, type ProcessResources, type ReportOf, type RoleMessages } from '@state-divergence/protocol';
+import { isOfRole, type ChildRole, type CountersOf, type DigestVerdict, type InitOf, type LastWrites, type OrchestratorCommand, type ProcessResources, type ReportOf, type RoleMessages } from '@state-divergence/protocol';
 import { sleep, type Logger } from '@state-divergence/runtime';
 import { RunError } from '../../model/errors.js';
 import { ChildChannel } from './channel.js';
@@ -109,6 +109,10 @@ class RoleProcess<R extends ChildRole> implements ChildHandle<R> {
 
   versions(timeoutMs: number): Promise<Float64Array> {
     return this.channel.request('versions', timeoutMs);
+  }
+
+  lastWrites(timeoutMs: number): Promise<LastWrites> {
+    return this.channel.request('lastWrites', timeoutMs);
   }
 
   on(listener: Listener): void {

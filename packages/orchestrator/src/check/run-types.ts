@@ -1,0 +1,107 @@
+import type { BrokerReport, ConsumerReport, DigestVerdict, Mode, ProcessResources, PublisherReport, RogueReport, SyncRecord } from '@state-divergence/protocol';
+import type { DrainResult } from '../model/drain.js';
+import type { RunEvent } from '../model/events.js';
+import type { Fault } from '../model/faults.js';
+import type { CheckResult } from './checker.js';
+import type { Overlap } from './damage.js';
+import type { LatencySummary } from './latency.js';
+
+/** What one mode's run gathered (GatheredRun) and what the check made of it (ModeResult). */
+
+export interface ConsumerLatency {
+  all: LatencySummary | null;
+  /** Events applied between SIGSTOP and SIGCONT of the stalled consumers. */
+  inStall: LatencySummary | null;
+}
+
+export interface PublisherOutcome {
+  published: number;
+  /** Achieved rate over the publishing phases, changes/s. */
+  achievedRate: number;
+  /** Achieved rate between SIGSTOP and SIGCONT: what lossless costs the publisher. */
+  rateInStall: number;
+  blockedMs: number;
+}
+
+export interface Recovery {
+  lags: number;
+  resumes: number;
+  syncs: SyncRecord[];
+  /** Deltas received, and the keys they re-sent in all. */
+  deltas: number;
+  keysResent: number;
+  /** From SIGCONT to the end of the last delta (resync): how long it took to be right again. */
+  convergedAfterThawMs: number | null;
+}
+
+/** What each column cost, in the same run: the seed's "neither column is free". */
+export interface Cost {
+  publisherRate: number;
+  publisherRateInStall: number;
+  healthyP99InStallMs: number | null;
+  /** Keys the stalled consumers hold wrong at the end, summed: what the column failed to protect. */
+  stalledWrongAtEnd: number;
+  /** Bytes of LAG + STATE + SYNC_END sent to bring stalled or gapped consumers back. */
+  resyncBytes: number;
+  /** What full snapshots would have cost at those same moments. */
+  fullSnapshotBytes: number;
+  convergedAfterThawMs: number | null;
+}
+
+export type ProcessCost = { name: string; role: string } & ProcessResources;
+
+export interface ModeResult {
+  mode: Mode;
+  published: number;
+  publisher: PublisherOutcome;
+  check: CheckResult;
+  broker: BrokerReport | null;
+  digests: Record<string, DigestVerdict | null>;
+  latency: Record<string, ConsumerLatency>;
+  /** All healthy consumers' samples during the stall, pooled. */
+  healthyInStall: LatencySummary | null;
+  /** The same before the stall, after a warm-up (the first second, or half the phase). */
+  healthyBeforeStall: LatencySummary | null;
+  /** CPU and peak memory of every process of the run, the orchestrator included. */
+  processes: ProcessCost[];
+  recovery: Record<string, Recovery>;
+  /** Each consumer's faults, as scheduled (none for a healthy one). */
+  faults: Record<string, Fault[]>;
+  cost: Cost;
+  /** Keys wrong at each sample of the live monitor, per consumer (a frozen one repeats its last figure). */
+  wrongOverTime: { intervalMs: number; series: Record<string, number[]>; publisherRate: number[] };
+  /**
+   * Where the damage is, per consumer: the wrong fraction per hotness decile, the
+   * fraction of each decile that missed at least one update (null when offsets
+   * and versions cannot be matched), the keys the workload's probabilities say
+   * it should end wrong about given what it missed; and the overlaps between
+   * faulted consumers.
+   */
+  damage: {
+    byDecile: Record<string, number[]>;
+    missedByDecile: Record<string, number[] | null>;
+    expectedWrong: Record<string, number>;
+    stalledOverlap: Overlap[];
+  };
+  drain: DrainResult;
+  /** What a hostile client tried during the run, and how the broker answered (--rogue-frames). */
+  rogue: RogueReport | null;
+  events: RunEvent[];
+  wallSeconds: number;
+}
+
+export interface GatheredRun {
+  mode: Mode;
+  consumers: Array<{ name: string; stalled: boolean; faults: Fault[]; report: ConsumerReport | null; digest: DigestVerdict | null; died: string | null }>;
+  publisher: PublisherReport;
+  broker: BrokerReport | null;
+  /** Wall-clock ms of SIGSTOP and SIGCONT. */
+  stallWindow: { from: number; to: number };
+  publishedInStall: number;
+  drain: DrainResult;
+  rogue: RogueReport | null;
+  wrongOverTime: ModeResult['wrongOverTime'];
+  processes: ProcessCost[];
+  events: RunEvent[];
+  wallSeconds: number;
+}
