@@ -113,6 +113,7 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
     wrongOverTime: run.wrongOverTime,
     rogue: run.rogue,
     events: run.events,
+    timing: { publishingStartedAt: publisher.startedAt, stallWindow },
     wallSeconds: run.wallSeconds,
   };
 }

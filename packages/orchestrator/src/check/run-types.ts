@@ -87,6 +87,8 @@ export interface ModeResult {
   /** What a hostile client tried during the run, and how the broker answered (--rogue-frames). */
   rogue: RogueReport | null;
   events: RunEvent[];
+  /** Wall-clock ms: when the publisher started, and the fault window (the `stalled` phase). */
+  timing: { publishingStartedAt: number; stallWindow: { from: number; to: number } };
   wallSeconds: number;
 }
 

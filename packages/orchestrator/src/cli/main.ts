@@ -8,6 +8,7 @@ import { normalizeOptions } from './normalize-options.js';
 import { runCommand } from './run-command.js';
 import { EXIT } from './session.js';
 import { planSweep, sweepCommand, type SweepArguments } from './sweep-command.js';
+import { experimentsArguments, experimentsCommand, EXPERIMENTS_SUMMARY } from './experiments-command.js';
 
 const environment = () => ({ stderrIsTTY: Boolean(process.stderr.isTTY) });
 const DESCRIPTION =
@@ -25,7 +26,7 @@ const SWEEP_DESCRIPTION =
  * and teardown path (session.ts).
  */
 async function main(argv: string[]): Promise<number> {
-  const command = argv[0] === 'sweep' || argv[0] === 'analyze' ? `orchestrator ${argv[0]}` : 'orchestrator';
+  const command = ['sweep', 'analyze', 'experiments'].includes(argv[0] ?? '') ? `orchestrator ${argv[0]}` : 'orchestrator';
   let exitCode: number = EXIT.ok;
   try {
     await yargs(argv)
@@ -36,6 +37,9 @@ async function main(argv: string[]): Promise<number> {
       .command('sweep', "Lossy at each value of --rate or --keys: the stalled consumer's damage against the expectation", (y) => runArguments(y.usage(`$0 sweep --rate 100,400,1600 [options]   (or --keys 200,2000,20000)\n\n${SWEEP_DESCRIPTION}`), true), async (args) => {
         const { by, runs } = planSweep(args as SweepArguments, environment());
         exitCode = await sweepCommand(by, runs);
+      })
+      .command('experiments', EXPERIMENTS_SUMMARY, experimentsArguments, async (args) => {
+        exitCode = await experimentsCommand(args, environment());
       })
       .command(
         'analyze <log>',

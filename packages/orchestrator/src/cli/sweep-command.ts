@@ -4,7 +4,8 @@ import type { Options, RawOptions } from '../model/options.js';
 import { silentProgress } from '../report/progress.js';
 import { renderSweepHtml } from '../report/sweep-html.js';
 import { renderSweep, renderSweepProgress, type SweepBy } from '../report/sweep-text.js';
-import { sweep } from '../run/sweep.js';
+import { sweepPoint } from '../check/sweep-point.js';
+import { runSeries } from '../run/series.js';
 import { normalizeOptions } from './normalize-options.js';
 import { EXIT, runSession } from './session.js';
 
@@ -40,8 +41,11 @@ export function sweepCommand(by: SweepBy, runs: Options[]): Promise<number> {
   const first = runs[0]!;
   const log = { level: first.logLevel, file: first.logFile, mode: null };
   return runSession('orchestrator sweep', log, async (session) => {
-    const onPoint = (point: Parameters<typeof renderSweepProgress>[1]) => first.json || process.stderr.write(renderSweepProgress(by, point));
-    const points = await sweep(runs, { ...session, observer: silentProgress, onPoint });
+    const onPoint = (point: Parameters<typeof renderSweepProgress>[1]) => void (first.json || process.stderr.write(renderSweepProgress(by, point)));
+    const points = await runSeries(
+      runs.map((options) => ({ options })),
+      { ...session, observer: silentProgress, measure: (result, { options }) => sweepPoint(result, options), onPoint },
+    );
     process.stdout.write(first.json ? JSON.stringify({ sweep: { by, points } }) + '\n' : renderSweep(by, points));
     if (first.report !== null) {
       writeFileSync(first.report, renderSweepHtml(by, points));

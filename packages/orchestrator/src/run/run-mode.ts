@@ -20,6 +20,9 @@ import { TeardownStack } from './teardown.js';
 import { Timeline } from './timeline.js';
 import { watchCluster } from './watch.js';
 
+/** How long each child may take to confirm it knows the run is over (then it is stopped regardless). */
+const TEARDOWN_ACK_MS = 500;
+
 export interface RunContext {
   signal: AbortSignal;
   observer: RunObserver;
@@ -54,8 +57,9 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
   if (problems.length > 0) throw new RunError('E_PLAN', `the run's plan cannot run: ${problems.join('; ')}`);
   const clock = new RunClock();
   const timeline = new Timeline(() => clock.sinceStart());
-  const aborted = rejectOnAbort(context.signal);
+  const { aborted, dispose } = rejectOnAbort(context.signal);
   const teardown = new TeardownStack(logger);
+  teardown.defer('stop listening for an interrupt', dispose);
   const children: ChildHandle[] = [];
   teardown.defer('stop every child', () => stopChildren(children, context.registry));
   setLogPhase('starting');
@@ -97,12 +101,16 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
 }
 
 /**
- * Every child is told the run is over (so a stream ending now is not logged as
- * a failure), then all are stopped at once. Never waits for a graceful QUIC
- * close: after a stall that takes ~40 s with this library.
+ * Every child is told the run is over, and each that can answer confirms it
+ * (IPC is ordered: a reply to a later request means the phase was taken), so a
+ * stream that ends under it from here on is not logged as a failure. Then all
+ * are stopped at once. Never waits for a graceful QUIC close: after a stall that
+ * takes ~40 s with this library.
  */
 async function stopChildren(children: ChildHandle[], registry: ChildRegistry): Promise<void> {
-  for (const child of children) child.send({ type: 'phase', phase: 'teardown' });
+  const live = children.filter((c) => c.alive && !c.frozen);
+  for (const child of live) child.send({ type: 'phase', phase: 'teardown' });
+  await Promise.all(live.map((child) => child.status(TEARDOWN_ACK_MS).catch(() => undefined)));
   await Promise.all(children.map((child) => child.stop()));
   for (const child of children) registry.delete(child);
 }

@@ -1,0 +1,88 @@
+import { keyProbabilities } from '@state-divergence/protocol';
+import type { ModeResult } from './run-types.js';
+
+/**
+ * The seed's "How to extend", each as points measured from lossy runs (pure:
+ * a ModeResult in, a point out). The first faulted consumer is the one measured.
+ */
+
+export type Regime = 'silence' | 'churn';
+export interface ChurnPoint { keys: number; rate: number; regime: Regime; queueCapacity: number; published: number; dropped: number; wrongFraction: number; expectedFraction: number }
+export interface QueuePoint { capacity: number; rate: number; firstDropMs: number | null; dropped: number; wrong: number; expectedWrong: number }
+export interface OverlapPoint { windows: 'same' | 'staggered'; jaccard: number | null; both: number; onlyOne: number; wrong: [number, number] }
+export interface HotnessPoint { shape: string; deciles: number[]; survival: Array<number | null>; wrong: number }
+
+const round3 = (n: number): number => Math.round(n * 1000) / 1000;
+
+/**
+ * The churn experiment's queue: an eighth of a second of the rate. Slack enough
+ * that healthy consumers on 2 cores never drop (a 32-event queue at 2400/s made
+ * them drop), small enough that every point's stalled consumer does.
+ */
+export const queueFor = (rate: number): number => Math.max(32, Math.round(rate / 8));
+
+function measured(result: ModeResult) {
+  const check = result.check.consumers.find((c) => c.stalled);
+  if (check === undefined) throw new Error(`the ${result.mode} run has no faulted consumer to measure`);
+  const queue = result.broker?.subscribers[check.name];
+  return { check, queue, name: check.name };
+}
+
+export function churnPoint(result: ModeResult, settings: { keys: number; rate: number; regime: Regime; queueCapacity: number }): ChurnPoint {
+  const { check, queue, name } = measured(result);
+  return {
+    ...settings,
+    published: result.published,
+    dropped: queue?.dropped ?? 0,
+    wrongFraction: round3(check.wrongKeys.length / settings.keys),
+    expectedFraction: round3((result.damage.expectedWrong[name] ?? 0) / settings.keys),
+  };
+}
+
+/**
+ * Time from SIGSTOP to the first drop. The publisher paces exactly (at time t it
+ * has published floor(rate × t) changes), so the first dropped offset o was
+ * published at startedAt + o / rate; the stall began when the `stalled` phase did.
+ */
+export function queuePoint(result: ModeResult, settings: { capacity: number; rate: number }): QueuePoint {
+  const { check, queue, name } = measured(result);
+  const first = queue?.droppedRanges[0]?.[0];
+  const { publishingStartedAt, stallWindow } = result.timing;
+  const firstDropMs = first === undefined ? null : Math.round(publishingStartedAt + (first * 1000) / settings.rate - stallWindow.from);
+  return { ...settings, firstDropMs, dropped: queue?.dropped ?? 0, wrong: check.wrongKeys.length, expectedWrong: result.damage.expectedWrong[name] ?? 0 };
+}
+
+export function overlapPoint(result: ModeResult, windows: OverlapPoint['windows']): OverlapPoint {
+  const [pair] = result.damage.stalledOverlap;
+  if (pair === undefined) throw new Error('the overlap experiment needs two faulted consumers');
+  return { windows, jaccard: pair.jaccard, both: pair.both, onlyOne: pair.onlyA + pair.onlyB, wrong: [pair.both + pair.onlyA, pair.both + pair.onlyB] };
+}
+
+/** Survival per decile: of the keys that missed at least one update, the fraction still wrong (null: none missed). */
+export function hotnessPoint(result: ModeResult, shape: string): HotnessPoint {
+  const { check, name } = measured(result);
+  const wrong = result.damage.byDecile[name] ?? [];
+  const missed = result.damage.missedByDecile[name] ?? [];
+  const survival = wrong.map((w, d) => ((missed[d] ?? 0) === 0 ? null : round3(w / missed[d]!)));
+  return { shape, deciles: wrong, survival, wrong: check.wrongKeys.length };
+}
+
+/**
+ * Where the expectation puts the churn regime's peak: a key written with
+ * probability p per change ends wrong iff it is written during the D dropped
+ * changes and not in the A changes after them: (1 − (1 − p)^D)(1 − p)^A. Both
+ * grow with the rate (D ≈ rate × stall − what the queue and transport absorb,
+ * A = rate × the churn after the gap), so damage first grows, then falls.
+ * Returns the rate on the grid with the largest expected wrong fraction.
+ */
+export function churnPeak(keys: number, model: { stallSeconds: number; afterSeconds: number; absorbed: (rate: number) => number }, rates: number[]): { rate: number; expectedFraction: number } {
+  const p = keyProbabilities(keys);
+  let best = { rate: rates[0] ?? 0, expectedFraction: 0 };
+  for (const rate of rates) {
+    const dropped = Math.max(0, rate * model.stallSeconds - model.absorbed(rate));
+    const after = rate * model.afterSeconds;
+    const expected = p.reduce((sum, pk) => sum + (1 - (1 - pk) ** dropped) * (1 - pk) ** after, 0) / keys;
+    if (expected > best.expectedFraction) best = { rate, expectedFraction: round3(expected) };
+  }
+  return best;
+}

@@ -1,0 +1,79 @@
+import { writeFileSync } from 'node:fs';
+import { churnPoint, hotnessPoint, overlapPoint, queuePoint } from '../check/experiment-points.js';
+import { experimentsDocument, type ExperimentPoint } from '../check/experiments-document.js';
+import type { ModeResult } from '../check/run-types.js';
+import { renderExperimentsHtml } from '../report/experiments-html.js';
+import { renderExperiments } from '../report/experiments-text.js';
+import { silentProgress } from '../report/progress.js';
+import { runSeries } from '../run/series.js';
+import type { Argv } from 'yargs';
+import { UsageError } from '../model/errors.js';
+import { DESIGN, designExperiments, EXPERIMENTS, type ExperimentName, type ExperimentRun } from './experiments-design.js';
+import { EXIT, runSession } from './session.js';
+
+function measure(result: ModeResult, run: ExperimentRun): ExperimentPoint {
+  switch (run.experiment) {
+    case 'churn':
+      return { experiment: 'churn', point: churnPoint(result, run.settings) };
+    case 'queue':
+      return { experiment: 'queue', point: queuePoint(result, run.settings) };
+    case 'overlap':
+      return { experiment: 'overlap', point: overlapPoint(result, run.settings.windows) };
+    case 'hotness':
+      return { experiment: 'hotness', point: hotnessPoint(result, run.settings.shape) };
+  }
+}
+
+const progressLine = (p: ExperimentPoint): string => `experiments: ${p.experiment} ${JSON.stringify(p.point)}\n`;
+
+export const EXPERIMENTS_SUMMARY = "The seed's \"How to extend\", measured: churn, queue, overlap and hotness, each a table beside the expectation";
+
+const EXPERIMENTS_DESCRIPTION =
+  'Runs the lossy mode many times at short phases (about 2.5 minutes on 2 cores for all four) and prints, per experiment,\n' +
+  'what was measured beside what the workload\'s key probabilities predict from what each stalled consumer missed.';
+
+/** `--only churn,hotness`: which experiments, each named once. */
+function parseExperiments(text: string | undefined): ExperimentName[] {
+  if (text === undefined) return [...EXPERIMENTS];
+  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(EXPERIMENTS as readonly string[]).includes(n));
+  if (unknown.length > 0 || names.length === 0) throw new UsageError(`--only takes a comma list of ${EXPERIMENTS.join(', ')}, got ${text}`);
+  return EXPERIMENTS.filter((e) => names.includes(e));
+}
+
+export function experimentsArguments<T>(parser: Argv<T>) {
+  return parser.usage(`$0 experiments [--only churn,queue,overlap,hotness] [--duration S] [--json] [--report PATH]\n\n${EXPERIMENTS_DESCRIPTION}`).options({
+    only: { type: 'string', describe: `Comma list of experiments to run [default: ${EXPERIMENTS.join(',')}]` },
+    duration: { type: 'number', default: 0.5, describe: 'Seconds per phase (longer phases: more drops, slower)' },
+    seed: { type: 'number', default: 1, describe: 'PRNG seed: the same seed gives the same changes' },
+    json: { type: 'boolean', default: false, describe: 'Print one JSON document: {"experiments": {...}}' },
+    report: { type: 'string', describe: 'Also write a self-contained HTML report, a chart per experiment' },
+    'log-file': { type: 'string', describe: "Append every process's NDJSON log here [default: stderr]" },
+    'log-level': { type: 'string', describe: 'trace…silent [default: warn]' },
+  });
+}
+
+type ExperimentsArguments = { only?: string | undefined; duration: number; seed: number; json: boolean; report?: string | undefined; logFile?: string | undefined; logLevel?: string | undefined };
+
+/** `orchestrator experiments`: the seed's "How to extend", each a measured table beside the expectation. */
+export function experimentsCommand(args: ExperimentsArguments, environment: { stderrIsTTY: boolean }): Promise<number> {
+  const base = { duration: args.duration, seed: args.seed, logFile: args.logFile, logLevel: args.logLevel ?? 'warn' };
+  const runs = designExperiments(parseExperiments(args.only), base, environment);
+  return runExperiments(runs, { json: args.json, report: args.report ?? null, duration: args.duration, seed: args.seed });
+}
+
+function runExperiments(runs: ExperimentRun[], output: { json: boolean; report: string | null; duration: number; seed: number }): Promise<number> {
+  const first = runs[0]!.options;
+  const log = { level: first.logLevel, file: first.logFile, mode: null };
+  return runSession('orchestrator experiments', log, async (session) => {
+    process.stderr.write(`experiments: ${runs.length} lossy runs of ${output.duration} s phases\n`);
+    const results = await runSeries(runs, { ...session, observer: silentProgress, measure, onPoint: (p) => void process.stderr.write(progressLine(p)) });
+    const document = experimentsDocument(results, { duration: output.duration, seed: output.seed, design: DESIGN });
+    process.stdout.write(output.json ? JSON.stringify(document) + '\n' : renderExperiments(document));
+    if (output.report !== null) {
+      writeFileSync(output.report, renderExperimentsHtml(document));
+      process.stderr.write(`orchestrator experiments: HTML report written to ${output.report}\n`);
+    }
+    return EXIT.ok;
+  });
+}

@@ -1,0 +1,62 @@
+import { queueFor, type ChurnPoint, type HotnessPoint, type OverlapPoint, type QueuePoint, type Regime } from '../check/experiment-points.js';
+import type { Options, RawOptions } from '../model/options.js';
+import { normalizeOptions } from './normalize-options.js';
+
+export const EXPERIMENTS = ['churn', 'queue', 'overlap', 'hotness'] as const;
+export type ExperimentName = (typeof EXPERIMENTS)[number];
+
+/** One run of an experiment: what it varies, and the options it runs with. */
+export type ExperimentRun =
+  | { experiment: 'churn'; settings: Pick<ChurnPoint, 'keys' | 'rate' | 'regime' | 'queueCapacity'>; options: Options }
+  | { experiment: 'queue'; settings: Pick<QueuePoint, 'capacity' | 'rate'>; options: Options }
+  | { experiment: 'overlap'; settings: { windows: OverlapPoint['windows'] }; options: Options }
+  | { experiment: 'hotness'; settings: { shape: HotnessPoint['shape'] }; options: Options };
+
+/** What each experiment varies; chosen so every point drops events within short phases on 2 cores. */
+export const DESIGN = {
+  churn: { keys: [12, 300, 2000], rates: [300, 900, 2400], queueCapacity: 'rate / 8', regimes: ['silence', 'churn'] as Regime[] },
+  queue: { capacities: [64, 128, 256, 512, 1024], rate: 1600 },
+  overlap: { consumers: 5, rate: 800 },
+  hotness: { rate: 1200, shapes: ['silence', 'churn', 'drop-oldest'] },
+} as const;
+
+/**
+ * Every run of the chosen experiments, each checked by normalizeOptions before
+ * anything starts. Phases are `duration` long; `churn` publishes for two phases
+ * after the stall ([d, 3d)), `silence` stops when it ends (the seed's rule).
+ */
+export function designExperiments(only: readonly ExperimentName[], base: RawOptions, environment: { stderrIsTTY: boolean }): ExperimentRun[] {
+  const d = base.duration ?? 0.5;
+  const lossy = (raw: RawOptions) => normalizeOptions({ ...base, duration: d, ...raw, mode: 'lossy', json: true, tui: false }, environment);
+  const churnAfter = (regime: string) => (regime === 'churn' ? { publishUntil: 5 * d } : {});
+  const runs: ExperimentRun[] = [];
+  if (only.includes('churn')) {
+    const { keys: keyspaces, rates, regimes } = DESIGN.churn;
+    for (const keys of keyspaces) {
+      for (const rate of rates) {
+        for (const regime of regimes) runs.push({ experiment: 'churn', settings: { keys, rate, regime, queueCapacity: queueFor(rate) }, options: lossy({ keys, rate, queueCapacity: queueFor(rate), ...churnAfter(regime) }) });
+      }
+    }
+  }
+  if (only.includes('queue')) {
+    const { capacities, rate } = DESIGN.queue;
+    for (const capacity of capacities) runs.push({ experiment: 'queue', settings: { capacity, rate }, options: lossy({ rate, queueCapacity: capacity }) });
+  }
+  if (only.includes('overlap')) {
+    const { consumers, rate } = DESIGN.overlap;
+    const queueCapacity = queueFor(rate);
+    const same = [`consumer-2@${d}-${3 * d}`, `consumer-4@${d}-${3 * d}`];
+    const staggered = [`consumer-2@${d}-${2 * d}`, `consumer-4@${2 * d}-${3 * d}`];
+    runs.push({ experiment: 'overlap', settings: { windows: 'same' }, options: lossy({ consumers, rate, queueCapacity, stall: same }) });
+    runs.push({ experiment: 'overlap', settings: { windows: 'staggered' }, options: lossy({ consumers, rate, queueCapacity, stall: staggered }) });
+  }
+  if (only.includes('hotness')) {
+    const { rate, shapes } = DESIGN.hotness;
+    const queueCapacity = queueFor(rate);
+    for (const shape of shapes) {
+      const extra = shape === 'drop-oldest' ? { overflow: 'drop-oldest' } : churnAfter(shape);
+      runs.push({ experiment: 'hotness', settings: { shape }, options: lossy({ rate, queueCapacity, ...extra }) });
+    }
+  }
+  return runs;
+}

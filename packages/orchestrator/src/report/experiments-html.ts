@@ -1,0 +1,40 @@
+import type { ExperimentsDocument } from '../check/experiments-document.js';
+import { barChart, esc } from './svg-charts.js';
+import { renderExperiments } from './experiments-text.js';
+
+const STYLE =
+  'body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem}svg{width:100%;height:auto;font-size:11px}' +
+  'figure{margin:1rem 0;padding:.6rem;border:1px solid #e5e7eb;border-radius:6px}figcaption{font-weight:600}' +
+  '.legend span{margin-right:1rem;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}pre{font-size:12px;overflow-x:auto}';
+
+function charts(document: ExperimentsDocument): string[] {
+  const { churn, queue, overlap, hotness } = document.experiments;
+  const out: string[] = [];
+  for (const keys of [...new Set(churn?.points.map((p) => p.keys) ?? [])]) {
+    const mine = churn!.points.filter((p) => p.keys === keys);
+    const rates = [...new Set(mine.map((p) => p.rate))];
+    const series: Record<string, number[]> = {};
+    for (const regime of ['silence', 'churn'] as const) {
+      series[`${regime} measured`] = rates.map((r) => mine.find((p) => p.rate === r && p.regime === regime)?.wrongFraction ?? 0);
+      series[`${regime} expected`] = rates.map((r) => mine.find((p) => p.rate === r && p.regime === regime)?.expectedFraction ?? 0);
+    }
+    out.push(barChart(`churn, ${keys} keys: wrong fraction by rate (changes/s)`, rates.map(String), series, 'fraction of keys'));
+  }
+  if (queue) out.push(barChart('queue: ms from SIGSTOP to the first drop, by capacity', queue.points.map((p) => String(p.capacity)), { 'first drop ms': queue.points.map((p) => p.firstDropMs ?? 0) }, 'ms'));
+  if (overlap) out.push(barChart('overlap: keys wrong for both vs for only one', overlap.points.map((p) => p.windows), { both: overlap.points.map((p) => p.both), 'only one': overlap.points.map((p) => p.onlyOne) }, 'keys'));
+  if (hotness) {
+    const deciles = Array.from({ length: 10 }, (_, i) => `d${i + 1}`);
+    out.push(barChart('hotness: survival by decile, hottest first (of the keys that missed an update, the share still wrong)', deciles, Object.fromEntries(hotness.points.map((p) => [p.shape, p.survival.map((s) => s ?? 0)])), 'fraction'));
+  }
+  return out;
+}
+
+/** The experiments as one self-contained HTML page: a chart per experiment, then the tables. */
+export function renderExperimentsHtml(document: ExperimentsDocument): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>state-divergence experiments</title><style>${STYLE}</style></head><body>
+<h1>The seed's experiments, measured</h1>
+<p>Lossy runs, ${document.config.duration} s per phase, seed ${document.config.seed}.</p>
+${charts(document).join('\n')}
+<pre>${esc(renderExperiments(document))}</pre></body></html>
+`;
+}

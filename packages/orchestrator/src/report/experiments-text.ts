@@ -1,0 +1,51 @@
+import type { ExperimentsDocument } from '../check/experiments-document.js';
+
+const pct = (f: number | null): string => (f === null ? '-' : `${Math.round(f * 100)}%`);
+
+function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => '  ' + cells.map((c, i) => c.padStart(widths[i]!)).join('   ');
+  return [line(header), ...rows.map(line)];
+}
+
+function churn(e: NonNullable<ExperimentsDocument['experiments']['churn']>): string[] {
+  const rows = e.points.map((p) => [String(p.keys), String(p.rate), p.regime, String(p.queueCapacity), String(p.published), String(p.dropped), p.wrongFraction.toFixed(3), p.expectedFraction.toFixed(3)]);
+  const peaks = e.peaks.map((p) => {
+    const where = p.rate < p.measuredRates[0] ? 'below' : p.rate > p.measuredRates[1] ? 'above' : 'inside';
+    return `  ${p.keys} keys: the expectation peaks at ~${p.rate}/s (wrong fraction ${p.expectedFraction}), ${where} the measured range ${p.measuredRates[0]}–${p.measuredRates[1]}/s`;
+  });
+  return [
+    "  1. churn: the stalled consumer's wrong fraction, by keyspace, rate and what follows the gap",
+    '     (silence: publishing stops with the stall, the seed\'s rule; churn: it goes on for two phases)',
+    ...table(['keys', 'rate', 'regime', 'queue', 'published', 'dropped', 'wrong', 'expected'], rows),
+    ...peaks,
+  ];
+}
+
+function queue(e: NonNullable<ExperimentsDocument['experiments']['queue']>): string[] {
+  const rows = e.points.map((p) => [String(p.capacity), String(p.rate), p.firstDropMs === null ? 'none' : String(p.firstDropMs), String(p.dropped), String(p.wrong), String(Math.round(p.expectedWrong))]);
+  return ['  2. queue: time from SIGSTOP to the first drop, and the damage, by queue capacity', ...table(['capacity', 'rate', 'first drop ms', 'dropped', 'wrong', 'expected'], rows)];
+}
+
+function overlap(e: NonNullable<ExperimentsDocument['experiments']['overlap']>): string[] {
+  const rows = e.points.map((p) => [p.windows, `${p.wrong[0]} / ${p.wrong[1]}`, String(p.both), String(p.onlyOne), p.jaccard === null ? '-' : p.jaccard.toFixed(2)]);
+  return ['  3. overlap: two stalled consumers, frozen over the same window or one after the other', ...table(['windows', 'wrong (each)', 'both', 'only one', 'Jaccard'], rows)];
+}
+
+function hotness(e: NonNullable<ExperimentsDocument['experiments']['hotness']>): string[] {
+  const rows = e.points.flatMap((p) => [
+    [p.shape, 'wrong', ...p.deciles.map(pct)],
+    ['', 'survival', ...p.survival.map(pct)],
+  ]);
+  return [
+    '  4. hotness: by key-hotness decile, hottest first; survival = of the keys that missed an update, the share still wrong',
+    ...table(['shape', '', ...Array.from({ length: 10 }, (_, i) => `d${i + 1}`)], rows),
+  ];
+}
+
+/** The experiments as tables, each with the expectation beside what was measured. */
+export function renderExperiments(document: ExperimentsDocument): string {
+  const { churn: c, queue: q, overlap: o, hotness: h } = document.experiments;
+  const sections = [c && churn(c), q && queue(q), o && overlap(o), h && hotness(h)].filter((s): s is string[] => s !== undefined);
+  return sections.map((s) => s.join('\n')).join('\n\n') + '\n';
+}

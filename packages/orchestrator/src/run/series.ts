@@ -1,0 +1,21 @@
+import type { ModeResult } from '../check/run-types.js';
+import type { Options } from '../model/options.js';
+import { runMode, type RunContext } from './run-mode.js';
+
+/**
+ * Runs the lossy mode once per item (each a complete run with fresh processes),
+ * one after another, measures each result as it lands and reports the point:
+ * `sweep` and `experiments` are both series.
+ */
+export async function runSeries<I extends { options: Options }, P>(
+  items: I[],
+  context: RunContext & { measure: (result: ModeResult, item: I) => P; onPoint: (point: P, item: I) => void },
+): Promise<P[]> {
+  const points: P[] = [];
+  for (const item of items) {
+    const point = context.measure(await runMode('lossy', item.options, context), item);
+    points.push(point);
+    context.onPoint(point, item);
+  }
+  return points;
+}
