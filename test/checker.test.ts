@@ -12,6 +12,9 @@ const report = (entries: Array<[number, number, number]>, options: { endedEarly?
   syncs: [],
   entries,
   endedEarly: options.endedEarly ?? null,
+  disconnects: 0,
+  reconnects: 0,
+  skippedRanges: [],
 });
 
 // Nine changes (version = offset), keys 0..5. Key 3 is never written; key 5 is written, then deleted.

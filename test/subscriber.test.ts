@@ -4,135 +4,9 @@
  * real Topic and CompactedTable. What each mode does with a full queue, how
  * writes are batched, resumes and digests, and the counters it reports.
  */
-import pino from 'pino';
-import { encodeDigest, encodePublish, encodeSyncEnd, FRAME_HEADER_LENGTH, FrameDecoder, SyncKind, type Change, type Frame, type Mode } from '@state-divergence/protocol';
-import { Subscriber } from '../packages/broker/src/subscriber.js';
-import { Topic } from '../packages/broker/src/topic.js';
-
-/** A STATE or EVENT frame with 8 bytes of padding: header 5 + offset 8 + change 25 + padding 8. */
-const EVENT_BYTES = 46;
-const LAG_BYTES = 5 + 16;
-const SYNC_END_BYTES = 5 + 9;
-
-/** Lets setImmediate callbacks (the deferred pump) and settled writes run. */
-const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/** A stream sink: records each write, decoded on its own, and keeps it pending until released (or at once, with autoRelease). */
-class FakeSink {
-  readonly writes: Frame[][] = [];
-  readonly bytes: number[] = [];
-  private pending: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
-  maxInFlight = 0;
-
-  constructor(private readonly autoRelease = false) {}
-
-  readonly write = (bytes: Uint8Array): Promise<void> => {
-    const decoder = new FrameDecoder();
-    decoder.push(Buffer.from(bytes));
-    const frames: Frame[] = [];
-    for (let frame = decoder.next(); frame !== null; frame = decoder.next()) frames.push(frame);
-    expect(decoder.pendingBytes).toBe(0); // a write holds whole frames only
-    this.writes.push(frames);
-    this.bytes.push(bytes.length);
-    if (this.autoRelease) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.pending.push({ resolve, reject });
-      this.maxInFlight = Math.max(this.maxInFlight, this.pending.length);
-    });
-  };
-
-  get inFlight(): number {
-    return this.pending.length;
-  }
-
-  /** Completes the oldest write in flight, then lets the subscriber react. */
-  async release(): Promise<void> {
-    const next = this.pending.shift();
-    if (next === undefined) throw new Error('no write in flight');
-    next.resolve();
-    await tick();
-  }
-
-  async releaseAll(): Promise<void> {
-    while (this.pending.length > 0) await this.release();
-  }
-
-  async fail(message: string): Promise<void> {
-    const next = this.pending.shift();
-    if (next === undefined) throw new Error('no write in flight');
-    next.reject(new Error(message));
-    await tick();
-  }
-
-  /** Every frame written, in order, as a short readable string. */
-  get frames(): string[] {
-    return this.writes.flat().map(show);
-  }
-}
-
-function show(frame: Frame): string {
-  switch (frame.type) {
-    case 'event':
-      return `event ${frame.offset} k${frame.change.key}`;
-    case 'state':
-      return `state ${frame.offset} k${frame.change.key}${frame.change.deleted ? ' deleted' : ''}`;
-    case 'lag':
-      return `lag ${frame.from}..${frame.to}`;
-    case 'syncEnd':
-      return `syncEnd ${frame.kind === SyncKind.delta ? 'delta' : 'snapshot'} ${frame.offset}`;
-    case 'digest':
-      return `digest ${frame.offset} ${frame.liveKeys}`;
-    default:
-      return frame.type;
-  }
-}
-
-interface Setup {
-  mode: Mode;
-  capacity: number;
-  batchMaxEvents: number;
-  autoRelease?: boolean;
-  name?: string;
-}
-
-/** A topic of the given mode with one subscriber on a fake sink, joined at the head like client-session does. */
-function subscribe(topic: Topic, { capacity, batchMaxEvents, autoRelease = false, name = 'consumer-1' }: Omit<Setup, 'mode'>) {
-  const sink = new FakeSink(autoRelease);
-  const logs: unknown[] = [];
-  const logger = pino({ level: 'debug', base: null, timestamp: false }, { write: (line: string) => logs.push(JSON.parse(line)) });
-  let rooms = 0;
-  const subscriber = new Subscriber({
-    name,
-    capacity,
-    batchMaxEvents,
-    overflow: topic.overflow,
-    table: topic.table,
-    headOffset: () => topic.headOffset,
-    write: sink.write,
-    onRoom: () => {
-      rooms += 1;
-      topic.notifyRoom();
-    },
-    logger,
-  });
-  subscriber.startAt(topic.headOffset, []);
-  topic.subscribers.set(name, subscriber);
-  return { subscriber, sink, logs, rooms: () => rooms };
-}
-
-function setup(options: Setup) {
-  const topic = new Topic(options.mode);
-  let version = 0;
-  /** Publishes one change per key, in order; returns the offsets. */
-  const publish = (...keys: Array<number | `-${number}`>): number[] =>
-    keys.map((k) => {
-      const deleted = typeof k === 'string';
-      version += 1;
-      const c: Change = { key: Math.abs(Number(k)), version, value: deleted ? 0 : version, deleted, publishedAt: 0, payloadLength: 8 };
-      return topic.publish(c, encodePublish(c).subarray(FRAME_HEADER_LENGTH));
-    });
-  return { topic, publish, ...subscribe(topic, options) };
-}
+import { encodeDigest, encodeSyncEnd, ErrorCode, SyncKind } from '@state-divergence/protocol';
+import { lastWrites, subscriberReports } from '../packages/broker/src/topic-views.js';
+import { EVENT_BYTES, LAG_BYTES, setup, show, subscribe, SYNC_END_BYTES, tick } from './fixtures/fake-subscriber.js';
 
 describe('Subscriber: batching and the writer', () => {
   test('events published in one tick go out together on the next, at most batchMaxEvents per write, one write in flight at a time', async () => {
@@ -184,7 +58,7 @@ describe('Subscriber: batching and the writer', () => {
     expect(subscriber.counters()).toEqual({ queued: 0, delivered: 1, dropped: 0, lastAccepted: 1 });
   });
 
-  test('a digest request is answered after every queued event, in the same write as the last of them, built when it is written', async () => {
+  test('a digest request is built when asked for and goes out right behind the events queued before it, in the same write; later events follow', async () => {
     const { subscriber, sink, publish, topic } = setup({ mode: 'resync', capacity: 10, batchMaxEvents: 2 });
     publish(0, 1, 2);
     let built = 0;
@@ -193,13 +67,45 @@ describe('Subscriber: batching and the writer', () => {
       return encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size);
     });
     expect(sink.frames).toEqual(['event 1 k0', 'event 2 k1']);
-    expect(built).toBe(0);
+    expect(built).toBe(1); // the broker's state at the request: head 3, 3 live keys
     publish(3);
     await sink.release();
-    expect(sink.writes.at(-1)!.map(show)).toEqual(['event 3 k2', 'event 4 k3', 'digest 4 4']);
+    expect(sink.writes.at(-1)!.map(show)).toEqual(['event 3 k2', 'digest 3 3', 'event 4 k3']);
     expect(built).toBe(1);
     await sink.release();
     expect(sink.writes).toHaveLength(2);
+  });
+
+  test('under a queue that never empties, the digest still goes out right after the events queued before the request', async () => {
+    // Found by review: the digest used to wait for an empty queue, so a subscriber that is always a little behind never got one.
+    const { subscriber, sink, publish, topic } = setup({ mode: 'lossless', capacity: 100, batchMaxEvents: 4 });
+    publish(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+    await tick(); // events 1-4 in flight, 5-10 queued
+    subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size));
+    for (let round = 0; round < 4; round++) {
+      publish(10 + 4 * round, 11 + 4 * round, 12 + 4 * round, 13 + 4 * round); // a batch's worth every time a write completes: the queue never empties
+      expect(subscriber.queued).toBeGreaterThan(0);
+      await sink.release();
+    }
+    const frames = sink.frames;
+    expect(frames).toContain('digest 10 10');
+    expect(frames.slice(0, frames.indexOf('digest 10 10'))).toEqual(Array.from({ length: 10 }, (_, i) => `event ${i + 1} k${i}`));
+    expect(frames[frames.indexOf('digest 10 10') + 1]).toBe('event 11 k10');
+    expect(subscriber.queued).toBeGreaterThan(0);
+  });
+
+  test('resync: a digest whose queue a delta replaced is rebuilt right after that delta, at the head it brings the subscriber to', async () => {
+    const { subscriber, sink, publish, topic } = setup({ mode: 'resync', capacity: 3, batchMaxEvents: 2 });
+    publish(0, 1);
+    await tick(); // 1 and 2 in flight
+    publish(2, 3);
+    subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size)); // at head 4
+    publish(4, 5); // 5 fills the queue, 6 overflows: the events the digest waited on are discarded
+    await sink.release();
+    expect(sink.writes[1]!.map(show)).toEqual(['lag 3..6', 'state 3 k2', 'state 4 k3', 'state 5 k4', 'state 6 k5', 'syncEnd delta 6', 'digest 6 6']);
+    subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size));
+    await sink.release();
+    expect(sink.writes[2]!.map(show)).toEqual(['digest 6 6']);
   });
 
   test('a failed write ends the subscriber: queue cleared, later events ignored, room announced, reported as endedEarly', async () => {
@@ -242,6 +148,7 @@ describe('Subscriber: a full queue in each mode', () => {
       droppedRanges: [[4, 5], [7, 7]],
       maxQueued: 2,
       endedEarly: null,
+      disconnects: 0,
       lags: 0,
       resumes: 0,
       resyncBytes: 0,
@@ -249,7 +156,7 @@ describe('Subscriber: a full queue in each mode', () => {
       fullSnapshotBytes: 0,
       discarded: 0,
     });
-    expect(logs).toContainEqual(expect.objectContaining({ msg: 'drops started', subscriber: 'consumer-1', firstOffset: 4, queued: 2 }));
+    expect(logs).toContainEqual(expect.objectContaining({ msg: 'drops started', subscriber: 'consumer-1', policy: 'drop-new', firstOffset: 4, queued: 2 }));
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'drops ended', subscriber: 'consumer-1', dropped: 2, resumedAt: 6 }));
   });
 
@@ -324,6 +231,7 @@ describe('Subscriber: a full queue in each mode', () => {
       droppedRanges: [],
       maxQueued: 3,
       endedEarly: null,
+      disconnects: 0,
       lags: 1,
       resumes: 0,
       resyncBytes: recoveryBytes,
@@ -390,5 +298,109 @@ describe('Subscriber: resume requests', () => {
     expect(sink.writes[1]!.map(show)).toEqual(['lag 1..5', 'state 1 k0', 'state 2 k1', 'state 3 k2', 'state 4 k3', 'state 5 k4', 'syncEnd delta 5']);
     await sink.release();
     expect(subscriber.report()).toMatchObject({ lags: 1, resumes: 2, discarded: 2, resyncFrames: 7 });
+  });
+});
+
+describe('Subscriber: lossy mode\'s overflow policies', () => {
+  test('drop-oldest: a full queue evicts its oldest unsent event and keeps the new one; evicted offsets are recorded as inclusive runs, logged once per run', async () => {
+    const { subscriber, sink, publish, logs } = setup({ mode: 'lossy', overflow: 'drop-oldest', capacity: 3, batchMaxEvents: 1 });
+    publish(0);
+    await tick(); // event 1 in flight: handed to the stream, never evicted
+    publish(1, 2, 3); // 2, 3, 4 fill the queue
+    publish(4, 5); // 5 evicts 2, 6 evicts 3
+    expect(subscriber.counters()).toEqual({ queued: 3, delivered: 0, dropped: 2, lastAccepted: 6 });
+    await sink.release(); // event 4 goes out; 5 and 6 stay
+    publish(6); // room: accepted without evicting, the run of drops ends
+    publish(7, 8); // 8 evicts 5, 9 evicts 6
+    for (let i = 0; i < 4; i++) {
+      await sink.release();
+      await tick();
+    }
+    expect(sink.frames).toEqual(['event 1 k0', 'event 4 k3', 'event 7 k6', 'event 8 k7', 'event 9 k8']);
+    expect(subscriber.report()).toMatchObject({ delivered: 5, dropped: 4, droppedRanges: [[2, 3], [5, 6]], lastAccepted: 9, maxQueued: 3, disconnects: 0, discarded: 0 });
+    const lines = logs.filter((line) => typeof line === 'object' && line !== null && 'msg' in line && String(line.msg).startsWith('drops '));
+    expect(lines).toEqual([
+      expect.objectContaining({ msg: 'drops started', policy: 'drop-oldest', firstOffset: 2, queued: 3 }),
+      expect.objectContaining({ msg: 'drops ended', policy: 'drop-oldest', dropped: 2, resumedAt: 7 }),
+      expect.objectContaining({ msg: 'drops started', policy: 'drop-oldest', firstOffset: 5, queued: 3 }),
+    ]);
+  });
+
+  test('drop-oldest: a frozen subscriber wakes to the newest events; a long stall is one range and one log line', async () => {
+    const { subscriber, sink, publish, logs } = setup({ mode: 'lossy', overflow: 'drop-oldest', capacity: 4, batchMaxEvents: 8 });
+    publish(0);
+    await tick(); // event 1 in flight, and the stream takes nothing more
+    publish(...Array.from({ length: 999 }, (_, i) => (i + 1) % 50));
+    expect(subscriber.report()).toMatchObject({ queued: 4, dropped: 995, droppedRanges: [[2, 996]], lastAccepted: 1000 });
+    await sink.release();
+    expect(sink.frames).toEqual(['event 1 k0', 'event 997 k46', 'event 998 k47', 'event 999 k48', 'event 1000 k49']);
+    expect(logs.filter((line) => typeof line === 'object' && line !== null && 'msg' in line && line.msg === 'drops started')).toHaveLength(1);
+  });
+
+  test('drop-new stays as it was: the new event is lost, the queue keeps the oldest', async () => {
+    const { subscriber, sink, publish } = setup({ mode: 'lossy', overflow: 'drop-new', capacity: 2, batchMaxEvents: 4 });
+    publish(0);
+    await tick();
+    publish(1, 2, 3, 4);
+    await sink.release();
+    expect(sink.frames).toEqual(['event 1 k0', 'event 2 k1', 'event 3 k2']);
+    expect(subscriber.report().droppedRanges).toEqual([[4, 5]]);
+  });
+
+  test('disconnect: an overflow ends the subscription with ERROR slowConsumer; what was queued and the overflowing event are dropped; the write in flight still counts; the name is free', async () => {
+    const { topic, subscriber, sink, publish, logs } = setup({ mode: 'lossy', overflow: 'disconnect', capacity: 2, batchMaxEvents: 1 });
+    publish(0);
+    await tick(); // event 1 in flight
+    publish(1, 2); // 2 and 3 queued: full
+    expect(sink.farewells).toEqual([]);
+    publish(3); // 4 overflows
+    expect(sink.farewells.map(show)).toEqual([`error ${ErrorCode.slowConsumer}`]);
+    const farewell = sink.farewells[0];
+    expect(farewell?.type === 'error' && farewell.message).toMatch(/^slow consumer: consumer-1's queue of 2 events was full at offset 4; 3 events dropped/);
+    expect(subscriber.endedEarly).toMatch(/^slow consumer/);
+    expect(topic.subscribers.has('consumer-1')).toBe(false);
+    expect(topic.hasRoom()).toBe(true);
+    publish(4); // nobody to drop it for: the name has no subscription
+    await sink.release(); // the write in flight completes: its event was delivered
+    await tick();
+    expect(sink.writes).toHaveLength(1);
+    expect(subscriber.report()).toMatchObject({ queued: 0, delivered: 1, dropped: 3, droppedRanges: [[2, 4]], lastAccepted: 3, disconnects: 1, endedEarly: subscriber.endedEarly });
+    expect(lastWrites(topic, 6)).toMatchObject({ head: 5, dropped: { 'consumer-1': [[2, 4]] }, disconnectedAt: { 'consumer-1': 4 } });
+    expect(logs).toContainEqual(expect.objectContaining({ msg: 'slow consumer disconnected', subscriber: 'consumer-1', firstOffset: 2, lastOffset: 4, dropped: 3, disconnects: 1 }));
+    expect(logs).not.toContainEqual(expect.objectContaining({ msg: 'drops started' }));
+  });
+
+  test('disconnect: the same name subscribes again; its figures carry on across subscriptions and a second overflow adds to them', async () => {
+    const { topic, publish } = setup({ mode: 'lossy', overflow: 'disconnect', capacity: 2, batchMaxEvents: 1 });
+    publish(0);
+    await tick();
+    publish(1, 2, 3); // 4 overflows: 2-4 dropped, disconnected at 4
+    publish(4); // 5: skipped by whoever subscribes next at latest
+    const again = subscribe(topic, { capacity: 2, batchMaxEvents: 1 });
+    expect(topic.subscribers.get('consumer-1')).toBe(again.subscriber);
+    expect(lastWrites(topic, 16).disconnectedAt).toEqual({});
+    publish(5, 6);
+    await tick();
+    await again.sink.release();
+    await again.sink.release();
+    expect(again.sink.frames).toEqual(['event 6 k5', 'event 7 k6']);
+    // The first subscription's write in flight was never completed: only the second's deliveries count so far.
+    expect(again.subscriber.report()).toMatchObject({ delivered: 2, dropped: 3, droppedRanges: [[2, 4]], disconnects: 1, endedEarly: null, lastAccepted: 7 });
+    publish(7);
+    await tick(); // 8 in flight, and the stream takes nothing more
+    publish(8, 9, 10); // 9 and 10 queued, 11 overflows
+    expect(again.sink.farewells.map(show)).toEqual([`error ${ErrorCode.slowConsumer}`]);
+    expect(subscriberReports(topic)['consumer-1']).toMatchObject({ dropped: 6, droppedRanges: [[2, 4], [9, 11]], disconnects: 2, queued: 0 });
+    expect(lastWrites(topic, 16)).toMatchObject({ head: 11, disconnectedAt: { 'consumer-1': 11 } });
+  });
+
+  test('lastWrites: each key\'s last-write offset as a Float64Array of the keyspace, each name\'s drop ranges', async () => {
+    const { topic, publish } = setup({ mode: 'lossy', capacity: 1, batchMaxEvents: 1 });
+    publish(2, 0, 2, '-3');
+    await tick(); // the deferred pump runs inside the test, not after it
+    const answer = lastWrites(topic, 5);
+    expect(answer.offsets).toBeInstanceOf(Float64Array);
+    expect([...answer.offsets]).toEqual([2, 0, 3, 4, 0]);
+    expect(answer).toMatchObject({ head: 4, dropped: { 'consumer-1': [[2, 4]] }, disconnectedAt: {} }); // capacity 1: offset 1 queued, the rest dropped
   });
 });

@@ -18,8 +18,8 @@ import {
 } from '@state-divergence/protocol';
 import { currentLogPhase, errorMessage, withDeadline, type Logger } from '@state-divergence/runtime';
 import { readFrames } from '@state-divergence/runtime/quic';
-import { Subscriber } from './subscriber.js';
-import type { Topic } from './topic.js';
+import type { Subscriber } from './subscriber.js';
+import type { SubscriptionSpec, Topic } from './topic.js';
 
 const HELLO_TIMEOUT_MS = 10_000;
 const ERROR_FLUSH_MS = 1_000;
@@ -102,6 +102,20 @@ function openingFrames(hello: HelloFrame, topic: Topic): Buffer[] {
   }
 }
 
+/**
+ * The slow-consumer ERROR, queued on the stream behind whatever is in flight (a
+ * frozen peer reads it when it wakes), then the end of the stream. Only this
+ * session waits for it, and no longer than the idle timeout: by then QUIC has
+ * given up on the peer anyway.
+ */
+function sendFarewell(writer: WritableStreamDefaultWriter<Uint8Array>, error: Buffer, boundMs: number): Promise<void> {
+  const flushed = Promise.all([writer.write(error), writer.close()]);
+  return withDeadline(flushed, boundMs, 'slow-consumer ERROR not flushed').then(
+    () => {},
+    () => {},
+  );
+}
+
 /** Serves one client stream: hello first, then the role it asked for. Never throws. */
 export async function serveClient(stream: QUICStream, context: SessionContext): Promise<void> {
   const { topic, init, logger } = context;
@@ -109,6 +123,7 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
   const reader = stream.readable.getReader();
   const frames = readFrames(reader);
   let subscriber: Subscriber | undefined;
+  let farewell: Promise<void> | undefined;
   let name = '(before hello)';
   try {
     const first = await withDeadline(frames.next(), HELLO_TIMEOUT_MS, `no hello within ${HELLO_TIMEOUT_MS / 1000} s`);
@@ -135,27 +150,27 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
       }
       return;
     }
-    const existing = topic.subscribers.get(name);
     // A name identifies one live subscription (the broker's report and every resume are keyed by it);
-    // a second claim must not take over a healthy consumer's stream. A name whose subscription ended may rejoin.
-    if (existing && existing.endedEarly === null) throw new ProtocolViolation(ErrorCode.nameInUse, `a subscriber named ${name} is already connected; choose another name`);
+    // a second claim must not take over a healthy consumer's stream. A name whose subscription ended
+    // (a slow consumer the broker disconnected included) may subscribe again at once.
+    if (topic.subscribers.has(name)) throw new ProtocolViolation(ErrorCode.nameInUse, `a subscriber named ${name} is already connected; choose another name`);
     // The welcome is queued on the writer before any event, and the subscriber joins
     // the topic in the same tick: it receives exactly the events after headOffset.
     const opening = openingFrames(hello, topic);
     void writer.write(encodeWelcome(topic.headOffset)).catch(() => {});
-    subscriber = new Subscriber({
+    const spec: SubscriptionSpec = {
       name,
       capacity: init.queueCapacity,
       batchMaxEvents: init.batchMaxEvents,
-      overflow: topic.overflow,
-      table: topic.table,
-      headOffset: () => topic.headOffset,
       write: (bytes) => writer.write(bytes),
-      onRoom: () => topic.notifyRoom(),
+      farewell: (error) => {
+        farewell = sendFarewell(writer, error, init.idleTimeoutMs);
+        // Stop reading: the session ends, and it waits only for the farewell before releasing the stream.
+        void reader.cancel().catch(() => {});
+      },
       logger,
-    });
-    subscriber.startAt(topic.headOffset, opening);
-    topic.subscribers.set(name, subscriber);
+    };
+    subscriber = topic.subscribe(spec, opening);
     logger.info({ client: name, role: 'subscriber', head: topic.headOffset, start: hello.start, openingFrames: opening.length }, 'client admitted');
     await serveSubscriber(frames, subscriber, context);
   } catch (error) {
@@ -177,7 +192,9 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
     if (subscriber) subscriber.end(reason, level);
     else logger[level]({ client: name, reason }, 'client stream failed');
   } finally {
-    // Every way out releases the stream now, rather than at the QUIC idle timeout.
+    // Every way out releases the stream now, rather than at the QUIC idle timeout
+    // (after a slow-consumer ERROR: once it is flushed, or the peer is given up on).
+    await farewell;
     await reader.cancel().catch(() => {});
     await writer.abort().catch(() => {});
   }

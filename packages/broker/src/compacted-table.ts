@@ -29,6 +29,12 @@ export class CompactedTable {
   /** Digest of the live (key, version) pairs, kept current on every change. */
   readonly digest = new StateDigest();
   private liveStateBytes = 0;
+  /**
+   * Each key's last-write offset, indexed by key, kept current on every change:
+   * the live view asks for it several times a phase over up to 1,000,000 keys,
+   * so an answer must be a copy, not a walk of the map.
+   */
+  private offsetByKey = new Float64Array(0);
 
   apply(offset: number, change: Change, body: Uint8Array): void {
     let entry = this.byKey.get(change.key);
@@ -50,6 +56,7 @@ export class CompactedTable {
       this.digest.add(entry.key, entry.version);
       this.liveStateBytes += stateFrameBytes(entry.body);
     }
+    this.recordOffset(change.key, offset);
     entry.older = this.newest;
     if (this.newest) this.newest.newer = entry;
     this.newest = entry;
@@ -79,6 +86,22 @@ export class CompactedTable {
     const offsets = new Array<number>(keys).fill(0);
     for (const [key, entry] of this.byKey) if (key < keys) offsets[key] = entry.offset;
     return offsets;
+  }
+
+  /** The same as lastWriteOffsets, as a fresh Float64Array copied from state kept current (cheap at any keyspace). */
+  lastWriteOffsetArray(keys: number): Float64Array {
+    const offsets = new Float64Array(keys);
+    offsets.set(this.offsetByKey.length <= keys ? this.offsetByKey : this.offsetByKey.subarray(0, keys));
+    return offsets;
+  }
+
+  private recordOffset(key: number, offset: number): void {
+    if (key >= this.offsetByKey.length) {
+      const grown = new Float64Array(Math.max(key + 1, this.offsetByKey.length * 2));
+      grown.set(this.offsetByKey);
+      this.offsetByKey = grown;
+    }
+    this.offsetByKey[key] = offset;
   }
 
   private unlink(entry: Entry): void {

@@ -3,9 +3,10 @@ import { runChild } from '@state-divergence/runtime';
 import { startQuicServer } from '@state-divergence/runtime/quic';
 import { serveClient, type SessionContext } from './client-session.js';
 import { Topic } from './topic.js';
+import { lastWrites, subscriberCounters, subscriberReports } from './topic-views.js';
 
 await runChild('broker', async ({ init, logger }) => {
-  const topic = new Topic(init.mode);
+  const topic = new Topic(init.mode, init.overflow);
   const context: SessionContext = { topic, init, token: Buffer.from(init.token, 'hex'), logger, publisher: { connected: false } };
   const server = await startQuicServer({
     host: init.host,
@@ -16,14 +17,13 @@ await runChild('broker', async ({ init, logger }) => {
     logger,
     onStream: (stream) => void serveClient(stream, context),
   });
-  logger.info({ host: init.host, port: server.port, queueCapacity: init.queueCapacity, batchMaxEvents: init.batchMaxEvents }, 'listening');
+  logger.info({ host: init.host, port: server.port, queueCapacity: init.queueCapacity, overflow: topic.overflow, batchMaxEvents: init.batchMaxEvents }, 'listening');
 
-  const subscriberEntries = () => [...topic.subscribers.values()];
   // Resync mode's heartbeat: an idle subscriber learns the head, so it (and the
   // drain step) can tell "current" from "silently behind".
   if (topic.overflow === 'resync') {
     setInterval(() => {
-      for (const subscriber of subscriberEntries()) if (subscriber.idle) subscriber.sendControl(encodeProgress(topic.headOffset));
+      for (const subscriber of [...topic.subscribers.values()]) if (subscriber.idle) subscriber.sendControl(encodeProgress(topic.headOffset));
     }, init.heartbeatMs).unref();
   }
   return {
@@ -31,19 +31,20 @@ await runChild('broker', async ({ init, logger }) => {
     counters: () => ({
       role: 'broker',
       head: topic.headOffset,
-      subscribers: Object.fromEntries(subscriberEntries().map((s) => [s.name, s.counters()])),
+      subscribers: subscriberCounters(topic),
     }),
     gather: () => ({
       role: 'broker',
       head: topic.headOffset,
-      subscribers: Object.fromEntries(subscriberEntries().map((s) => [s.name, s.report()])),
+      subscribers: subscriberReports(topic),
       lastWriteOffsets: topic.table.lastWriteOffsets(init.keys),
       digest: topic.table.digest.toString(),
     }),
+    lastWrites: () => lastWrites(topic, init.keys),
     endSubscriber: (name, reason) => topic.subscribers.get(name)?.end(reason),
     close: () => {
       topic.closing = true;
-      for (const subscriber of topic.subscribers.values()) subscriber.end('the broker is shutting down', 'debug');
+      for (const subscriber of [...topic.subscribers.values()]) subscriber.end('the broker is shutting down', 'debug');
       return server.stop({ force: true });
     },
   };

@@ -32,11 +32,12 @@ export interface RecoveryCosts {
  */
 export class Recovery {
   private lag: Lag | undefined;
-  private readonly spent: RecoveryCosts = { lags: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0 };
 
   constructor(
     private readonly table: CompactedTable,
     private readonly headOffset: () => number,
+    /** Running totals this recovery adds to: they belong to the subscriber's name, and outlive one subscription. */
+    private readonly spent: RecoveryCosts = { lags: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0 },
   ) {}
 
   get pending(): boolean {

@@ -1,27 +1,13 @@
-import type { SubscriberCounters, SubscriberReport } from '@state-divergence/protocol';
-import { errorMessage, type Logger } from '@state-divergence/runtime';
-import type { CompactedTable } from './compacted-table.js';
-import { DropLog } from './drop-log.js';
+import { encodeError, ErrorCode, type SubscriberCounters, type SubscriberReport } from '@state-divergence/protocol';
+import { errorMessage } from '@state-divergence/runtime';
+import { EventQueue } from './event-queue.js';
+import { PendingDigests } from './pending-digests.js';
 import { Recovery, type Lag } from './recovery.js';
-
-/** What a full queue means: lossy drops, lossless blocks (the Topic waits), resync lags. */
-export type OverflowPolicy = 'drop' | 'block' | 'resync';
-
-export interface SubscriberOptions {
-  name: string;
-  capacity: number;
-  batchMaxEvents: number;
-  overflow: OverflowPolicy;
-  table: CompactedTable;
-  headOffset: () => number;
-  write: (bytes: Uint8Array) => Promise<void>;
-  /** Called whenever the queue shrinks, so a paused publisher read can resume. */
-  onRoom: () => void;
-  logger: Logger;
-}
+import type { SubscriberStats } from './subscriber-stats.js';
+import type { SubscriberOptions } from './subscriber-options.js';
 
 /**
- * One subscriber's bounded queue and its writer. The writer sends everything
+ * One subscription's bounded queue and its writer. The writer sends everything
  * queued (up to batchMaxEvents) in one write: with this QUIC library the cost is
  * per packet, not per byte, so batching is what lets many consumers keep up.
  * Only this subscriber's writer ever awaits its stream: a frozen peer parks this
@@ -35,33 +21,26 @@ export interface SubscriberOptions {
  */
 export class Subscriber {
   readonly name: string;
-  private queue: Buffer[] = [];
-  private queueOffsets: number[] = [];
-  private queueHead = 0;
-  /** Frames that are not events (snapshot, heartbeat, digest): never counted, never dropped. */
+  private readonly queue = new EventQueue();
+  /** Frames that are not events (snapshot, heartbeat): never counted, never dropped. */
   private control: Buffer[] = [];
   private writing = false;
   private pumpScheduled = false;
-  /** A DIGEST waiting until everything queued before the request has been written. */
-  private digestRequested: (() => Buffer) | undefined;
+  private readonly digests = new PendingDigests();
   private readonly recovery: Recovery;
+  private readonly stats: SubscriberStats;
   private lastWritten = 0;
-  private delivered = 0;
-  private maxQueued = 0;
-  private lastAccepted = 0;
-  private readonly drops = new DropLog();
   private dropsInRun = 0;
-  private resumes = 0;
-  private discarded = 0;
   endedEarly: string | null = null;
 
   constructor(private readonly options: SubscriberOptions) {
     this.name = options.name;
-    this.recovery = new Recovery(options.table, options.headOffset);
+    this.stats = options.stats;
+    this.recovery = new Recovery(options.table, options.headOffset, options.stats.costs);
   }
 
   get queued(): number {
-    return this.queue.length - this.queueHead;
+    return this.queue.size;
   }
 
   get idle(): boolean {
@@ -74,53 +53,62 @@ export class Subscriber {
 
   /** Starts the stream at `offset` (the snapshot or delta already sent up to it). */
   startAt(offset: number, frames: Buffer[]): void {
-    this.lastAccepted = offset;
+    this.stats.subscribed(offset);
     this.lastWritten = offset;
     this.sendControl(...frames);
   }
 
-  /** Queues an encoded event. Returns false only when the event must be dropped (lossy) or waited for (lossless). */
+  /** Queues an encoded event. Returns false only when the event must be dropped (drop-new) or waited for (lossless). */
   offer(offset: number, event: Buffer): boolean {
     if (this.endedEarly !== null || this.recovery.pending) return true;
     if (this.queued >= this.options.capacity) {
-      if (this.options.overflow !== 'resync') return false;
-      this.markLagged({ from: this.lastWritten, signal: true });
-      return true;
+      switch (this.options.overflow) {
+        case 'resync':
+          this.markLagged({ from: this.lastWritten, signal: true });
+          return true;
+        case 'disconnect':
+          this.disconnect(offset);
+          return true;
+        case 'drop-oldest': {
+          // A ring: the newest events stay, so a consumer that wakes gets the most recent changes.
+          const oldest = this.queue.oldestOffset;
+          if (oldest === undefined) return false; // capacity 0: nothing to overwrite
+          this.drop(oldest);
+          this.queue.evictOldest();
+          break;
+        }
+        default:
+          return false; // drop-new: the Topic drops it; block: the Topic waited for room first
+      }
+    } else {
+      this.endDropRun(offset);
     }
-    if (this.dropsInRun > 0) {
-      this.options.logger.info({ subscriber: this.name, dropped: this.dropsInRun, resumedAt: offset }, 'drops ended');
-      this.dropsInRun = 0;
-    }
-    this.queue.push(event);
-    this.queueOffsets.push(offset);
-    this.lastAccepted = offset;
-    if (this.queued > this.maxQueued) this.maxQueued = this.queued;
+    this.queue.push(offset, event);
+    this.stats.lastAccepted = offset;
+    if (this.queued > this.stats.maxQueued) this.stats.maxQueued = this.queued;
     this.schedulePump();
     return true;
   }
 
-  /** At-most-once: the new event is lost for this subscriber only, and nobody tells it. */
+  /** At-most-once: this offset is lost for this subscriber only, and nobody tells it. Logged once per run of drops. */
   drop(offset: number): void {
     if (this.dropsInRun === 0) {
-      this.options.logger.info({ subscriber: this.name, firstOffset: offset, queued: this.queued }, 'drops started');
+      this.options.logger.info({ subscriber: this.name, policy: this.options.overflow, firstOffset: offset, queued: this.queued }, 'drops started');
     }
     this.dropsInRun += 1;
-    this.drops.add(offset);
+    this.stats.drops.add(offset);
   }
 
   /** The client saw a gap and asks for everything after `fromOffset`. */
   resume(fromOffset: number): void {
-    this.resumes += 1;
+    this.stats.resumes += 1;
     this.options.logger.info({ subscriber: this.name, fromOffset }, 'resume requested');
     this.markLagged({ from: Math.min(fromOffset, this.lastWritten), signal: false });
   }
 
-  /**
-   * Answers a DIGEST_REQUEST after every event queued before it, computed when it
-   * is written: the digest then describes exactly the stream this subscriber was sent.
-   */
+  /** Answers a DIGEST_REQUEST right after exactly the events queued before it (see PendingDigests). */
   requestDigest(build: () => Buffer): void {
-    this.digestRequested = build;
+    this.digests.add(this.stats.lastAccepted, build, this.recovery.pending);
     this.pump();
   }
 
@@ -133,46 +121,59 @@ export class Subscriber {
   end(reason: string, level: 'warn' | 'debug' = 'warn'): void {
     if (this.endedEarly !== null) return;
     this.endedEarly = reason;
-    this.clearQueue();
+    this.stats.endedEarly = reason;
+    this.queue.clear();
     this.control = [];
+    this.digests.clear();
     this.options.logger[level]({ subscriber: this.name, reason }, 'subscriber ended');
     this.options.onRoom();
+    this.options.onEnd(this);
   }
 
   counters(): SubscriberCounters {
-    return { queued: this.queued, delivered: this.delivered, dropped: this.drops.count, lastAccepted: this.lastAccepted };
+    return this.stats.counters(this.queued);
   }
 
   report(): SubscriberReport {
-    const costs = this.recovery.costs;
-    return {
-      ...this.counters(),
-      droppedRanges: this.drops.ranges,
-      maxQueued: this.maxQueued,
-      endedEarly: this.endedEarly,
-      lags: costs.lags,
-      resumes: this.resumes,
-      resyncBytes: costs.resyncBytes,
-      resyncFrames: costs.resyncFrames,
-      fullSnapshotBytes: costs.fullSnapshotBytes,
-      discarded: this.discarded,
-    };
+    return this.stats.report(this.queued);
+  }
+
+  private endDropRun(offset: number): void {
+    if (this.dropsInRun === 0) return;
+    this.options.logger.info({ subscriber: this.name, policy: this.options.overflow, dropped: this.dropsInRun, resumedAt: offset }, 'drops ended');
+    this.dropsInRun = 0;
+  }
+
+  /**
+   * Like Redis's client-output-buffer-limit or NATS's slow consumer: the
+   * subscription ends with ERROR slowConsumer. What it had queued and never
+   * handed to the stream, and the event that overflowed, are dropped for it; what
+   * is in flight still arrives, then the ERROR. The name is free at once.
+   */
+  private disconnect(offset: number): void {
+    const unsent = this.queue.clear();
+    for (const dropped of unsent) this.stats.drops.add(dropped);
+    this.stats.drops.add(offset);
+    this.stats.disconnects += 1;
+    const message = `slow consumer: ${this.name}'s queue of ${this.options.capacity} events was full at offset ${offset}; ${unsent.length + 1} events dropped, subscribe again`;
+    this.options.logger.warn(
+      { subscriber: this.name, firstOffset: unsent[0] ?? offset, lastOffset: offset, dropped: unsent.length + 1, disconnects: this.stats.disconnects },
+      'slow consumer disconnected',
+    );
+    this.end(message, 'debug');
+    this.stats.disconnectedAt = offset;
+    this.options.farewell(encodeError(ErrorCode.slowConsumer, message));
   }
 
   private markLagged(lag: Lag): void {
     if (this.recovery.mark(lag)) {
       this.options.logger.info({ subscriber: this.name, from: lag.from, discarded: this.queued, head: this.options.headOffset() }, lag.signal ? 'lagged' : 'resuming');
     }
-    this.discarded += this.queued;
-    this.clearQueue();
+    this.stats.discarded += this.queued;
+    this.queue.clear();
+    this.digests.invalidate();
     this.options.onRoom();
     this.pump();
-  }
-
-  private clearQueue(): void {
-    this.queue = [];
-    this.queueOffsets = [];
-    this.queueHead = 0;
   }
 
   /** The pending recovery's frames (see Recovery.take), if any: the stream then stands at the head. */
@@ -180,7 +181,7 @@ export class Subscriber {
     const recovery = this.recovery.take();
     if (recovery === undefined) return undefined;
     this.options.logger.info({ subscriber: this.name, from: recovery.from, head: recovery.head, keys: recovery.keys }, 'delta sent');
-    this.lastAccepted = recovery.head;
+    this.stats.lastAccepted = recovery.head;
     this.lastWritten = recovery.head;
     return recovery.frames;
   }
@@ -200,36 +201,19 @@ export class Subscriber {
     });
   }
 
+  /** Gathers the next write: control frames, then a recovery or a batch of events, with each digest right behind its events. */
   private pump(): void {
     if (this.writing || this.endedEarly !== null) return;
     const parts = this.control;
     this.control = [];
-    let events = 0;
     const recovery = this.takeRecovery();
-    if (recovery !== undefined) {
-      parts.push(...recovery);
-    } else if (this.queued > 0) {
-      const end = Math.min(this.queue.length, this.queueHead + this.options.batchMaxEvents);
-      for (let i = this.queueHead; i < end; i++) parts.push(this.queue[i]!);
-      events = end - this.queueHead;
-      this.lastWritten = this.queueOffsets[end - 1]!;
-      this.queueHead = end;
-      if (this.queueHead > 4096 && this.queueHead * 2 > this.queue.length) {
-        this.queue.splice(0, this.queueHead);
-        this.queueOffsets.splice(0, this.queueHead);
-        this.queueHead = 0;
-      }
-      this.options.onRoom();
-    }
-    if (this.digestRequested !== undefined && this.queueHead === this.queue.length && !this.recovery.pending) {
-      parts.push(this.digestRequested());
-      this.digestRequested = undefined;
-    }
+    if (recovery !== undefined) parts.push(...recovery, ...this.dueDigests());
+    const events = recovery === undefined ? this.takeEvents(parts) : 0;
     if (parts.length === 0) return;
     this.writing = true;
     this.options.write(parts.length === 1 ? parts[0]! : Buffer.concat(parts)).then(
       () => {
-        this.delivered += events;
+        this.stats.delivered += events;
         this.writing = false;
         this.pump();
       },
@@ -238,5 +222,31 @@ export class Subscriber {
         this.end(`write failed: ${errorMessage(error)}`);
       },
     );
+  }
+
+  /**
+   * Moves up to batchMaxEvents events into `parts`. A batch stops at the first
+   * pending digest's boundary; the digest goes in right there, and the batch
+   * carries on with the events queued after it. Returns how many events it took.
+   */
+  private takeEvents(parts: Buffer[]): number {
+    let taken = 0;
+    for (;;) {
+      const batch = this.queue.take(this.options.batchMaxEvents - taken, this.digests.boundary);
+      if (batch !== undefined) {
+        parts.push(...batch.frames);
+        taken += batch.frames.length;
+        this.lastWritten = batch.lastOffset;
+      }
+      const due = this.dueDigests();
+      parts.push(...due);
+      if (due.length === 0 || taken === this.options.batchMaxEvents) break;
+    }
+    if (taken > 0) this.options.onRoom();
+    return taken;
+  }
+
+  private dueDigests(): Buffer[] {
+    return this.recovery.pending ? [] : this.digests.takeDue(this.queue.oldestOffset);
   }
 }

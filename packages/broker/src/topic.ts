@@ -1,14 +1,21 @@
-import { encodeEventFromPublishBody, type Change, type Mode } from '@state-divergence/protocol';
+import { encodeEventFromPublishBody, type Change, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
 import { CompactedTable } from './compacted-table.js';
-import type { OverflowPolicy, Subscriber } from './subscriber.js';
+import { Subscriber } from './subscriber.js';
+import type { QueuePolicy, SubscriberOptions } from './subscriber-options.js';
+import { SubscriberStats } from './subscriber-stats.js';
 
-const OVERFLOW: Record<Mode, OverflowPolicy> = { lossy: 'drop', lossless: 'block', resync: 'resync' };
+/** What a subscription's session supplies; the Topic supplies the rest. */
+export type SubscriptionSpec = Pick<SubscriberOptions, 'name' | 'capacity' | 'batchMaxEvents' | 'write' | 'farewell' | 'logger'>;
+
+/** `--overflow` chooses among lossy mode's policies; the other modes have one each. */
+const policyOf = (mode: Mode, lossy: OverflowPolicy): QueuePolicy => (mode === 'lossy' ? lossy : mode === 'lossless' ? 'block' : 'resync');
 
 /**
  * The change stream: assigns offsets and fans each event out to every
  * subscriber. An event is encoded once; all queues share the same bytes.
  *
- * lossy    - a full queue drops the new event for that subscriber only.
+ * lossy    - a full queue drops the new event for that subscriber only, or the
+ *            oldest queued one, or ends its subscription (`--overflow`).
  * lossless - the publisher's reader waits (waitForRoom) before each event until
  *            every queue has room, so a full queue stops the broker reading and
  *            QUIC flow control pushes back to the publisher.
@@ -19,15 +26,45 @@ const OVERFLOW: Record<Mode, OverflowPolicy> = { lossy: 'drop', lossless: 'block
 export class Topic {
   private head = 0;
   private highest = 0;
+  /** The live subscriptions: an ended one leaves at once, so its name is free again. */
   readonly subscribers = new Map<string, Subscriber>();
+  /** Every name that ever subscribed, with its figures across all its subscriptions. */
+  readonly stats = new Map<string, SubscriberStats>();
   private roomWaiters: Array<() => void> = [];
   readonly table = new CompactedTable();
   /** Set when the broker shuts down: streams failing after this are expected, not news. */
   closing = false;
-  readonly overflow: OverflowPolicy;
+  readonly overflow: QueuePolicy;
 
-  constructor(readonly mode: Mode) {
-    this.overflow = OVERFLOW[mode];
+  constructor(
+    readonly mode: Mode,
+    lossyOverflow: OverflowPolicy = 'drop-new',
+  ) {
+    this.overflow = policyOf(mode, lossyOverflow);
+  }
+
+  /**
+   * Joins a subscription at the head, its opening frames (snapshot or delta) first,
+   * in the same tick: it receives exactly the events after the head. A name seen
+   * before continues its figures.
+   */
+  subscribe(spec: SubscriptionSpec, opening: Buffer[]): Subscriber {
+    let stats = this.stats.get(spec.name);
+    if (stats === undefined) this.stats.set(spec.name, (stats = new SubscriberStats()));
+    const subscriber = new Subscriber({
+      ...spec,
+      overflow: this.overflow,
+      table: this.table,
+      headOffset: () => this.head,
+      stats,
+      onRoom: () => this.notifyRoom(),
+      onEnd: (ended) => {
+        if (this.subscribers.get(ended.name) === ended) this.subscribers.delete(ended.name);
+      },
+    });
+    subscriber.startAt(this.head, opening);
+    this.subscribers.set(spec.name, subscriber);
+    return subscriber;
   }
 
   get headOffset(): number {

@@ -91,6 +91,23 @@ export class StreamFollower {
     }
   }
 
+  /**
+   * A new subscription at `latest` whose WELCOME carried `headOffset`: it will
+   * receive only what comes after. Returns the offsets skipped on the way,
+   * [lastOffset + 1, headOffset], or undefined when none were. The local copy is
+   * kept: that is what a naive informer does, and why it stays wrong.
+   */
+  rejoin(headOffset: number): [number, number] | undefined {
+    const skipped: [number, number] | undefined = headOffset > this.lastOffset ? [this.lastOffset + 1, headOffset] : undefined;
+    this.lastOffset = Math.max(this.lastOffset, headOffset);
+    // A delta cut off by the disconnect will never end: the new stream starts live.
+    this.syncing = false;
+    this.syncFrames = 0;
+    this.syncBytes = 0;
+    this.syncKeys = new Set();
+    return skipped;
+  }
+
   /** A gap: events were lost between lastOffset and this one. Ask for the delta. */
   private startResume(): void {
     this.resumes += 1;

@@ -84,6 +84,12 @@ export const ErrorCode = {
   versionNotIncreasing: 9,
   /** A subscriber HELLO naming a subscriber that is still connected. */
   nameInUse: 10,
+  /**
+   * A lossy broker under `--overflow disconnect` found this subscriber's queue
+   * full: it ends the stream (after whatever was already handed to it) and
+   * forgets the subscription, so the name may subscribe again at once.
+   */
+  slowConsumer: 11,
 } as const;
 
 /**

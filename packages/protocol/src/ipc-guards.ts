@@ -6,11 +6,20 @@ import type { ChildInit, ChildMessage, ChildRole, OrchestratorCommand, RequestKi
  * fails is dropped by the receiver (and logged), never trusted.
  */
 
-const REQUEST_KINDS: ReadonlySet<string> = new Set<RequestKind>(['status', 'gather', 'digest', 'versions']);
+const REQUEST_KINDS: ReadonlySet<string> = new Set<RequestKind>(['status', 'gather', 'digest', 'versions', 'lastWrites']);
 export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 const isString = (value: unknown): value is string => typeof value === 'string';
 const hasRole = (value: unknown): boolean => isRecord(value) && isString(value.role);
+const isRange = (value: unknown): boolean => Array.isArray(value) && value.length === 2 && isNumber(value[0]) && isNumber(value[1]);
+const isRanges = (value: unknown): boolean => Array.isArray(value) && value.every(isRange);
+/**
+ * By its tag, not `instanceof`: a typed array deserialised from the IPC channel
+ * belongs to the realm that read it, which is not this module's under a VM
+ * (jest runs the tests in one).
+ */
+const isFloat64Array = (value: unknown): value is Float64Array => ArrayBuffer.isView(value) && Object.prototype.toString.call(value) === '[object Float64Array]';
+const isRecordOf = (value: unknown, isEntry: (entry: unknown) => boolean): boolean => isRecord(value) && Object.values(value).every(isEntry);
 
 export const isRequestKind = (value: unknown): value is RequestKind => isString(value) && REQUEST_KINDS.has(value);
 
@@ -24,7 +33,15 @@ function isReplyValue(kind: RequestKind, value: unknown): boolean {
     case 'digest':
       return isRecord(value) && 'match' in value;
     case 'versions':
-      return value instanceof Float64Array;
+      return isFloat64Array(value);
+    case 'lastWrites':
+      return (
+        isRecord(value) &&
+        isNumber(value.head) &&
+        isFloat64Array(value.offsets) &&
+        isRecordOf(value.dropped, isRanges) &&
+        isRecordOf(value.disconnectedAt, isNumber)
+      );
   }
 }
 

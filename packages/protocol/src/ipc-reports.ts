@@ -32,15 +32,27 @@ export interface ConsumerCounters {
   endedEarly: string | null;
   /** Between a LAG (or a gap it noticed) and the SYNC_END of the delta. */
   syncing: boolean;
+  /** New subscriptions after the broker disconnected it as a slow consumer (see ConsumerReport). */
+  reconnects: number;
+  /** Offsets it knowingly skipped by resubscribing at `latest` (see ConsumerReport). */
+  skippedRanges: Array<[number, number]>;
 }
 
 export type Counters = BrokerCounters | PublisherCounters | ConsumerCounters | RogueCounters;
 
+/**
+ * The broker's figures for one subscriber name, summed over every subscription
+ * of that name: a consumer the broker disconnected and that subscribed again
+ * keeps its history. `queued` and `lastAccepted` are its current subscription's.
+ */
 export interface SubscriberReport extends SubscriberCounters {
-  /** Dropped offsets as inclusive [from, to] ranges (drops come in runs). */
+  /** Dropped offsets as inclusive [from, to] ranges, ascending and never touching (drops come in runs). */
   droppedRanges: Array<[number, number]>;
   maxQueued: number;
+  /** Why its latest subscription ended (null while it is subscribed). */
   endedEarly: string | null;
+  /** Lossy mode under `--overflow disconnect`: times the broker ended its stream with ERROR slowConsumer. */
+  disconnects: number;
   /** Resync mode: times the queue overflowed and was replaced by a lag signal + delta. */
   lags: number;
   /** Resumes the subscriber asked for itself (it saw a gap in offsets). */
@@ -50,7 +62,11 @@ export interface SubscriberReport extends SubscriberCounters {
   resyncFrames: number;
   /** What a full snapshot would have cost at each of those recoveries, summed. */
   fullSnapshotBytes: number;
-  /** Events discarded from its queue on overflow (covered by the delta, not lost). */
+  /**
+   * Events discarded from its queue, unsent, because a delta replaces them: on a
+   * resync overflow (a LAG) and on every RESUME it asked for. Covered by the
+   * delta, not lost; never counted as dropped.
+   */
   discarded: number;
 }
 
@@ -61,6 +77,27 @@ export interface BrokerReport {
   /** For each key, the offset of its last write (0: never written): the checker's "explained" needs it. */
   lastWriteOffsets: number[];
   digest: string;
+}
+
+/**
+ * The broker's answer to a `lastWrites` request: what tells a key that will
+ * never arrive from one still on its way, without asking a consumer (a frozen
+ * one cannot answer). Sampled a few times per phase over up to 1,000,000 keys,
+ * so it is copied out of state the broker keeps current, never computed.
+ */
+export interface LastWrites {
+  /** The highest offset assigned when this was taken: every figure below is as of it. */
+  head: number;
+  /** Per key, the offset of its last write in the compacted table (0: never written). */
+  offsets: Float64Array;
+  /** Per subscriber name, every offset the broker dropped for it so far (as SubscriberReport.droppedRanges). */
+  dropped: Record<string, Array<[number, number]>>;
+  /**
+   * Per subscriber name the broker disconnected as a slow consumer and that has
+   * not subscribed again: the offset it was disconnected at. No offset after it
+   * reaches that name until it subscribes again (and a `latest` subscribe skips them).
+   */
+  disconnectedAt: Record<string, number>;
 }
 
 /** What a consumer learned by comparing its own digest with the broker's. */
@@ -123,6 +160,16 @@ export interface ConsumerReport {
   /** The local copy: [key, version, value] per key held (deleted keys are not held). */
   entries: Array<[number, number, number]>;
   endedEarly: string | null;
+  /** ERROR frames the broker ended its stream with (slowConsumer, or the last one, which ended it early). */
+  disconnects: number;
+  /** New subscriptions (same name, new QUIC connection, start `latest`) after a slowConsumer ERROR. */
+  reconnects: number;
+  /**
+   * Per reconnect, the offsets it knowingly skipped: [last offset it had + 1,
+   * the new WELCOME's head]; empty ranges are left out. What the broker had
+   * queued and never sent is also in the broker's droppedRanges.
+   */
+  skippedRanges: Array<[number, number]>;
 }
 
 export interface RogueReport {

@@ -7,7 +7,7 @@
  * parallel while the certificate is made and the broker binds.
  */
 
-import type { BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, Counters, DigestVerdict, ProcessResources, PublisherCounters, PublisherReport, Report, RogueCounters, RogueReport } from './ipc-reports.js';
+import type { BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, Counters, DigestVerdict, LastWrites, ProcessResources, PublisherCounters, PublisherReport, Report, RogueCounters, RogueReport } from './ipc-reports.js';
 
 export const MODES = ['lossy', 'lossless', 'resync'] as const;
 export type Mode = (typeof MODES)[number];
@@ -145,6 +145,8 @@ export interface RequestReplies {
   digest: DigestVerdict;
   /** Publisher and consumers: each key's live version right now (0: absent or deleted), for the live view. */
   versions: Float64Array;
+  /** Broker: each key's last-write offset, and each subscriber name's drops and disconnection, right now (see LastWrites). */
+  lastWrites: LastWrites;
 }
 export type RequestKind = keyof RequestReplies;
 

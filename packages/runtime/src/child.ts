@@ -1,5 +1,5 @@
 import { getEachMessage, getOneMessage, sendMessage } from 'execa';
-import { isChildInit, isOfRole, isOrchestratorCommand, type ChildInit, type ChildRole, type InitOf, type ChildMessage, type Counters, type DigestVerdict, type Report } from '@state-divergence/protocol';
+import { isChildInit, isOfRole, isOrchestratorCommand, type ChildInit, type ChildRole, type InitOf, type ChildMessage, type Counters, type DigestVerdict, type LastWrites, type Report } from '@state-divergence/protocol';
 import { serveRequest } from './serve-request.js';
 import { createLogger, setLogPhase, type Logger } from './logger.js';
 
@@ -18,6 +18,8 @@ export interface RoleHandlers {
   digest?(): Promise<DigestVerdict>;
   /** Publisher and consumers: live version per key (0: absent or deleted). */
   versions?(): Float64Array;
+  /** Broker: each key's last-write offset and each subscriber's drops, for the live view (it must stay cheap: see LastWrites). */
+  lastWrites?(): LastWrites;
   /** Broker: a subscriber's process is gone. */
   endSubscriber?(name: string, reason: string): void;
   /** Releases transports. Must not wait for a graceful QUIC close. */

@@ -25,6 +25,9 @@ export function serveRequest(role: RoleHandlers, request: Request, send: (messag
     case 'versions':
       if (!role.versions) return refuse('this role keeps no key versions');
       return send({ type: 'reply', id, kind, value: role.versions() });
+    case 'lastWrites':
+      if (!role.lastWrites) return refuse('only the broker keeps the compacted table and the drop ranges');
+      return send({ type: 'reply', id, kind, value: role.lastWrites() });
     case 'digest':
       if (!role.digest) return refuse('this role keeps no local copy to digest');
       // Not awaited: the digest needs frames from the broker, and commands must keep flowing.

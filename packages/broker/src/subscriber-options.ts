@@ -1,0 +1,34 @@
+import type { OverflowPolicy } from '@state-divergence/protocol';
+import type { Logger } from '@state-divergence/runtime';
+import type { CompactedTable } from './compacted-table.js';
+import type { Subscriber } from './subscriber.js';
+import type { SubscriberStats } from './subscriber-stats.js';
+
+/**
+ * What a full queue means: lossy mode's three policies (drop the new event,
+ * drop the oldest queued one, disconnect the subscriber), lossless blocks (the
+ * Topic waits), resync lags.
+ */
+export type QueuePolicy = OverflowPolicy | 'block' | 'resync';
+
+export interface SubscriberOptions {
+  name: string;
+  capacity: number;
+  batchMaxEvents: number;
+  overflow: QueuePolicy;
+  table: CompactedTable;
+  headOffset: () => number;
+  /** This name's figures, kept across its subscriptions. */
+  stats: SubscriberStats;
+  write: (bytes: Uint8Array) => Promise<void>;
+  /**
+   * `disconnect` policy: writes this ERROR frame after whatever is in flight, then
+   * closes the stream and stops reading it. Never awaited: the peer may be frozen.
+   */
+  farewell: (error: Buffer) => void;
+  /** Called whenever the queue shrinks, so a paused publisher read can resume. */
+  onRoom: () => void;
+  /** Called once when the subscription ends, whatever the reason: the name is free again. */
+  onEnd: (subscriber: Subscriber) => void;
+  logger: Logger;
+}
