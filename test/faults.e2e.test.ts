@@ -73,3 +73,54 @@ describe('a crashed consumer, restarted', () => {
     expect(consumer(resyncRun!, 'consumer-3').recovery!.syncs[0]).toMatchObject({ kind: 'snapshot' });
   });
 });
+
+describe('diverged and behind, live', () => {
+  test('a frozen consumer\'s diverged climbs above 0 while it is still frozen (lossy); a healthy consumer\'s diverged is 0 in every mode', async () => {
+    const { document } = await runDemo(['--mode', 'all', '--duration', '1', '--queue-capacity', '64']);
+    for (const run of document.runs) {
+      const { t, diverged, behind } = run.wrongOverTime;
+      expect(t.length).toBeGreaterThanOrEqual(4 * 5 - 2); // at least four samples per phase (a slow round may be skipped)
+      for (const name of ['consumer-1', 'consumer-2']) expect(Math.max(...diverged[name]!)).toBe(0);
+      expect(behind['consumer-3']!.length).toBe(t.length);
+      const inStall = t.map((s, i) => (s > 1.5 && s < 2.9 ? diverged['consumer-3']![i]! : -1)).filter((v) => v >= 0);
+      expect(inStall.length).toBeGreaterThan(0);
+      if (run.mode === 'lossy') expect(Math.max(...inStall)).toBeGreaterThan(0); // climbing while SIGSTOPped
+      else expect(Math.max(...diverged['consumer-3']!)).toBe(0); // lossless never drops; resync discards, never loses
+    }
+  });
+});
+
+describe('what a full queue does (lossy)', () => {
+  test('drop-oldest keeps the newest events: with churn after the gap the hottest decile repairs, the cold keys stay wrong', async () => {
+    const run = await lossy(['--overflow', 'drop-oldest', '--publish-until', '5', '--rate', '1200', '--queue-capacity', '150']);
+    const c = consumer(run, 'consumer-3');
+    expect(brokerOf(run).subscribers['consumer-3']!.dropped).toBeGreaterThan(0);
+    expect(c.unexplained).toBe(0);
+    const survival = c.wrongByDecile!.map((w, d) => (c.missedByDecile![d]! === 0 ? 0 : w / c.missedByDecile![d]!));
+    const coldHalf = survival.slice(5).reduce((a, b) => a + b, 0) / 5;
+    expect(survival[0]!).toBeLessThan(coldHalf);
+  });
+
+  test('disconnect: the broker ends the stream, the consumer learns it, reconnects at latest, and still ends wrong with every key explained', async () => {
+    const { document } = await runDemo(['--mode', 'lossy', '--duration', '1', '--overflow', 'disconnect', '--queue-capacity', '64']);
+    const run = document.runs[0]!;
+    const c = consumer(run, 'consumer-3');
+    expect(brokerOf(run).subscribers['consumer-3']!.disconnects).toBeGreaterThanOrEqual(1);
+    expect(c.recovery!.reconnects).toBeGreaterThanOrEqual(1);
+    expect(c).toMatchObject({ endedEarly: null, unexplained: 0 });
+    expect(c.wrongCount).toBeGreaterThan(0);
+  });
+});
+
+describe('measured against the expectation', () => {
+  test.each([
+    ['silence', []],
+    ['churn', ['--publish-until', '5']],
+    ['drop-oldest', ['--overflow', 'drop-oldest']],
+  ])('%s: the stalled consumer\'s wrong keys within 15 %% of what its missed offsets predict', async (_shape, args) => {
+    const run = await lossy(['--rate', '1200', '--queue-capacity', '150', ...args]);
+    const c = consumer(run, 'consumer-3');
+    expect(c.wrongCount).toBeGreaterThan(50); // enough keys for 15 % to be a test, not noise
+    expect(Math.abs(c.wrongCount - c.expectedWrong!) / c.expectedWrong!).toBeLessThan(0.15);
+  });
+});

@@ -15,9 +15,10 @@ const snapshot: LiveSnapshot = {
   keys: 2000,
   published: 3000,
   publisherRate: 401,
+  publisherBacklog: 0,
   consumers: [
-    { name: 'consumer-1', stalled: false, state: 'applying', applied: 3000, wrongNow: 0, stale: false, dropped: 0, series: [0, 0, 0] },
-    { name: 'consumer-3', stalled: true, state: 'STALLED', applied: 1400, wrongNow: 312, stale: true, dropped: 1088, series: [0, 100, 312] },
+    { name: 'consumer-1', stalled: false, state: 'applying', applied: 3000, wrongNow: 0, stale: false, diverged: 0, behind: 3, dropped: 0, series: [0, 0, 0], divergedSeries: [0, 0, 0] },
+    { name: 'consumer-3', stalled: true, state: 'STALLED', applied: 1400, wrongNow: 9, stale: true, diverged: 312, behind: 520, dropped: 1088, series: [0, 9, 9], divergedSeries: [0, 100, 312] },
   ],
 };
 
@@ -26,9 +27,12 @@ describe('live view', () => {
     const frame = render(h(Dashboard, { snapshot, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } })).lastFrame()!;
     expect(frame).toContain('at-most-once (production defaults)');
     expect(frame).toMatch(/stalled\s+█+░+ 7\.5s \/ 20s/);
-    expect(frame).toMatch(/consumer-1\s+applying\s+applied\s+3000\s+wrong\s+0 \/ 2000/);
-    expect(frame).toMatch(/consumer-3\s+STALLED\s+applied\s+1400\s+wrong\s+312 \/ 2000 \(frozen: last known\)/);
+    expect(frame).toMatch(/consumer-1\s+applying\s+applied\s+3000\s+diverged\s+0 \/ 2000\s+behind\s+3/);
+    // Frozen, yet its count is current: diverged comes from the broker, not from asking it.
+    expect(frame).toMatch(/consumer-3\s+STALLED\s+applied\s+1400\s+diverged\s+312 \/ 2000\s+behind\s+520/);
+    expect(frame).not.toContain('last known');
     expect(frame).toContain('rate 401/s (last 2 s)');
+    expect(frame).not.toContain('backlog'); // none held back
     expect(frame).toContain('broker drops: consumer-3 1088');
     expect(frame).toContain('a consumer is never told it is wrong');
     expect(frame).toContain('[q] quit');
@@ -39,6 +43,11 @@ describe('live view', () => {
     expect(frame).toContain('resync (snapshot + lag signal + delta)');
     expect(frame).not.toContain('never told');
     expect(frame).not.toContain('consumer-');
+  });
+
+  test('changes flow control holds back are the publisher\'s backlog, shown on its line', () => {
+    const frame = render(h(Dashboard, { snapshot: { ...snapshot, publisherBacklog: 130 }, phase: { mode: 'lossless', phase: 'stalled', seconds: 7.5 } })).lastFrame()!;
+    expect(frame).toContain('backlog 130 keys held back');
   });
 
   test('sparklines scale to the largest value and leave zeros blank', () => {

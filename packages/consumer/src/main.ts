@@ -56,6 +56,7 @@ await runChild('consumer', async ({ init, logger, send }) => {
       syncing: follower.syncing,
       reconnects: subscription.reconnects,
       skippedRanges: subscription.skippedRanges,
+      coveredAfter: snapshot ? 0 : session.welcome.headOffset,
     }),
     gather: () => ({
       role: 'consumer',

@@ -1,5 +1,5 @@
 import { ErrorCode, Role, StartKind, type BrokerEndpoint, type ErrorFrame } from '@state-divergence/protocol';
-import { errorMessage, type Logger } from '@state-divergence/runtime';
+import { currentLogPhase, errorMessage, type Logger } from '@state-divergence/runtime';
 import { connectToBroker, type BrokerSession } from '@state-divergence/runtime/quic';
 import type { StreamFollower } from './stream-follower.js';
 
@@ -78,7 +78,8 @@ export class Subscription {
   }
 
   private end(reason: string): void {
-    if (this.ended || this.closing) return; // our own shutdown is not an early end
+    // Our own shutdown, or the run's end (every process is being stopped), is not an early end.
+    if (this.ended || this.closing || currentLogPhase() === 'teardown') return;
     this.ended = true;
     this.options.onEnd(reason);
   }

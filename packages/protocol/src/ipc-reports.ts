@@ -36,6 +36,8 @@ export interface ConsumerCounters {
   reconnects: number;
   /** Offsets it knowingly skipped by resubscribing at `latest` (see ConsumerReport). */
   skippedRanges: Array<[number, number]>;
+  /** The stream reached it from this offset on (see ConsumerReport): a late `latest` subscriber missed everything before. */
+  coveredAfter: number;
 }
 
 export type Counters = BrokerCounters | PublisherCounters | ConsumerCounters | RogueCounters;

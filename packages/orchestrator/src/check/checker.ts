@@ -27,8 +27,11 @@ export interface CheckInput {
     name: string;
     stalled: boolean;
     report: ConsumerReport | null;
-    /** Offsets the broker dropped for this consumer, inclusive ranges. */
-    droppedRanges: Array<[number, number]>;
+    /**
+     * Offsets this consumer missed, inclusive ranges: dropped for it by the broker,
+     * or skipped when it subscribed again at `latest` (its report's skippedRanges).
+     */
+    missedRanges: Array<[number, number]>;
     /** Set when its process died: it could not say why its subscription ended, the orchestrator saw it. */
     died?: string | null;
     /** Set when the drain gave up on it: a wrong key may only be late, so wrong means unknown. */
@@ -114,13 +117,14 @@ function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][numb
     }
   }
   // Explained: the key's authoritative last write never reached this consumer -
-  // the broker dropped it, or it predates a `latest` subscription - except a
+  // the broker dropped it, a re-subscribe skipped it, or it predates a `latest`
+  // subscription - except a
   // delete of a key it does not hold, which did no harm.
   const explained = new Set<number>();
   const { coveredAfter } = consumer.report;
   for (let key = 0; key < input.lastWriteOffsets.length; key++) {
     const offset = input.lastWriteOffsets[key]!;
-    if (offset === 0 || (offset > coveredAfter && !inRanges(offset, consumer.droppedRanges))) continue;
+    if (offset === 0 || (offset > coveredAfter && !inRanges(offset, consumer.missedRanges))) continue;
     if (authority.deleted[key] === 1 && !held.has(key)) continue;
     explained.add(key);
   }

@@ -7,12 +7,13 @@ import type { GatheredRun } from './run-types.js';
 /**
  * What a consumer missed: what the broker dropped for it, what it skipped by
  * subscribing at `latest` after changes were made (a late joiner, a restarted
- * process: everything up to its WELCOME's head), merged.
+ * process: everything up to its WELCOME's head; a re-subscribe after a
+ * disconnect: its skippedRanges), merged.
  */
 function missedRangesOf(run: GatheredRun, consumer: GatheredRun['consumers'][number]): OffsetRange[] {
   const dropped = run.broker?.subscribers[consumer.name]?.droppedRanges ?? [];
   const before: OffsetRange[] = consumer.report && consumer.report.coveredAfter > 0 ? [[1, consumer.report.coveredAfter]] : [];
-  return mergeRanges([...dropped, ...before]);
+  return mergeRanges([...dropped, ...before, ...(consumer.report?.skippedRanges ?? [])]);
 }
 
 /** Per consumer: wrong and missed fractions by hotness decile, and the expected number of wrong keys. */

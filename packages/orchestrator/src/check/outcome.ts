@@ -2,6 +2,7 @@ import type { ConsumerReport } from '@state-divergence/protocol';
 import { checkSafely, type CheckInput } from './checker.js';
 import { overlaps } from './damage.js';
 import { damageBy } from './damage-by-consumer.js';
+import { mergeRanges } from './expectation.js';
 import { summarizeLatency } from './latency.js';
 import type { ConsumerLatency, GatheredRun, ModeResult, PublisherOutcome, Recovery } from './run-types.js';
 
@@ -29,6 +30,8 @@ function recoveryOf(report: ConsumerReport, stalled: boolean, thawedAt: number):
     lags: report.lags,
     resumes: report.resumes,
     syncs: report.syncs,
+    disconnects: report.disconnects,
+    reconnects: report.reconnects,
     deltas: deltas.length,
     keysResent: deltas.reduce((sum, s) => sum + s.keys, 0),
     convergedAfterThawMs: stalled && lastDelta ? round1(lastDelta.at - thawedAt) : null,
@@ -65,7 +68,11 @@ function checkInput(run: GatheredRun): CheckInput {
     authority: publisher.authority,
     history: publisher.history,
     lastWriteOffsets: broker?.lastWriteOffsets ?? [],
-    consumers: run.consumers.map((c) => ({ ...c, droppedRanges: broker?.subscribers[c.name]?.droppedRanges ?? [], undrained: run.drain.behind[c.name] ?? null })),
+    consumers: run.consumers.map((c) => ({
+      ...c,
+      missedRanges: mergeRanges([...(broker?.subscribers[c.name]?.droppedRanges ?? []), ...(c.report?.skippedRanges ?? [])]),
+      undrained: run.drain.behind[c.name] ?? null,
+    })),
   };
 }
 

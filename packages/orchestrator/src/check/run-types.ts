@@ -27,6 +27,9 @@ export interface Recovery {
   lags: number;
   resumes: number;
   syncs: SyncRecord[];
+  /** Lossy `--overflow disconnect`: ERRORs that ended its stream, and the subscriptions it made again at `latest`. */
+  disconnects: number;
+  reconnects: number;
   /** Deltas received, and the keys they re-sent in all. */
   deltas: number;
   keysResent: number;
@@ -68,8 +71,19 @@ export interface ModeResult {
   /** Each consumer's faults, as scheduled (none for a healthy one). */
   faults: Record<string, Fault[]>;
   cost: Cost;
-  /** Keys wrong at each sample of the live monitor, per consumer (a frozen one repeats its last figure). */
-  wrongOverTime: { intervalMs: number; series: Record<string, number[]>; publisherRate: number[] };
+  /**
+   * Per sample of the live monitor (`t`: seconds since publishing started): keys wrong now per consumer
+   * (a frozen one repeats its last figure), and that split into diverged (will never arrive) and behind
+   * (on their way), which are known for a frozen consumer too.
+   */
+  wrongOverTime: {
+    intervalMs: number;
+    t: number[];
+    series: Record<string, number[]>;
+    diverged: Record<string, number[]>;
+    behind: Record<string, number[]>;
+    publisherRate: number[];
+  };
   /**
    * Where the damage is, per consumer: the wrong fraction per hotness decile, the
    * fraction of each decile that missed at least one update (null when offsets

@@ -15,9 +15,15 @@ export interface ConsumerLive {
   wrongNow: number | null;
   /** True when wrongNow is an old figure: the process is frozen and cannot answer. */
   stale: boolean;
+  /** Keys whose latest write was dropped or skipped for it: they will never arrive (null: the broker did not answer). */
+  diverged: number | null;
+  /** Keys whose latest write the broker accepted for it and it has not applied yet: on their way. */
+  behind: number | null;
   dropped: number;
   /** wrongNow over the run, one sample per tick. */
   series: number[];
+  /** diverged over the run, one sample per tick. */
+  divergedSeries: number[];
 }
 
 export interface LiveSnapshot {
@@ -29,6 +35,8 @@ export interface LiveSnapshot {
   published: number;
   /** Changes/s over the last two seconds. */
   publisherRate: number;
+  /** Keys whose newest change the publisher made but the broker has not accepted yet (lossless backpressure). */
+  publisherBacklog: number | null;
   consumers: ConsumerLive[];
 }
 

@@ -8,9 +8,15 @@ export function textProgress(write: (line: string) => void): RunObserver {
     phase: (mode, phase, seconds) => write(`[${MODE_SHORT[mode]}] ${seconds.toFixed(1).padStart(5)}s  phase ${phase}`),
     tick: (s) => {
       const consumers = s.consumers
-        .map((c) => `${c.name} ${c.applied}${c.state === 'STALLED' ? ' (frozen)' : c.state === 'slowed' || c.state === 'crashed' ? ` (${c.state})` : ''}${c.wrongNow ? ` wrong ${c.wrongNow}` : ''}${c.dropped > 0 ? ` dropped ${c.dropped}` : ''}`)
+        .map((c) => {
+          const state = c.state === 'STALLED' ? ' (frozen)' : c.state === 'slowed' || c.state === 'crashed' ? ` (${c.state})` : '';
+          // Diverged will never arrive; behind is on its way: one number would hide which is which.
+          const split = `${c.diverged ? ` diverged ${c.diverged}` : ''}${c.behind ? ` behind ${c.behind}` : ''}`;
+          return `${c.name} ${c.applied}${state}${split}${c.dropped > 0 ? ` dropped ${c.dropped}` : ''}`;
+        })
         .join('  ');
-      write(`[${MODE_SHORT[s.mode]}] ${s.seconds.toFixed(1).padStart(5)}s  ${s.phase.padEnd(10)}  published ${s.published}  ${consumers}`);
+      const backlog = s.publisherBacklog ? `  publisher backlog ${s.publisherBacklog}` : '';
+      write(`[${MODE_SHORT[s.mode]}] ${s.seconds.toFixed(1).padStart(5)}s  ${s.phase.padEnd(10)}  published ${s.published}${backlog}  ${consumers}`);
     },
   };
 }

@@ -65,6 +65,9 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
     lines.push(`${INDENT}the broker dropped ${queue.dropped} events for it (offsets ${formatRanges(queue.droppedRanges)}); it was never told`);
   }
   const recovery = consumer.recovery;
+  if (recovery && recovery.disconnects > 0) {
+    lines.push(`${INDENT}the broker disconnected it ${recovery.disconnects} time(s) as a slow consumer; it reconnected ${recovery.reconnects} time(s) at latest, skipping what it missed`);
+  }
   if (recovery && (recovery.lags > 0 || recovery.resumes > 0)) {
     const after = recovery.convergedAfterThawMs === null ? '' : `; correct again ${recovery.convergedAfterThawMs} ms after SIGCONT`;
     lines.push(`${INDENT}lag signals ${recovery.lags}, resumes it asked for ${recovery.resumes}; ${recovery.deltas} delta(s) re-sent ${recovery.keysResent} keys (${queue?.discarded ?? 0} events discarded, none lost)${after}`);

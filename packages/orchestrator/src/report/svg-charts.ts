@@ -20,21 +20,22 @@ function axes(maxY: number, xLabel: string, maxX: number): string {
   );
 }
 
-function legend(names: string[]): string {
-  return `<div class="legend">${names.map((n, i) => `<span><i style="background:${PALETTE[i % PALETTE.length]}"></i>${esc(n)}</span>`).join('')}</div>`;
+function legend(names: string[], colours: string[] = names.map((_, i) => PALETTE[i % PALETTE.length]!)): string {
+  return `<div class="legend">${names.map((n, i) => `<span><i style="background:${colours[i]}"></i>${esc(n)}</span>`).join('')}</div>`;
 }
 
-/** One line per series over a shared x axis (sample index × step). */
-export function lineChart(title: string, series: Record<string, number[]>, step: number, xLabel: string, unit = ''): string {
+/** One line per series over a shared x axis (sample index × step); `colours` fixes a series' colour (else the palette's). */
+export function lineChart(title: string, series: Record<string, number[]>, step: number, xLabel: string, unit = '', colours: Record<string, string> = {}): string {
   const names = Object.keys(series);
+  const colour = (name: string, k: number): string => colours[name] ?? PALETTE[k % PALETTE.length]!;
   const length = Math.max(1, ...names.map((n) => series[n]!.length));
   const maxY = Math.max(1, ...names.flatMap((n) => series[n]!));
   const x = (i: number) => PAD.left + (i / Math.max(1, length - 1)) * (W - PAD.left - PAD.right);
   const y = (v: number) => H - PAD.bottom - (v / maxY) * (H - PAD.top - PAD.bottom);
   const lines = names.map(
-    (n, k) => `<polyline fill="none" stroke="${PALETTE[k % PALETTE.length]}" stroke-width="2" points="${series[n]!.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}"/>`,
+    (n, k) => `<polyline fill="none" stroke="${colour(n, k)}" stroke-width="2" points="${series[n]!.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}"/>`,
   );
-  return `<figure><figcaption>${esc(title)}${unit ? ` (${esc(unit)})` : ''}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${axes(maxY, xLabel, Math.round((length - 1) * step * 10) / 10)}${lines.join('')}</svg>${legend(names)}</figure>`;
+  return `<figure><figcaption>${esc(title)}${unit ? ` (${esc(unit)})` : ''}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${axes(maxY, xLabel, Math.round((length - 1) * step * 10) / 10)}${lines.join('')}</svg>${legend(names, names.map(colour))}</figure>`;
 }
 
 /** Grouped bars: one group per category, one bar per series. */

@@ -23,17 +23,23 @@ function progressBar(seconds: number, total: number): string {
   return '█'.repeat(filled) + '░'.repeat(BAR_WIDTH - filled);
 }
 
+/**
+ * One consumer: diverged (its latest write was dropped: it will never arrive;
+ * red) and behind (queued or in flight: it will; grey), both from the broker's
+ * view, so a frozen consumer's diverged count climbs while it is stopped.
+ */
 function ConsumerRow({ c, keys }: { c: ConsumerLive; keys: number }): ReactElement {
-  const colour = c.wrongNow ? 'red' : c.state === 'STALLED' || c.state === 'slowed' ? 'yellow' : 'green';
-  const wrong = c.wrongNow === null ? '?' : String(c.wrongNow);
+  const colour = c.diverged ? 'red' : c.state === 'STALLED' || c.state === 'slowed' ? 'yellow' : 'green';
+  const count = (n: number | null) => (n === null ? '?' : String(n)).padStart(5);
   return h(
     Box,
     null,
     h(Text, { color: colour }, c.name.padEnd(12)),
     h(Text, { color: STATE_COLOUR[c.state] }, c.state.padEnd(11)),
     h(Text, null, `applied ${String(c.applied).padStart(7)}   `),
-    h(Text, { color: colour }, `wrong ${wrong.padStart(5)} / ${keys}${c.stale ? ' (frozen: last known)' : ''}`.padEnd(40)),
-    h(Text, { color: colour }, sparkline(c.series)),
+    h(Text, { color: c.diverged ? 'red' : 'green' }, `diverged ${count(c.diverged)} / ${keys}  `),
+    h(Text, { color: 'gray' }, `behind ${count(c.behind)}  `.padEnd(16)),
+    h(Text, { color: 'red' }, sparkline(c.divergedSeries)),
   );
 }
 
@@ -54,7 +60,7 @@ export function Dashboard({ snapshot, phase }: { snapshot: LiveSnapshot | undefi
     h(Text, null, ' '),
     ...(s?.consumers ?? []).map((c) => h(ConsumerRow, { key: c.name, c, keys: s!.keys })),
     h(Text, null, ' '),
-    h(Text, null, `publisher  published ${s?.published ?? 0}   rate ${Math.round(s?.publisherRate ?? 0)}/s (last 2 s)   broker drops: ${drops}`),
+    h(Text, null, `publisher  published ${s?.published ?? 0}   rate ${Math.round(s?.publisherRate ?? 0)}/s (last 2 s)${s?.publisherBacklog ? `   backlog ${s.publisherBacklog} keys held back` : ''}   broker drops: ${drops}`),
     h(Text, { dimColor: true }, `${phase.mode === 'lossy' ? 'a consumer is never told it is wrong   ' : ''}[q] quit`),
   );
 }

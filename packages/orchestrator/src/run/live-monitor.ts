@@ -1,4 +1,5 @@
 import type { CountersOf, Mode } from '@state-divergence/protocol';
+import { liveDivergence, publisherBacklog } from '../check/live-divergence.js';
 import type { FaultKind } from '../model/faults.js';
 import type { PhaseName } from '../model/events.js';
 import type { ConsumerState, LiveSnapshot } from '../model/live.js';
@@ -23,16 +24,27 @@ function countWrong(authority: Float64Array, local: Float64Array): number {
   return wrong;
 }
 
+interface Track {
+  wrong: number | null;
+  series: number[];
+  diverged: number[];
+  behind: number[];
+}
+
 /**
- * Samples the run for the live view and the wrong-keys-over-time series: the
- * authority's and each consumer's live versions over IPC, diffed here. A frozen
- * consumer cannot answer, so it is not asked: its last figure stays, marked stale.
- * Never blocks on anyone for more than REPLY_MS.
+ * Samples the run for the live view and the over-time series. Two views of
+ * each consumer: "wrong now" diffs its live versions against the authority's
+ * (a frozen consumer cannot answer, so its last figure stays, marked stale);
+ * "diverged" and "behind" come from the broker's last-write offsets and drop
+ * ranges (live-divergence.ts), so they are known for a frozen consumer too:
+ * its diverged count climbs while it is stopped. Never blocks on anyone for
+ * more than REPLY_MS.
  */
 export class LiveMonitor {
-  private readonly last = new Map<string, { wrong: number | null; series: number[] }>();
+  private readonly tracks = new Map<string, Track>();
   private readonly rateSamples: Array<{ at: number; published: number }> = [];
   private readonly rateSeries: number[] = [];
+  private readonly times: number[] = [];
 
   constructor(
     private readonly parts: {
@@ -48,43 +60,67 @@ export class LiveMonitor {
     },
   ) {}
 
-  async sample(phase: PhaseName, seconds: number): Promise<LiveSnapshot> {
-    const { publisher, broker, consumers, stalled, faultOf, keys, totalSeconds, mode } = this.parts;
-    const authority = await publisher.versions(REPLY_MS).catch(() => undefined);
-    const live = consumers();
-    // A slowed consumer is asked: it answers within its period. A frozen or crashed one is not.
-    const silent = (c: ChildHandle) => faultOf(c.name) === 'stall' || faultOf(c.name) === 'crash' || !c.alive;
-    const versions = await Promise.all(live.map((c) => (silent(c) || !authority ? Promise.resolve(undefined) : c.versions(REPLY_MS).catch(() => undefined))));
-    const counters = await publisher.status(REPLY_MS).catch(() => publisher.latest);
-    const published = counters?.published ?? 0;
+  /** The publisher's changes/s over the last RATE_WINDOW_MS. */
+  private rate(published: number): number {
     const now = performance.now();
     this.rateSamples.push({ at: now, published });
     while (this.rateSamples.length > 2 && now - this.rateSamples[0]!.at > RATE_WINDOW_MS) this.rateSamples.shift();
     const first = this.rateSamples[0]!;
-    const publisherRate = now - first.at > 0 ? ((published - first.published) * 1000) / (now - first.at) : 0;
-    this.rateSeries.push(Math.round(publisherRate));
+    const rate = now - first.at > 0 ? ((published - first.published) * 1000) / (now - first.at) : 0;
+    this.rateSeries.push(Math.round(rate));
+    return rate;
+  }
+
+  async sample(phase: PhaseName, seconds: number): Promise<LiveSnapshot> {
+    const { publisher, broker, consumers, stalled, faultOf, keys, totalSeconds, mode } = this.parts;
+    const [authority, lastWrites, publisherCounters] = await Promise.all([
+      publisher.versions(REPLY_MS).catch(() => undefined),
+      broker.lastWrites(REPLY_MS).catch(() => undefined),
+      publisher.status(REPLY_MS).catch(() => publisher.latest),
+    ]);
+    const live = consumers();
+    // A slowed consumer is asked: it answers within its period. A frozen or crashed one is not.
+    const silent = (c: ChildHandle) => faultOf(c.name) === 'stall' || faultOf(c.name) === 'crash' || !c.alive;
+    const answers = await Promise.all(live.map((c) => (silent(c) ? undefined : Promise.all([c.versions(REPLY_MS), c.status(REPLY_MS)]).catch(() => undefined))));
+    const published = publisherCounters?.published ?? 0;
+    const publisherRate = this.rate(published);
+    this.times.push(seconds);
     const brokerCounters = broker.latest;
     return {
       mode, phase, seconds, totalSeconds, keys, published, publisherRate,
+      publisherBacklog: authority && lastWrites ? publisherBacklog(authority, lastWrites) : null,
       consumers: live.map((c, i) => {
-        const entry = this.last.get(c.name) ?? { wrong: null, series: [] };
-        const local = versions[i];
-        if (local && authority) entry.wrong = countWrong(authority, local);
-        entry.series.push(entry.wrong ?? 0);
-        this.last.set(c.name, entry);
-        const counters = c.latest;
-        const state = stateOf(faultOf(c.name), c.alive, counters);
+        const track = this.tracks.get(c.name) ?? { wrong: null, series: [], diverged: [], behind: [] };
+        this.tracks.set(c.name, track);
+        const [local, fresh] = answers[i] ?? [];
+        if (local && authority) track.wrong = countWrong(authority, local);
+        track.series.push(track.wrong ?? 0);
+        const counters = fresh ?? c.latest;
+        const fault = faultOf(c.name);
+        // A crashed consumer holds nothing: everything written so far is missed.
+        const split = lastWrites
+          ? liveDivergence(lastWrites, {
+              name: c.name,
+              lastOffset: fault === 'crash' ? 0 : (counters?.lastOffset ?? 0),
+              coveredAfter: fault === 'crash' ? lastWrites.head : (counters?.coveredAfter ?? 0),
+              skippedRanges: counters?.skippedRanges ?? [],
+            })
+          : null;
+        track.diverged.push(split?.diverged ?? track.diverged.at(-1) ?? 0);
+        track.behind.push(split?.behind ?? track.behind.at(-1) ?? 0);
         return {
-          name: c.name, stalled: stalled(c.name), state, applied: counters?.applied ?? 0,
-          wrongNow: entry.wrong, stale: local === undefined, dropped: brokerCounters?.subscribers[c.name]?.dropped ?? 0, series: [...entry.series],
+          name: c.name, stalled: stalled(c.name), state: stateOf(fault, c.alive, counters), applied: counters?.applied ?? 0,
+          wrongNow: track.wrong, stale: local === undefined, diverged: split?.diverged ?? null, behind: split?.behind ?? null,
+          dropped: brokerCounters?.subscribers[c.name]?.dropped ?? 0, series: [...track.series], divergedSeries: [...track.diverged],
         };
       }),
     };
   }
 
-  /** Wrong keys over the run per consumer, one sample per tick. */
-  series(): Record<string, number[]> {
-    return Object.fromEntries([...this.last].map(([name, entry]) => [name, entry.series]));
+  /** Over the run, one sample per tick: seconds since publishing started, and per consumer wrong now, diverged and behind. */
+  overTime(): { t: number[]; series: Record<string, number[]>; diverged: Record<string, number[]>; behind: Record<string, number[]> } {
+    const per = (pick: (track: Track) => number[]) => Object.fromEntries([...this.tracks].map(([name, track]) => [name, pick(track)]));
+    return { t: [...this.times], series: per((t) => t.series), diverged: per((t) => t.diverged), behind: per((t) => t.behind) };
   }
 
   /** The publisher's rate (last 2 s) at each tick. */

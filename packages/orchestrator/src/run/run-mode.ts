@@ -34,6 +34,9 @@ export interface RunContext {
 
 const consumerNames = (options: Options): string[] => Array.from({ length: options.consumers }, (_, i) => consumerName(i));
 
+/** At least four samples per phase for the over-time series, and at least as often as the observer wants them. */
+const samplingInterval = (observer: RunObserver, plan: RunPlan): number => Math.min(observer.intervalMs, plan.phaseMs / 4);
+
 /** What the cluster of a mode is started with: the run's flags, and an idle timeout that outlasts the longest stall. */
 function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettings): ClusterSpec {
   // The stalled connection must outlive the stall, or it dies instead of lagging
@@ -82,7 +85,8 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     });
     teardown.defer('end every fault', () => nemesis.stop());
     clock.markPublishing();
-    const sampling = startSampling(monitor, context.observer, () => ({ phase, seconds: clock.seconds() }));
+    const sampleMs = samplingInterval(context.observer, plan);
+    const sampling = startSampling(monitor, context.observer, sampleMs, () => ({ phase, seconds: clock.seconds() }));
     teardown.defer('stop sampling', () => sampling.stop());
     await interpretPlan(plan, handlers, (at) => watch.guard(clock.until(at, context.signal)));
     sampling.stop();
@@ -91,7 +95,7 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     // Catching up is CPU-bound: allow more time the more consumers share the 2 cores.
     const drainTimeoutMs = Math.max(5_000, longestStallMs(plan)) + 100 * options.consumers;
     const collected = await collect(cluster, { watch, published: record.published, drainTimeoutMs, signal: context.signal, logger, timeline });
-    const outcome = assembleOutcome(gatheredRun({ mode, cluster, collected, record, stalled, faults: options.faults, names: consumerNames(options), exits: watch.exits, monitor, children, timeline, seconds: clock.seconds(), intervalMs: context.observer.intervalMs }));
+    const outcome = assembleOutcome(gatheredRun({ mode, cluster, collected, record, stalled, faults: options.faults, names: consumerNames(options), exits: watch.exits, monitor, children, timeline, seconds: clock.seconds(), intervalMs: sampleMs }));
     logOutcome(logger, outcome);
     return outcome;
   } finally {
@@ -151,7 +155,7 @@ function gatheredRun(parts: {
     publishedInStall: record.publishedInStall,
     drain: collected.drain,
     rogue: collected.rogue,
-    wrongOverTime: { intervalMs: parts.intervalMs, series: parts.monitor.series(), publisherRate: parts.monitor.publisherRates() },
+    wrongOverTime: { intervalMs: parts.intervalMs, ...parts.monitor.overTime(), publisherRate: parts.monitor.publisherRates() },
     processes: [
       { name: 'orchestrator', role: 'orchestrator', ...processResources() },
       ...parts.children.flatMap((c) => (c.resources ? [{ name: c.name, role: c.role, ...c.resources }] : [])),
