@@ -116,14 +116,55 @@ function sendFarewell(writer: WritableStreamDefaultWriter<Uint8Array>, error: Bu
   );
 }
 
+/** A subscription's stream ends with the slow-consumer ERROR once `flushed` is set: the session releases the stream only after it. */
+interface Farewell {
+  flushed: Promise<void> | undefined;
+}
+
+/**
+ * Joins a subscriber that passed admission. The welcome is queued on the writer
+ * before any event, and the subscriber joins the topic in the same tick: it
+ * receives exactly the events after headOffset.
+ */
+function admitSubscriber(
+  hello: HelloFrame,
+  stream: { writer: WritableStreamDefaultWriter<Uint8Array>; reader: ReadableStreamDefaultReader<Uint8Array> },
+  context: SessionContext,
+): { subscriber: Subscriber; farewell: Farewell } {
+  const { topic, init, logger } = context;
+  // A name identifies one live subscription (the broker's report and every resume are keyed by it);
+  // a second claim must not take over a healthy consumer's stream. A name whose subscription ended
+  // (a slow consumer the broker disconnected included) may subscribe again at once.
+  if (topic.subscribers.has(hello.name)) throw new ProtocolViolation(ErrorCode.nameInUse, `a subscriber named ${hello.name} is already connected; choose another name`);
+  const opening = openingFrames(hello, topic);
+  const { writer, reader } = stream;
+  void writer.write(encodeWelcome(topic.headOffset)).catch(() => {});
+  const farewell: Farewell = { flushed: undefined };
+  const spec: SubscriptionSpec = {
+    name: hello.name,
+    capacity: init.queueCapacity,
+    batchMaxEvents: init.batchMaxEvents,
+    write: (bytes) => writer.write(bytes),
+    farewell: (error) => {
+      farewell.flushed = sendFarewell(writer, error, init.idleTimeoutMs);
+      // Stop reading: the session ends, and waits only for the farewell before releasing the stream.
+      void reader.cancel().catch(() => {});
+    },
+    logger,
+  };
+  const subscriber = topic.subscribe(spec, opening);
+  logger.info({ client: hello.name, role: 'subscriber', head: topic.headOffset, start: hello.start, openingFrames: opening.length }, 'client admitted');
+  return { subscriber, farewell };
+}
+
 /** Serves one client stream: hello first, then the role it asked for. Never throws. */
 export async function serveClient(stream: QUICStream, context: SessionContext): Promise<void> {
-  const { topic, init, logger } = context;
+  const { topic, logger } = context;
   const writer = stream.writable.getWriter();
   const reader = stream.readable.getReader();
   const frames = readFrames(reader);
   let subscriber: Subscriber | undefined;
-  let farewell: Promise<void> | undefined;
+  let farewell: Farewell | undefined;
   let name = '(before hello)';
   try {
     const first = await withDeadline(frames.next(), HELLO_TIMEOUT_MS, `no hello within ${HELLO_TIMEOUT_MS / 1000} s`);
@@ -150,28 +191,7 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
       }
       return;
     }
-    // A name identifies one live subscription (the broker's report and every resume are keyed by it);
-    // a second claim must not take over a healthy consumer's stream. A name whose subscription ended
-    // (a slow consumer the broker disconnected included) may subscribe again at once.
-    if (topic.subscribers.has(name)) throw new ProtocolViolation(ErrorCode.nameInUse, `a subscriber named ${name} is already connected; choose another name`);
-    // The welcome is queued on the writer before any event, and the subscriber joins
-    // the topic in the same tick: it receives exactly the events after headOffset.
-    const opening = openingFrames(hello, topic);
-    void writer.write(encodeWelcome(topic.headOffset)).catch(() => {});
-    const spec: SubscriptionSpec = {
-      name,
-      capacity: init.queueCapacity,
-      batchMaxEvents: init.batchMaxEvents,
-      write: (bytes) => writer.write(bytes),
-      farewell: (error) => {
-        farewell = sendFarewell(writer, error, init.idleTimeoutMs);
-        // Stop reading: the session ends, and it waits only for the farewell before releasing the stream.
-        void reader.cancel().catch(() => {});
-      },
-      logger,
-    };
-    subscriber = topic.subscribe(spec, opening);
-    logger.info({ client: name, role: 'subscriber', head: topic.headOffset, start: hello.start, openingFrames: opening.length }, 'client admitted');
+    ({ subscriber, farewell } = admitSubscriber(hello, { writer, reader }, context));
     await serveSubscriber(frames, subscriber, context);
   } catch (error) {
     if (error instanceof ProtocolViolation || error instanceof FrameDecodeError) {
@@ -194,7 +214,7 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
   } finally {
     // Every way out releases the stream now, rather than at the QUIC idle timeout
     // (after a slow-consumer ERROR: once it is flushed, or the peer is given up on).
-    await farewell;
+    await farewell?.flushed;
     await reader.cancel().catch(() => {});
     await writer.abort().catch(() => {});
   }
