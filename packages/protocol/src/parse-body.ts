@@ -73,30 +73,34 @@ function readName(body: Buffer, at: number, length: number): string {
   return bytes.toString('utf8');
 }
 
+/** HELLO: version, role, name (UTF-8), start kind and offset, token; every field checked. */
+function parseHello(body: Buffer): Frame {
+  requireLength('hello', body, 3);
+  const role = body.readUInt8(1);
+  if (!ROLES.has(role)) throw new FrameDecodeError(ErrorCode.malformedFrame, `hello has unknown role ${role}`);
+  const nameLength = body.readUInt8(2);
+  requireLength('hello', body, 3 + nameLength + 10);
+  const start = body.readUInt8(3 + nameLength);
+  if (!START_KINDS.has(start)) throw new FrameDecodeError(ErrorCode.malformedFrame, `hello has unknown start kind ${start}`);
+  const tokenAt = 3 + nameLength + 9;
+  const tokenLength = body.readUInt8(tokenAt);
+  requireLength('hello', body, tokenAt + 1 + tokenLength, true);
+  return {
+    type: 'hello',
+    protocolVersion: body.readUInt8(0),
+    role: role as Role,
+    name: readName(body, 3, nameLength),
+    start: start as StartKind,
+    startOffset: readU64(body, 4 + nameLength, 'start offset'),
+    token: Uint8Array.prototype.slice.call(body, tokenAt + 1, tokenAt + 1 + tokenLength),
+  };
+}
+
 /** Parses one frame body. `body` may be a view into a receive chunk: nothing returned may alias it. */
 export function parseBody(type: number, body: Buffer): Frame {
   switch (type) {
-    case FrameType.hello: {
-      requireLength('hello', body, 3);
-      const role = body.readUInt8(1);
-      if (!ROLES.has(role)) throw new FrameDecodeError(ErrorCode.malformedFrame, `hello has unknown role ${role}`);
-      const nameLength = body.readUInt8(2);
-      requireLength('hello', body, 3 + nameLength + 10);
-      const start = body.readUInt8(3 + nameLength);
-      if (!START_KINDS.has(start)) throw new FrameDecodeError(ErrorCode.malformedFrame, `hello has unknown start kind ${start}`);
-      const tokenAt = 3 + nameLength + 9;
-      const tokenLength = body.readUInt8(tokenAt);
-      requireLength('hello', body, tokenAt + 1 + tokenLength, true);
-      return {
-        type: 'hello',
-        protocolVersion: body.readUInt8(0),
-        role: role as Role,
-        name: readName(body, 3, nameLength),
-        start: start as StartKind,
-        startOffset: readU64(body, 4 + nameLength, 'start offset'),
-        token: Uint8Array.prototype.slice.call(body, tokenAt + 1, tokenAt + 1 + tokenLength),
-      };
-    }
+    case FrameType.hello:
+      return parseHello(body);
     case FrameType.welcome:
       requireLength('welcome', body, 8, true);
       return { type: 'welcome', headOffset: readU64(body, 0, 'head offset') };

@@ -15,7 +15,7 @@ import { interpretPlan } from './interpret-plan.js';
 import { LiveMonitor } from './live-monitor.js';
 import { buildPlan, checkPlan, faultedConsumers, longestStallMs, planLengthMs, type RunPlan } from './plan.js';
 import { startSampling } from './sampler.js';
-import { planSteps, type PlanRecord } from './steps.js';
+import { PlanSteps, type PlanRecord } from './steps.js';
 import { TeardownStack } from './teardown.js';
 import { Timeline } from './timeline.js';
 import { watchCluster } from './watch.js';
@@ -78,7 +78,8 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     teardown.defer('stop watching', () => watch.stop());
     let phase: PhaseName = 'converged';
     const stalled = faultedConsumers(plan);
-    const { handlers, record, nemesis } = planSteps({ mode, phaseMs: plan.phaseMs, cluster, watch, timeline, clock, logger, observer: context.observer, onPhase: (next) => (phase = next) });
+    const steps = new PlanSteps({ mode, phaseMs: plan.phaseMs, cluster, watch, timeline, clock, logger, observer: context.observer, onPhase: (next) => (phase = next) });
+    const { record, nemesis } = steps;
     const monitor = new LiveMonitor({
       ...cluster, consumers: () => cluster.consumers, stalled: (name) => stalled.includes(name), faultOf: (name) => nemesis.activeFault(name),
       keys: options.keys, totalSeconds: planLengthMs(plan) / 1000, mode,
@@ -88,7 +89,7 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     const sampleMs = samplingInterval(context.observer, plan);
     const sampling = startSampling(monitor, context.observer, sampleMs, () => ({ phase, seconds: clock.seconds() }));
     teardown.defer('stop sampling', () => sampling.stop());
-    await interpretPlan(plan, handlers, (at) => watch.guard(clock.until(at, context.signal)));
+    await interpretPlan(plan, steps, (at) => watch.guard(clock.until(at, context.signal)));
     sampling.stop();
     setLogPhase('checking');
     for (const child of children) child.send({ type: 'phase', phase: 'checking' });

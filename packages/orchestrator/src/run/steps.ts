@@ -39,102 +39,127 @@ interface StepContext {
 
 /** Every process of the run, for messages that go to all of them. */
 const everyone = (cluster: Cluster): ChildHandle[] => [cluster.broker, cluster.publisher, ...(cluster.rogue ? [cluster.rogue] : []), ...cluster.consumers];
+const pids = (targets: ChildHandle[]) => targets.map((c) => ({ name: c.name, pid: c.pid }));
 
 /**
  * The plan's steps, carried out against a running cluster: phase changes (told
  * to every process, so each log line carries its phase), the workload's start
- * and end, the nemesis, late joiners and restarts. Returns the handlers, what
- * they record, and the nemesis (to be stopped on every path).
+ * and end, the nemesis, late joiners and restarts. `record` is what they
+ * measured; `nemesis` must be stopped on every path.
  */
-export function planSteps(context: StepContext): { handlers: StepHandlers; record: PlanRecord; nemesis: Nemesis } {
-  const { cluster, watch, timeline, clock, logger, observer, mode } = context;
-  const record: PlanRecord = { stallWindow: { from: 0, to: Number.POSITIVE_INFINITY }, publishedInStall: 0, published: 0 };
-  const nemesis = new Nemesis(timeline);
-  const publisherDone = new Promise<number>((resolve) => cluster.publisher.on((m) => m.type === 'done' && resolve(m.published)));
-  const starting: Array<Promise<unknown>> = [];
-  const publishedNow = async () => (await watch.guard(cluster.publisher.status(STATUS_TIMEOUT_MS))).published;
-  const named = (names: string[]) => cluster.consumers.filter((c) => names.includes(c.name));
-  const one = (name: string) => named([name])[0];
-  const pids = (targets: ChildHandle[]) => targets.map((c) => ({ name: c.name, pid: c.pid }));
-  /** A joiner or a restarted consumer subscribes while the plan's clock keeps running; awaited at publish-done and at the end. */
-  const subscribe = (name: string, event: 'joined' | 'restart') => {
+export class PlanSteps implements StepHandlers {
+  readonly record: PlanRecord = { stallWindow: { from: 0, to: Number.POSITIVE_INFINITY }, publishedInStall: 0, published: 0 };
+  readonly nemesis: Nemesis;
+  private readonly publisherDone: Promise<number>;
+  /** Joiners and restarted consumers subscribing while the plan's clock runs on; awaited at publish-done and at the end. */
+  private readonly starting: Array<Promise<unknown>> = [];
+  private publishedAtStall = 0;
+
+  constructor(private readonly context: StepContext) {
+    this.nemesis = new Nemesis(context.timeline);
+    this.publisherDone = new Promise<number>((resolve) => context.cluster.publisher.on((m) => m.type === 'done' && resolve(m.published)));
+  }
+
+  private async publishedNow(): Promise<number> {
+    return (await this.context.watch.guard(this.context.cluster.publisher.status(STATUS_TIMEOUT_MS))).published;
+  }
+
+  private named(names: string[]): Array<ChildHandle<'consumer'>> {
+    return this.context.cluster.consumers.filter((c) => names.includes(c.name));
+  }
+
+  private subscribe(name: string, event: 'joined' | 'restart'): void {
+    const { cluster, timeline, watch } = this.context;
     const started = cluster.addConsumer(name).then((c) => {
       timeline.record({ type: event, consumer: c.name, pid: c.pid });
       watch.watchConsumer(c);
     });
     started.catch(() => {});
-    starting.push(started);
-  };
-  let publishedAtStall = 0;
+    this.starting.push(started);
+  }
 
-  const handlers: StepHandlers = {
-    phase: async ({ phase }) => {
-      // The `stalled` phase is the fault window: the costs "during the stall" are measured over it.
-      if (phase === 'stalled') {
-        publishedAtStall = await publishedNow();
-        record.stallWindow.from = wallClockMs();
-      }
-      if (phase === 'recovering') record.stallWindow.to = wallClockMs();
-      timeline.record({ type: 'phase', phase });
-      setLogPhase(phase);
-      for (const child of everyone(cluster)) child.send({ type: 'phase', phase });
-      logger.info({ at: clock.seconds() }, 'phase'); // the mixin adds `phase`
-      context.onPhase(phase);
-      observer.phase(mode, phase, clock.seconds());
-      if (phase === 'recovering') record.publishedInStall = (await publishedNow()) - publishedAtStall;
-    },
-    publish: ({ durationMs }) => {
-      cluster.publisher.send({ type: 'start', durationMs });
-      cluster.rogue?.send({ type: 'start', durationMs: 0 });
-    },
-    freeze: ({ consumers }) => {
-      const targets = named(consumers);
-      nemesis.freeze(targets);
-      logger.info({ consumers: pids(targets) }, 'stall started');
-    },
-    thaw: ({ consumers }) => {
-      const targets = named(consumers);
-      nemesis.thaw(targets);
-      logger.info({ consumers: pids(targets) }, 'stall ended');
-    },
-    slow: ({ consumer, percent }) => {
-      const target = one(consumer);
-      if (target === undefined) return;
-      nemesis.slow(target, percent);
-      logger.info({ consumer, pid: target.pid, percent }, 'slow started');
-    },
-    unslow: ({ consumer }) => {
-      nemesis.unslow(consumer);
-      logger.info({ consumer }, 'slow ended');
-    },
-    crash: ({ consumer }) => {
-      const target = one(consumer);
-      if (target === undefined) return;
-      watch.expectExit(target);
-      nemesis.crash(target);
-      logger.info({ consumer, pid: target.pid }, 'crashed (SIGKILL)');
-    },
-    restart: ({ consumer }) => {
-      nemesis.restarted(consumer);
-      subscribe(consumer, 'restart');
-    },
-    join: ({ consumer }) => subscribe(consumer, 'joined'),
-    // Lossy and resync never block the publisher: its `done` follows its schedule within
-    // milliseconds. Lossless blocks it while a consumer is frozen, by design: waiting would
-    // only lengthen the stall, so there the thaw does not wait.
-    publishEnd: async () => {
-      if (mode === 'lossless') return;
-      await watch.guard(Promise.race([publisherDone, sleep(LAST_CHANGE_GRACE_MS)]));
-    },
-    publishDone: async () => {
-      await watch.guard(Promise.all(starting));
-      const done = withDeadline(publisherDone, context.phaseMs + 10_000, 'the publisher did not report `done` after its publishing time; see its log');
-      record.published = await watch.guard(done);
-      timeline.record({ type: 'publisher-done', published: record.published });
-    },
-    end: async () => {
-      await watch.guard(Promise.all(starting));
-    },
-  };
-  return { handlers, record, nemesis };
+  async phase({ phase }: { phase: PhaseName }): Promise<void> {
+    const { cluster, timeline, clock, logger, observer, mode } = this.context;
+    // The `stalled` phase is the fault window: the costs "during the stall" are measured over it.
+    if (phase === 'stalled') {
+      this.publishedAtStall = await this.publishedNow();
+      this.record.stallWindow.from = wallClockMs();
+    }
+    if (phase === 'recovering') this.record.stallWindow.to = wallClockMs();
+    timeline.record({ type: 'phase', phase });
+    setLogPhase(phase);
+    for (const child of everyone(cluster)) child.send({ type: 'phase', phase });
+    logger.info({ at: clock.seconds() }, 'phase'); // the mixin adds `phase`
+    this.context.onPhase(phase);
+    observer.phase(mode, phase, clock.seconds());
+    if (phase === 'recovering') this.record.publishedInStall = (await this.publishedNow()) - this.publishedAtStall;
+  }
+
+  publish({ durationMs }: { durationMs: number }): void {
+    this.context.cluster.publisher.send({ type: 'start', durationMs });
+    this.context.cluster.rogue?.send({ type: 'start', durationMs: 0 });
+  }
+
+  freeze({ consumers }: { consumers: string[] }): void {
+    const targets = this.named(consumers);
+    this.nemesis.freeze(targets);
+    this.context.logger.info({ consumers: pids(targets) }, 'stall started');
+  }
+
+  thaw({ consumers }: { consumers: string[] }): void {
+    const targets = this.named(consumers);
+    this.nemesis.thaw(targets);
+    this.context.logger.info({ consumers: pids(targets) }, 'stall ended');
+  }
+
+  slow({ consumer, percent }: { consumer: string; percent: number }): void {
+    const [target] = this.named([consumer]);
+    if (target === undefined) return;
+    this.nemesis.slow(target, percent);
+    this.context.logger.info({ consumer, pid: target.pid, percent }, 'slow started');
+  }
+
+  unslow({ consumer }: { consumer: string }): void {
+    this.nemesis.unslow(consumer);
+    this.context.logger.info({ consumer }, 'slow ended');
+  }
+
+  crash({ consumer }: { consumer: string }): void {
+    const [target] = this.named([consumer]);
+    if (target === undefined) return;
+    this.context.watch.expectExit(target);
+    this.nemesis.crash(target);
+    this.context.logger.info({ consumer, pid: target.pid }, 'crashed (SIGKILL)');
+  }
+
+  restart({ consumer }: { consumer: string }): void {
+    this.nemesis.restarted(consumer);
+    this.subscribe(consumer, 'restart');
+  }
+
+  join({ consumer }: { consumer: string }): void {
+    this.subscribe(consumer, 'joined');
+  }
+
+  /**
+   * Lossy and resync never block the publisher: its `done` follows its schedule
+   * within milliseconds. Lossless blocks it while a consumer is frozen, by design:
+   * waiting would only lengthen the stall, so there the thaw does not wait.
+   */
+  async publishEnd(): Promise<void> {
+    if (this.context.mode === 'lossless') return;
+    await this.context.watch.guard(Promise.race([this.publisherDone, sleep(LAST_CHANGE_GRACE_MS)]));
+  }
+
+  async publishDone(): Promise<void> {
+    const { watch, timeline, phaseMs } = this.context;
+    await watch.guard(Promise.all(this.starting));
+    const done = withDeadline(this.publisherDone, phaseMs + 10_000, 'the publisher did not report `done` after its publishing time; see its log');
+    this.record.published = await watch.guard(done);
+    timeline.record({ type: 'publisher-done', published: this.record.published });
+  }
+
+  async end(): Promise<void> {
+    await this.context.watch.guard(Promise.all(this.starting));
+  }
 }
