@@ -57,13 +57,21 @@ test('LAG.to is the head when the LAG is sent, equal to the SYNC_END that follow
   expect((await publisher.next('WELCOME'))?.type).toBe('welcome');
 
   let version = 0;
-  const publish = async (count: number): Promise<void> => {
-    for (let sent = 0; sent < count; sent += 50) {
-      const batch = Array.from({ length: 50 }, () => encodePublish({ key: version % KEYS, version: ++version, value: version, deleted: false, publishedAt: Date.now(), payloadLength: PAYLOAD }));
+  const publish = async (count: number, perWrite = 50): Promise<void> => {
+    for (let sent = 0; sent < count; sent += perWrite) {
+      const batch = Array.from({ length: perWrite }, () => encodePublish({ key: version % KEYS, version: ++version, value: version, deleted: false, publishedAt: Date.now(), payloadLength: PAYLOAD }));
       await publisher!.write(Buffer.concat(batch));
     }
     await watcher!.waitForVersion(version);
   };
+
+  // First fill the transport to the sleeper, a few events at a time (fewer than its queue holds, each
+  // write applied by the watcher before the next), until the broker's write to it stays pending: then
+  // events wait in its queue. Only then can an overflow not be answered at once, so the LAG must wait
+  // for the sleeper to read again - the case that tells "head when sent" from "head at overflow".
+  const queued = async () => (await broker.report()).subscribers['sleeper']?.queued ?? 0;
+  for (let round = 0; round < 500 && (await queued()) === 0; round++) await publish(4, 4);
+  expect(await queued()).toBeGreaterThan(0);
 
   // Publish until the broker has lagged the sleeper (bounded: 20 MB at most).
   const lagged = () => brokerLog().find((line) => line.msg === 'lagged' && line.subscriber === 'sleeper');
