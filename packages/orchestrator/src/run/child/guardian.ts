@@ -1,8 +1,7 @@
-import { fileURLToPath } from 'node:url';
-import { execaNode } from 'execa';
 import type { GuardianCommand, LogSettings } from '@state-divergence/protocol';
 import { withDeadline, type Logger } from '@state-divergence/runtime';
 import type { ChildHandle, ChildRegistry } from './child-handle.js';
+import { startNodeProcess } from './start-process.js';
 
 const READY_TIMEOUT_MS = 10_000;
 
@@ -20,17 +19,8 @@ export interface Guardian {
 }
 
 export async function startGuardian(log: LogSettings, logger: Logger): Promise<Guardian> {
-  const subprocess = execaNode(fileURLToPath(import.meta.resolve('@state-divergence/guardian')), [], {
-    ipc: true,
-    serialization: 'advanced',
-    stdin: 'ignore',
-    stdout: 'ignore',
-    stderr: 'inherit',
-    buffer: false,
-    reject: false,
-    // Its own group: a Ctrl-C at the terminal must not take it down with the orchestrator.
-    detached: true,
-  });
+  // Its own group: a Ctrl-C at the terminal must not take it down with the orchestrator.
+  const subprocess = startNodeProcess('@state-divergence/guardian');
   const send = (command: GuardianCommand) => subprocess.sendMessage(command).catch((error: unknown) => logger.warn({ err: error, command: command.type }, 'guardian unreachable'));
   const ready = subprocess.getOneMessage();
   await send({ type: 'init', log });

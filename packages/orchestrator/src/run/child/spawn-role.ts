@@ -1,17 +1,14 @@
-import { fileURLToPath } from 'node:url';
-import { execaNode } from 'execa';
 import { isOfRole, type ChildRole, type CountersOf, type DigestVerdict, type InitOf, type LastWrites, type OrchestratorCommand, type ProcessResources, type ReportOf, type RoleMessages } from '@state-divergence/protocol';
 import { sleep, type Logger } from '@state-divergence/runtime';
 import { RunError } from '../../model/errors.js';
 import { ChildChannel } from './channel.js';
 import type { ChildHandle, Listener } from './child-handle.js';
 import { ProcessGroup } from './process-group.js';
+import { startNodeProcess } from './start-process.js';
 
 const READY_TIMEOUT_MS = 15_000;
 /** How long a child gets to exit after `stop` before it is SIGKILLed. */
 const STOP_GRACE_MS = 1_500;
-
-const entryPoint = (role: ChildRole): string => fileURLToPath(import.meta.resolve(`@state-divergence/${role}`));
 
 export interface SpawnOptions<R extends ChildRole> {
   role: R;
@@ -34,24 +31,8 @@ function ofRole<R extends ChildRole, K extends 'counters' | 'report'>(value: Rol
   return value;
 }
 
-function startProcess(role: ChildRole) {
-  return execaNode(entryPoint(role), [], {
-    ipc: true,
-    serialization: 'advanced',
-    stdin: 'ignore',
-    // Children log to stderr or the log file; stdout belongs to the report.
-    stdout: 'ignore',
-    stderr: 'inherit',
-    buffer: false,
-    reject: false,
-    // Its own process group: a Ctrl-C in the terminal reaches only the orchestrator,
-    // which then stops every child in order (a frozen child could not act on it anyway).
-    // execa's `cleanup` does not apply to detached children; they exit by themselves
-    // when the IPC channel disconnects (runtime/src/child.ts). The stop escalation
-    // (SIGCONT, `stop` over IPC, SIGKILL) is ours: see `stop` below.
-    detached: true,
-  });
-}
+/** The stop escalation (SIGCONT, `stop` over IPC, SIGKILL) is ours: see `stop` below. */
+const startProcess = (role: ChildRole) => startNodeProcess(`@state-divergence/${role}`);
 
 /** One running child: its IPC channel, its process group, and the stop escalation. */
 class RoleProcess<R extends ChildRole> implements ChildHandle<R> {
