@@ -9,3 +9,4 @@ export { digestMix, DIGEST_SEED_HIGH, DIGEST_SEED_LOW, StateDigest } from './dig
 export { publishRefusal, type PublishLimits, type Refusal } from './publish-rules.js';
 export { isChildInit, isChildMessage, isOrchestratorCommand, isRequestKind } from './ipc-guards.js';
 export { isGuardianCommand, type GuardianCommand, type GuardianMessage } from './guardian.js';
+export { readForeignMessage, readForeignCounters, readForeignReport, type ForeignRead } from './ipc-foreign.js';

@@ -172,6 +172,13 @@ export interface ConsumerReport {
    * queued and never sent is also in the broker's droppedRanges.
    */
   skippedRanges: Array<[number, number]>;
+  /**
+   * Offsets a delta it asked for gave back: [N + 1, S] for a RESUME from N (or a
+   * subscribe from offset N) answered by SYNC_END at S. The checker does not count
+   * a drop in one as missed. Ours never asks under lossy, so it leaves this out;
+   * a foreign consumer that repairs itself reports it (docs/CONSUMER.md).
+   */
+  repairedRanges?: Array<[number, number]>;
 }
 
 export interface RogueReport {
