@@ -1,6 +1,7 @@
 import { LOG_LEVELS, MAX_PAYLOAD_BYTES, OVERFLOW_POLICIES, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
 import type { Fault } from '../model/faults.js';
 import { checkSchedule, parseFaults } from './parse-faults.js';
+import { parseConsumerCommands } from './parse-consumer-cmd.js';
 import { UsageError } from '../model/errors.js';
 import { consumerName, DEFAULTS, EXPANSIONS, MODE_CHOICES, type ModeChoice, type Options, type RawOptions } from '../model/options.js';
 
@@ -76,6 +77,7 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
     deleteRatio: checkNumber('delete-ratio', raw.deleteRatio ?? DEFAULTS.deleteRatio, { min: 0, max: 1, integer: false, what: 'a fraction from 0 to 1' }),
     joinLate,
     rogueFrames: checkNumber('rogue-frames', raw.rogueFrames ?? DEFAULTS.rogueFrames, integerIn(0, 1_000_000)),
+    consumerCmd: parseConsumerCommands(raw.consumerCmd ?? [], valid),
     tui: raw.tui ?? DEFAULTS.tui,
     json: raw.json ?? DEFAULTS.json,
     logFile: raw.logFile ?? DEFAULTS.logFile,

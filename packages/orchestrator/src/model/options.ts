@@ -43,6 +43,7 @@ export interface RawOptions {
   deleteRatio?: number;
   joinLate?: string | undefined;
   rogueFrames?: number;
+  consumerCmd?: Array<string | number>;
   tui?: boolean;
   json?: boolean;
   logFile?: string | undefined;
@@ -74,12 +75,24 @@ export interface Options {
   joinLate: string | null;
   /** Hostile frames a rogue client sends during the run (0: no rogue). */
   rogueFrames: number;
+  /** Consumers the orchestrator did not write, run from a command line (--consumer-cmd), in consumer order. */
+  consumerCmd: ConsumerCommand[];
   tui: boolean;
   json: boolean;
   logFile: string | null;
   logLevel: LogLevel;
   /** Write a self-contained HTML report here after the run. */
   report: string | null;
+}
+
+/**
+ * A consumer someone else wrote: `command` as given, `argv` as a shell would
+ * split it (no shell runs it). It speaks docs/CONSUMER.md's contract.
+ */
+export interface ConsumerCommand {
+  consumer: string;
+  command: string;
+  argv: string[];
 }
 
 export const consumerName = (index: number): string => `consumer-${index + 1}`;
