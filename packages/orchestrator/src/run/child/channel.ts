@@ -1,10 +1,11 @@
-import { isChildMessage, type ChildInit, type ChildMessage, type OrchestratorCommand, type RequestKind, type RequestReplies } from '@state-divergence/protocol';
+import { isChildMessage, readForeignMessage, type ChildInit, type ChildMessage, type ForeignRead, type OrchestratorCommand, type RequestKind, type RequestReplies } from '@state-divergence/protocol';
 import { withDeadline, type Logger } from '@state-divergence/runtime';
 import { RunError } from '../../model/errors.js';
 import type { Listener } from './child-handle.js';
+import { UnreadableLine } from './json-lines.js';
 
-/** What the channel needs of execa's subprocess: its IPC methods. */
-interface IpcSubprocess {
+/** What the channel needs of a child's IPC: execa's methods for ours, JSON lines for a foreign consumer. */
+export interface IpcSubprocess {
   getEachMessage(): AsyncIterable<unknown>;
   sendMessage(message: object): Promise<void>;
 }
@@ -18,14 +19,27 @@ const REPLY_VALUE: { [K in RequestKind]: (m: ChildMessage, id: number) => Reques
   lastWrites: (m, id) => (m.type === 'reply' && m.id === id && m.kind === 'lastWrites' ? m.value : undefined),
 };
 
+/** Told of every way a foreign consumer broke the child contract (docs/CONSUMER.md), as a sentence naming it. */
+export type ContractBreach = (failure: string) => void;
+
+/** Our own children's messages are checked for shape; a foreign consumer's are read field by field from JSON. */
+function readOwn(raw: unknown): ForeignRead {
+  return isChildMessage(raw) ? { ok: true, message: raw } : { ok: false, problem: 'sent something that is not a ChildMessage' };
+}
+const readForeign = (raw: unknown): ForeignRead => (raw instanceof UnreadableLine ? { ok: false, problem: raw.problem } : readForeignMessage(raw));
+
 /**
  * The IPC channel to one child: every message it sends goes to the listeners
  * (checked for shape first), and a request is matched to its reply by id.
  * Every wait ends: on the reply, on a `refused` or `fatal`, on the child's exit,
- * or at its deadline.
+ * or at its deadline. A foreign consumer's malformed reply fails its request at
+ * once, saying where it is wrong, and every malformed message it sends is a
+ * contract breach.
  */
 export class ChildChannel {
   private readonly listeners = new Set<Listener>();
+  /** Rejects a pending request whose reply arrived malformed, by request id. */
+  private readonly failedReplies = new Map<number, (error: Error) => void>();
   private lastId = 0;
 
   constructor(
@@ -34,22 +48,30 @@ export class ChildChannel {
     private readonly who: string,
     private readonly exited: Promise<string>,
     private readonly logger: Logger,
+    /** Set for a foreign consumer: its messages are JSON to be read, and what breaks the contract is reported here. */
+    private readonly breach?: ContractBreach,
   ) {
     void this.pump();
   }
 
   private async pump(): Promise<void> {
+    const read = this.breach ? readForeign : readOwn;
     try {
       for await (const raw of this.subprocess.getEachMessage()) {
-        if (!isChildMessage(raw)) {
-          this.logger.warn({ child: this.who, message: raw }, 'ignored a malformed IPC message');
-          continue;
-        }
-        for (const listener of this.listeners) listener(raw);
+        const message = read(raw);
+        if (message.ok) for (const listener of this.listeners) listener(message.message);
+        else this.malformed(raw, message);
       }
     } catch {
       // The channel closed with the process; `exited` tells everyone waiting.
     }
+  }
+
+  private malformed(raw: unknown, read: Extract<ForeignRead, { ok: false }>): void {
+    if (!this.breach) return void this.logger.warn({ child: this.who, message: raw }, 'ignored a malformed IPC message');
+    const failure = `${this.who} ${read.problem}`;
+    this.breach(failure); // logged by whoever keeps the record (one line per failure)
+    if (read.request) this.failedReplies.get(read.request.id)?.(new RunError('E_CONTRACT', failure));
   }
 
   on(listener: Listener): () => void {
@@ -69,10 +91,11 @@ export class ChildChannel {
     });
   }
 
-  /** Resolves with the first message `pick` accepts; rejects if `pick` throws. */
-  waitFor<T>(pick: (m: ChildMessage) => T | undefined, timeoutMs: number, what: string): Promise<T> {
+  /** Resolves with the first message `pick` accepts; rejects if `pick` throws, or when `failed` does. */
+  waitFor<T>(pick: (m: ChildMessage) => T | undefined, timeoutMs: number, what: string, failed?: Promise<never>): Promise<T> {
     let off: () => void = () => {};
     const arrived = new Promise<T>((resolve, reject) => {
+      failed?.catch(reject);
       off = this.on((m) => {
         let value: T | undefined;
         try {
@@ -92,10 +115,12 @@ export class ChildChannel {
   request<K extends RequestKind>(kind: K, timeoutMs: number): Promise<RequestReplies[K]> {
     const id = ++this.lastId;
     const read = REPLY_VALUE[kind];
+    const failed = new Promise<never>((_, reject) => this.failedReplies.set(id, reject));
+    failed.catch(() => {}); // observed by waitFor; a request that ends otherwise never rejects it
     const reply = this.waitFor((m) => {
       if (m.type === 'refused' && m.id === id) throw new RunError('E_REFUSED', `${this.who} cannot serve a ${kind} request: ${m.message}`);
       return read(m, id);
-    }, timeoutMs, `${kind} reply`);
+    }, timeoutMs, `${kind} reply`, failed).finally(() => this.failedReplies.delete(id));
     this.send({ type: 'request', id, kind });
     return reply;
   }

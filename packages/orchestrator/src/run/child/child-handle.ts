@@ -8,6 +8,8 @@ export interface ChildHandle<out R extends ChildRole = ChildRole> {
   readonly name: string;
   readonly role: R;
   readonly pid: number;
+  /** The command line of a consumer someone else wrote (--consumer-cmd); null for one of ours. */
+  readonly command: string | null;
   /** CPU and peak memory, as of the last gather. */
   readonly resources: ProcessResources | undefined;
   /** The broker's listening port, from its `ready`. */

@@ -1,14 +1,19 @@
-import { isOfRole, type ChildRole, type CountersOf, type DigestVerdict, type InitOf, type LastWrites, type OrchestratorCommand, type ProcessResources, type ReportOf, type RoleMessages } from '@state-divergence/protocol';
-import { sleep, type Logger } from '@state-divergence/runtime';
+import type { ChildRole, InitOf } from '@state-divergence/protocol';
+import type { Logger } from '@state-divergence/runtime';
 import { RunError } from '../../model/errors.js';
-import { ChildChannel } from './channel.js';
-import type { ChildHandle, Listener } from './child-handle.js';
-import { ProcessGroup } from './process-group.js';
+import type { ContractBreach } from './channel.js';
+import type { ChildHandle } from './child-handle.js';
+import { RoleProcess } from './role-process.js';
 import { startNodeProcess } from './start-process.js';
+import { fromExeca, startForeign, type StartedProcess } from './started-process.js';
 
 const READY_TIMEOUT_MS = 15_000;
-/** How long a child gets to exit after `stop` before it is SIGKILLed. */
-const STOP_GRACE_MS = 1_500;
+
+/** A consumer someone else wrote: its command line as given, and as split into argv. */
+export interface ForeignCommand {
+  command: string;
+  argv: string[];
+}
 
 export interface SpawnOptions<R extends ChildRole> {
   role: R;
@@ -23,106 +28,16 @@ export interface SpawnOptions<R extends ChildRole> {
   track?: (child: ChildHandle) => void;
   /** How long booting, and then getting ready, may each take [default 15 s]. */
   readyTimeoutMs?: number;
+  /** Run this instead of our package (a consumer only): it speaks docs/CONSUMER.md over JSON lines. */
+  foreign?: ForeignCommand | undefined;
+  /** Told of every way a foreign child breaks the contract (its malformed messages, a SIGKILL at stop). */
+  breach?: ContractBreach;
 }
 
-/** A reply of the wrong role is the child's bug, said plainly rather than cast away. */
-function ofRole<R extends ChildRole, K extends 'counters' | 'report'>(value: RoleMessages[ChildRole][K], role: R, who: string): RoleMessages[R][K] {
-  if (!isOfRole<R, K>(value, role)) throw new RunError('E_IPC', `${who} answered as a ${value.role}, not a ${role}`);
-  return value;
-}
-
-/** The stop escalation (SIGCONT, `stop` over IPC, SIGKILL) is ours: see `stop` below. */
-const startProcess = (role: ChildRole) => startNodeProcess(`@state-divergence/${role}`);
-
-/** One running child: its IPC channel, its process group, and the stop escalation. */
-class RoleProcess<R extends ChildRole> implements ChildHandle<R> {
-  resources: ProcessResources | undefined;
-  port: number | undefined;
-  latest: CountersOf<R> | undefined;
-  alive = true;
-  readonly exited: Promise<string>;
-  readonly channel: ChildChannel;
-  private readonly group: ProcessGroup;
-  private readonly who: string;
-
-  constructor(
-    subprocess: ReturnType<typeof startProcess>,
-    readonly role: R,
-    readonly name: string,
-    readonly pid: number,
-    private readonly logger: Logger,
-  ) {
-    this.who = `${name} (pid ${pid})`;
-    this.exited = subprocess.then((result) => {
-      this.alive = false;
-      const how = result.signal ? `killed by ${result.signal}` : `exited with code ${result.exitCode}`;
-      logger.info({ child: name, childPid: pid, how }, 'child exited');
-      return how;
-    });
-    this.group = new ProcessGroup(pid);
-    this.channel = new ChildChannel(subprocess, this.who, this.exited, logger);
-    this.channel.on((m) => {
-      if (m.type === 'progress' && isOfRole<R, 'counters'>(m.counters, role)) this.latest = m.counters;
-    });
-  }
-
-  get frozen(): boolean {
-    return this.group.frozen;
-  }
-
-  send(command: OrchestratorCommand): void {
-    if (this.alive) this.channel.send(command);
-  }
-
-  async status(timeoutMs: number): Promise<CountersOf<R>> {
-    return ofRole<R, 'counters'>(await this.channel.request('status', timeoutMs), this.role, this.who);
-  }
-
-  async gather(timeoutMs: number): Promise<ReportOf<R>> {
-    const gathered = await this.channel.request('gather', timeoutMs);
-    this.resources = gathered.resources;
-    return ofRole<R, 'report'>(gathered.report, this.role, this.who);
-  }
-
-  digest(timeoutMs: number): Promise<DigestVerdict> {
-    return this.channel.request('digest', timeoutMs);
-  }
-
-  versions(timeoutMs: number): Promise<Float64Array> {
-    return this.channel.request('versions', timeoutMs);
-  }
-
-  lastWrites(timeoutMs: number): Promise<LastWrites> {
-    return this.channel.request('lastWrites', timeoutMs);
-  }
-
-  on(listener: Listener): void {
-    this.channel.on(listener);
-  }
-
-  freeze(): void {
-    this.group.freeze();
-  }
-
-  thaw(): void {
-    this.group.thaw();
-  }
-
-  kill(): void {
-    this.group.kill();
-  }
-
-  async stop(): Promise<void> {
-    if (!this.alive) return;
-    // A stopped process cannot act on anything but SIGKILL: continue it first.
-    this.group.thaw();
-    this.send({ type: 'stop' });
-    const gone = await Promise.race([this.exited.then(() => true), sleep(STOP_GRACE_MS).then(() => false)]);
-    if (gone) return;
-    this.logger.warn({ child: this.name, childPid: this.pid }, `no exit within ${STOP_GRACE_MS} ms of stop; SIGKILL`);
-    this.group.kill();
-    await Promise.race([this.exited, sleep(STOP_GRACE_MS)]);
-  }
+function start<R extends ChildRole>(options: SpawnOptions<R>): StartedProcess {
+  if (options.foreign === undefined) return fromExeca(startNodeProcess(`@state-divergence/${options.role}`));
+  if (options.role !== 'consumer') throw new RunError('E_SPAWN', `only a consumer can be foreign, not the ${options.role}`);
+  return startForeign(options.foreign.argv);
 }
 
 /**
@@ -132,12 +47,15 @@ class RoleProcess<R extends ChildRole> implements ChildHandle<R> {
  * before the other side listens is lost.
  */
 export async function spawnRole<R extends ChildRole>(options: SpawnOptions<R>): Promise<ChildHandle<R>> {
-  const subprocess = startProcess(options.role);
-  if (subprocess.pid === undefined) {
-    const result = await subprocess;
-    throw new RunError('E_SPAWN', `${options.name} could not be started: ${result.message ?? 'no pid'}`);
+  const started = start(options);
+  const command = options.foreign?.command ?? null;
+  const { pid } = started;
+  if (pid === undefined) {
+    const { failure } = await started.ended;
+    const who = command === null ? options.name : `${options.name} (foreign: ${command})`;
+    throw new RunError('E_SPAWN', `${who} could not be started: ${failure ?? 'no pid'}`);
   }
-  const child = new RoleProcess(subprocess, options.role, options.name, subprocess.pid, options.logger);
+  const child = new RoleProcess({ ...started, pid }, options.role, options.name, options.logger, command, options.breach);
   options.track?.(child);
   try {
     const timeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
