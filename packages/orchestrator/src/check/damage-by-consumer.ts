@@ -1,7 +1,8 @@
 import type { CheckResult } from './checker.js';
 import { wrongByDecile } from './damage.js';
-import { expectedWrong, mergeRanges, type OffsetRange } from './expectation.js';
+import { expectedWrong, type OffsetRange } from './expectation.js';
 import { missedKeys } from './missed.js';
+import { unrepaired } from './repaired.js';
 import type { GatheredRun } from './run-types.js';
 
 /**
@@ -13,7 +14,7 @@ import type { GatheredRun } from './run-types.js';
 function missedRangesOf(run: GatheredRun, consumer: GatheredRun['consumers'][number]): OffsetRange[] {
   const dropped = run.broker?.subscribers[consumer.name]?.droppedRanges ?? [];
   const before: OffsetRange[] = consumer.report && consumer.report.coveredAfter > 0 ? [[1, consumer.report.coveredAfter]] : [];
-  return mergeRanges([...dropped, ...before, ...(consumer.report?.skippedRanges ?? [])]);
+  return unrepaired([...dropped, ...before, ...(consumer.report?.skippedRanges ?? [])], consumer.report?.repairedRanges ?? []);
 }
 
 /** Per consumer: wrong and missed fractions by hotness decile, and the expected number of wrong keys. */

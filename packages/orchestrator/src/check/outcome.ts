@@ -2,8 +2,8 @@ import type { ConsumerReport } from '@state-divergence/protocol';
 import { checkSafely, type CheckInput } from './checker.js';
 import { overlaps } from './damage.js';
 import { damageBy } from './damage-by-consumer.js';
-import { mergeRanges } from './expectation.js';
 import { summarizeLatency } from './latency.js';
+import { unrepaired } from './repaired.js';
 import type { ConsumerLatency, GatheredRun, ModeResult, PublisherOutcome, Recovery } from './run-types.js';
 
 export type { GatheredRun, ModeResult } from './run-types.js';
@@ -70,7 +70,7 @@ function checkInput(run: GatheredRun): CheckInput {
     lastWriteOffsets: broker?.lastWriteOffsets ?? [],
     consumers: run.consumers.map((c) => ({
       ...c,
-      missedRanges: mergeRanges([...(broker?.subscribers[c.name]?.droppedRanges ?? []), ...(c.report?.skippedRanges ?? [])]),
+      missedRanges: unrepaired([...(broker?.subscribers[c.name]?.droppedRanges ?? []), ...(c.report?.skippedRanges ?? [])], c.report?.repairedRanges ?? []),
       undrained: run.drain.behind[c.name] ?? null,
     })),
   };
@@ -122,5 +122,7 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
     events: run.events,
     timing: { publishingStartedAt: publisher.startedAt, stallWindow },
     wallSeconds: run.wallSeconds,
+    commands: run.commands,
+    contract: run.contract,
   };
 }

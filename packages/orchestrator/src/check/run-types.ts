@@ -104,6 +104,9 @@ export interface ModeResult {
   /** Wall-clock ms: when the publisher started, and the fault window (the `stalled` phase). */
   timing: { publishingStartedAt: number; stallWindow: { from: number; to: number } };
   wallSeconds: number;
+  /** Foreign consumers (--consumer-cmd): command lines and contract failures, by name (see GatheredRun). */
+  commands: Record<string, string>;
+  contract: Record<string, string[]>;
 }
 
 export interface GatheredRun {
@@ -120,4 +123,8 @@ export interface GatheredRun {
   processes: ProcessCost[];
   events: RunEvent[];
   wallSeconds: number;
+  /** Consumers someone else wrote (--consumer-cmd): their command lines, by name. */
+  commands: Record<string, string>;
+  /** Their contract failures (docs/CONSUMER.md), by name: each a sentence naming the consumer. */
+  contract: Record<string, string[]>;
 }

@@ -17,8 +17,12 @@ export function printDocument(document: JsonDocument, json: boolean, reportPath:
   }
 }
 
-/** The run is complete but not fully judged: a consumer ended early or could not be checked. */
-const incomplete = (runs: JsonRun[]): boolean => runs.some((r) => r.valid === 'unknown' || r.consumers.some((c) => c.endedEarly !== null));
+/** Every contract failure of a foreign consumer (docs/CONSUMER.md), by mode; each sentence names its consumer. */
+const contractFailures = (runs: JsonRun[]): string[] => runs.flatMap((r) => r.consumers.flatMap((c) => c.contract.map((failure) => `${r.mode}: ${failure}`)));
+
+/** The run is complete but not fully judged: a consumer ended early, could not be checked, or broke the child contract. */
+const incomplete = (runs: JsonRun[]): boolean =>
+  runs.some((r) => r.valid === 'unknown' || r.consumers.some((c) => c.endedEarly !== null)) || contractFailures(runs).length > 0;
 
 /** `orchestrator [run]`: every mode in turn, each reported as it ends, then the closing comparison. */
 export function runCommand(options: Options): Promise<number> {
@@ -51,7 +55,13 @@ export function runCommand(options: Options): Promise<number> {
     for (const report of reports) print(report);
     printDocument({ config, runs }, options.json, options.report);
     if (!incomplete(runs)) return EXIT.ok;
-    process.stderr.write('orchestrator: the run completed, but a consumer ended early or could not be checked (see the report)\n');
+    const broken = contractFailures(runs);
+    for (const failure of broken) process.stderr.write(`orchestrator: ${failure}\n`);
+    process.stderr.write(
+      broken.length === 0
+        ? 'orchestrator: the run completed, but a consumer ended early or could not be checked (see the report)\n'
+        : 'orchestrator: the run completed, but a foreign consumer broke the child contract (docs/CONSUMER.md; see the report)\n',
+    );
     return EXIT.incomplete;
   });
 }

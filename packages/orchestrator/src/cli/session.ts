@@ -6,8 +6,8 @@ import { GuardedRegistry, startGuardian } from '../run/child/guardian.js';
 
 /**
  * 0 the run completed (divergence under lossy is the expected result, not a failure);
- * 1 the run failed; 2 bad input; 3 it completed but a consumer ended early or could not
- * be checked; 128 + n for signal n (130 SIGINT, 143 SIGTERM).
+ * 1 the run failed; 2 bad input; 3 it completed but a consumer ended early, could not
+ * be checked, or (a foreign one) broke the child contract; 128 + n for signal n (130 SIGINT, 143 SIGTERM).
  */
 export const EXIT = { ok: 0, failed: 1, usage: 2, incomplete: 3 } as const;
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };

@@ -56,6 +56,10 @@ export function toJsonRun(r: ModeResult) {
       digestMatch: r.digests[c.name]?.match ?? null,
       digest: r.digests[c.name] ?? null,
       endedEarly: c.endedEarly,
+      /** A consumer someone else wrote: the command it ran as (--consumer-cmd); null for ours. */
+      command: r.commands[c.name] ?? null,
+      /** How it broke the child contract (docs/CONSUMER.md), each a sentence; [] when it kept it. */
+      contract: r.contract[c.name] ?? [],
       recovery: r.recovery[c.name] ?? null,
       /** What the workload's key probabilities say it should end wrong about, given the offsets it missed. */
       expectedWrong: r.damage.expectedWrong[c.name] ?? null,

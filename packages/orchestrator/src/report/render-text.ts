@@ -78,6 +78,9 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
   if (consumer.unexpected > 0) lines.push(`${INDENT}BUG: ${consumer.unexpected} values the publisher never emitted`);
   if (consumer.unexplainedKeys.length > 0) lines.push(`${INDENT}BUG: ${consumer.unexplainedKeys.length} wrong keys not explained by drops: ${keyList(consumer.unexplainedKeys)}`);
   if (consumer.endedEarly !== null) lines.push(`${INDENT}its subscription ENDED EARLY: ${consumer.endedEarly}`);
+  // A consumer someone else wrote: what it runs as, and every way it broke the child contract (docs/CONSUMER.md).
+  if (consumer.command !== null) lines.push(`${INDENT}foreign consumer: ${consumer.command}`);
+  for (const failure of consumer.contract) lines.push(`${INDENT}CONTRACT FAILURE: ${failure}`);
   return lines;
 }
 

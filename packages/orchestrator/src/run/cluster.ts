@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { BrokerEndpoint, ChildRole, InitOf, LogSettings, Mode, OverflowPolicy } from '@state-divergence/protocol';
 import { TOKEN_BYTES } from '@state-divergence/protocol';
-import type { Logger } from '@state-divergence/runtime';
+import { errorMessage, type Logger } from '@state-divergence/runtime';
 import { RunError } from '../model/errors.js';
 import { brokerInit, consumerInit, HOST, publisherInit } from './child-inits.js';
 import type { ChildHandle } from './child/child-handle.js';
-import { spawnRole } from './child/spawn-role.js';
+import { spawnRole, type ForeignCommand, type SpawnOptions } from './child/spawn-role.js';
 import { generateRunCertificate } from './tls.js';
 
 /** What to start: the workload, the broker and the clients of one mode. */
@@ -26,6 +26,10 @@ export interface ClusterSpec {
   /** QUIC idle timeout: must outlast the longest stall. */
   idleTimeoutMs: number;
   log: LogSettings;
+  /** Consumers someone else wrote, by name (--consumer-cmd): each runs its command, a restart too. */
+  foreign?: Record<string, ForeignCommand>;
+  /** Told of every contract failure of a foreign consumer (docs/CONSUMER.md), by name. */
+  breach?: (name: string, failure: string) => void;
 }
 
 export interface Cluster {
@@ -35,8 +39,11 @@ export interface Cluster {
   consumers: Array<ChildHandle<'consumer'>>;
   rogue: ChildHandle<'rogue'> | undefined;
   endpoint: BrokerEndpoint;
-  /** Starts a consumer against the running broker: a joiner is added to `consumers`, a restart replaces its crashed predecessor. */
-  addConsumer(name: string): Promise<ChildHandle<'consumer'>>;
+  /**
+   * Starts a consumer against the running broker: a joiner is added to `consumers`, a restart replaces its
+   * crashed predecessor. Undefined: a foreign consumer that did not start (its contract failure says why).
+   */
+  addConsumer(name: string): Promise<ChildHandle<'consumer'> | undefined>;
 }
 
 /**
@@ -54,7 +61,7 @@ export async function startCluster(
   // Every process boots at once and booting is CPU-bound: on 2 cores fifty of them take
   // ~15 s. Allow 15 s plus half a second per process before calling one stuck.
   const readyTimeoutMs = 15_000 + 500 * (spec.consumers.length + 3);
-  const spawn = <R extends ChildRole>(role: R, name: string, init: Promise<InitOf<R>>) => spawnRole({ role, name, init, logger, readyTimeoutMs, track });
+  const spawn = <R extends ChildRole>(role: R, name: string, init: Promise<InitOf<R>>, more: Partial<SpawnOptions<R>> = {}) => spawnRole({ role, name, init, logger, readyTimeoutMs, track, ...more });
   // Admission: the pinned certificate proves the broker to clients; the token proves clients to the broker.
   const token = randomBytes(TOKEN_BYTES).toString('hex');
   const certificate = generateRunCertificate();
@@ -65,7 +72,19 @@ export async function startCluster(
     return { host: HOST, port: b.port, caPem: tls.certPem, idleTimeoutMs, token };
   });
   endpoint.catch(() => {}); // observed by every client's spawn; seen once is enough
-  const addConsumer = (name: string) => spawn('consumer', name, endpoint.then((broker) => consumerInit(name, broker, mode, log)));
+  const addConsumer = (name: string): Promise<ChildHandle<'consumer'> | undefined> => {
+    const foreign = spec.foreign?.[name];
+    const breach = (failure: string) => spec.breach?.(name, failure);
+    const init = endpoint.then((broker) => consumerInit(name, broker, mode, log));
+    if (foreign === undefined) return spawn('consumer', name, init);
+    const starting = spawn('consumer', name, init, { foreign, breach });
+    // A foreign consumer that cannot start or never says ready is a finding about it, not the end of the run.
+    return starting.catch(async (error: unknown) => {
+      await endpoint; // the broker's failure is the run's, not the consumer's
+      breach(errorMessage(error));
+      return undefined;
+    });
+  };
   const rogueInit = async (): Promise<InitOf<'rogue'>> => {
     const [broker, decoy] = await Promise.all([endpoint, generateRunCertificate()]);
     return { role: 'rogue', name: 'rogue', broker, decoyCaPem: decoy.certPem, frames: spec.rogueFrames, seed: spec.seed, log };
@@ -81,10 +100,11 @@ export async function startCluster(
     broker: await brokerReady,
     publisher: await publisher,
     rogue: await rogue,
-    consumers: await Promise.all(consumers),
+    consumers: (await Promise.all(consumers)).filter((c) => c !== undefined),
     endpoint: await endpoint,
     addConsumer: async (name) => {
       const joined = await addConsumer(name);
+      if (joined === undefined) return undefined;
       // A restart takes its crashed predecessor's place; a joiner is added.
       const at = cluster.consumers.findIndex((c) => c.name === name);
       if (at >= 0) cluster.consumers[at] = joined;

@@ -18,6 +18,8 @@ export async function drain(options: {
   published: number;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Told when a consumer could not answer `status` (a foreign one's contract failure). */
+  failed?: (consumer: ChildHandle<'consumer'>, error: unknown) => void;
 }): Promise<DrainResult> {
   const started = performance.now();
   let behind: Record<string, string> = {};
@@ -34,6 +36,7 @@ export async function drain(options: {
           counters = await consumer.status(STATUS_TIMEOUT_MS);
         } catch (error) {
           behind[consumer.name] = (error as Error).message;
+          options.failed?.(consumer, error);
           return;
         }
         if (counters.endedEarly !== null) return; // nothing more will come; the report says why

@@ -5,6 +5,7 @@ import { RunError } from '../model/errors.js';
 import type { PhaseName } from '../model/events.js';
 import type { Fault } from '../model/faults.js';
 import type { RunObserver } from '../model/live.js';
+import { ContractLog } from '../model/contract.js';
 import { consumerName, type Options } from '../model/options.js';
 import { rejectOnAbort } from './abort.js';
 import type { ChildHandle, ChildRegistry } from './child/child-handle.js';
@@ -15,13 +16,11 @@ import { interpretPlan } from './interpret-plan.js';
 import { LiveMonitor } from './live-monitor.js';
 import { buildPlan, checkPlan, faultedConsumers, longestStallMs, planLengthMs, type RunPlan } from './plan.js';
 import { startSampling } from './sampler.js';
+import { announceTeardown, retireForeign } from './retire.js';
 import { PlanSteps, type PlanRecord } from './steps.js';
 import { TeardownStack } from './teardown.js';
 import { Timeline } from './timeline.js';
 import { watchCluster } from './watch.js';
-
-/** How long each child may take to confirm it knows the run is over (then it is stopped regardless). */
-const TEARDOWN_ACK_MS = 500;
 
 export interface RunContext {
   signal: AbortSignal;
@@ -38,12 +37,17 @@ const consumerNames = (options: Options): string[] => Array.from({ length: optio
 const samplingInterval = (observer: RunObserver, plan: RunPlan): number => Math.min(observer.intervalMs, plan.phaseMs / 4);
 
 /** What the cluster of a mode is started with: the run's flags, and an idle timeout that outlasts the longest stall. */
-function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettings): ClusterSpec {
+function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettings, contract: ContractLog, logger: Logger): ClusterSpec {
   // The stalled connection must outlive the stall, or it dies instead of lagging
   // (which would measure something else). Margin for the drain after it.
   const idleTimeoutMs = Math.ceil(longestStallMs(plan) * 2 + 10_000);
   const consumers = consumerNames(options).filter((name) => name !== options.joinLate);
-  return { ...options, mode, consumers, idleTimeoutMs, log };
+  const foreign = Object.fromEntries(options.consumerCmd.map((c) => [c.consumer, c]));
+  const breach = (name: string, failure: string) => {
+    logger.warn({ consumer: name, failure }, 'contract failure');
+    contract.add(name, failure);
+  };
+  return { ...options, mode, consumers, idleTimeoutMs, log, foreign, breach };
 }
 
 /**
@@ -73,8 +77,10 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
       context.registry.add(child);
       timeline.record({ type: 'spawned', name: child.name, pid: child.pid });
     };
-    const cluster = await startCluster(clusterSpec(mode, options, plan, log), { logger, track, aborted });
-    const watch = watchCluster(cluster, { timeline, logger, aborted });
+    const contract = new ContractLog();
+    const spec = clusterSpec(mode, options, plan, log, contract, logger);
+    const cluster = await startCluster(spec, { logger, track, aborted });
+    const watch = watchCluster(cluster, { timeline, logger, aborted, ...(spec.breach && { breach: spec.breach }) });
     teardown.defer('stop watching', () => watch.stop());
     let phase: PhaseName = 'converged';
     const stalled = faultedConsumers(plan);
@@ -95,8 +101,10 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     for (const child of children) child.send({ type: 'phase', phase: 'checking' });
     // Catching up is CPU-bound: allow more time the more consumers share the 2 cores.
     const drainTimeoutMs = Math.max(5_000, longestStallMs(plan)) + 100 * options.consumers;
-    const collected = await collect(cluster, { watch, published: record.published, drainTimeoutMs, signal: context.signal, logger, timeline });
-    const outcome = assembleOutcome(gatheredRun({ mode, cluster, collected, record, stalled, faults: options.faults, names: consumerNames(options), exits: watch.exits, monitor, children, timeline, seconds: clock.seconds(), intervalMs: sampleMs }));
+    const collected = await collect(cluster, { watch, published: record.published, drainTimeoutMs, signal: context.signal, logger, timeline, ...(spec.breach && { breach: spec.breach }) });
+    await retireForeign(children, watch);
+    const foreign = { commands: Object.fromEntries(options.consumerCmd.map((c) => [c.consumer, c.command])), contract: contract.all() };
+    const outcome = assembleOutcome(gatheredRun({ mode, cluster, collected, record, stalled, faults: options.faults, names: consumerNames(options), exits: watch.exits, monitor, children, timeline, seconds: clock.seconds(), intervalMs: sampleMs, foreign }));
     logOutcome(logger, outcome);
     return outcome;
   } finally {
@@ -113,9 +121,7 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
  * takes ~40 s with this library.
  */
 async function stopChildren(children: ChildHandle[], registry: ChildRegistry): Promise<void> {
-  const live = children.filter((c) => c.alive && !c.frozen);
-  for (const child of live) child.send({ type: 'phase', phase: 'teardown' });
-  await Promise.all(live.map((child) => child.status(TEARDOWN_ACK_MS).catch(() => undefined)));
+  await announceTeardown(children);
   await Promise.all(children.map((child) => child.stop()));
   for (const child of children) registry.delete(child);
 }
@@ -136,20 +142,21 @@ function gatheredRun(parts: {
   timeline: Timeline;
   seconds: number;
   intervalMs: number;
+  /** Foreign consumers' command lines and contract failures, by name. */
+  foreign: Pick<GatheredRun, 'commands' | 'contract'>;
 }): GatheredRun {
   const { collected, cluster, record } = parts;
   const order = (name: string) => parts.names.indexOf(name);
+  const row = (name: string) => ({ name, stalled: parts.stalled.includes(name), faults: parts.faults.filter((f) => f.consumer === name) });
+  // Only a foreign consumer can be missing here (one of ours that fails to start ends the run): it never said ready.
+  const neverReady = parts.names.filter((name) => !cluster.consumers.some((c) => c.name === name));
   return {
     mode: parts.mode,
-    consumers: cluster.consumers
-      .map((c, i) => ({
-        name: c.name,
-        stalled: parts.stalled.includes(c.name),
-        faults: parts.faults.filter((f) => f.consumer === c.name),
-        ...collected.consumers[i]!,
-        died: parts.exits.get(c.name) ?? null,
-      }))
-      .sort((a, b) => order(a.name) - order(b.name)),
+    consumers: [
+      ...cluster.consumers.map((c, i) => ({ ...row(c.name), ...collected.consumers[i]!, died: parts.exits.get(c.name) ?? null })),
+      ...neverReady.map((name) => ({ ...row(name), report: null, digest: null, died: 'it never became ready (see its contract failures)' })),
+    ].sort((a, b) => order(a.name) - order(b.name)),
+    ...parts.foreign,
     publisher: collected.publisher,
     broker: collected.broker,
     stallWindow: record.stallWindow,

@@ -71,6 +71,7 @@ export class PlanSteps implements StepHandlers {
   private subscribe(name: string, event: 'joined' | 'restart'): void {
     const { cluster, timeline, watch } = this.context;
     const started = cluster.addConsumer(name).then((c) => {
+      if (c === undefined) return; // a foreign consumer that did not start: its contract failure says so
       timeline.record({ type: event, consumer: c.name, pid: c.pid });
       watch.watchConsumer(c);
     });

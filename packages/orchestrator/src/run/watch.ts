@@ -1,6 +1,7 @@
 import type { Logger } from '@state-divergence/runtime';
 import { RunError } from '../model/errors.js';
 import type { ChildHandle } from './child/child-handle.js';
+import { describeChild } from './child/role-process.js';
 import type { Cluster } from './cluster.js';
 import type { Timeline } from './timeline.js';
 
@@ -26,7 +27,10 @@ export interface ClusterWatch {
  * would notice only at the idle timeout; in lossless mode its full queue would
  * hold the publisher back until then).
  */
-export function watchCluster(cluster: Cluster, context: { timeline: Timeline; logger: Logger; aborted: Promise<never> }): ClusterWatch {
+export function watchCluster(
+  cluster: Cluster,
+  context: { timeline: Timeline; logger: Logger; aborted: Promise<never>; breach?: (name: string, failure: string) => void },
+): ClusterWatch {
   const { timeline, logger, aborted } = context;
   let running = true;
   const exits = new Map<string, string>();
@@ -49,6 +53,8 @@ export function watchCluster(cluster: Cluster, context: { timeline: Timeline; lo
       exits.set(consumer.name, `its process ${how} mid-run (pid ${consumer.pid})`);
       timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: `process ${how}` });
       logger.error({ consumer: consumer.name, childPid: consumer.pid, how }, 'consumer process died');
+      // A foreign consumer must live until it is told to stop (docs/CONSUMER.md): exiting early breaks the contract.
+      if (consumer.command !== null) context.breach?.(consumer.name, `${describeChild(consumer.name, consumer.pid, consumer.command)} ${how} mid-run (pid ${consumer.pid}), before it was told to stop`);
     });
   };
   cluster.consumers.forEach(watchConsumer);
