@@ -91,16 +91,7 @@ describe('diverged and behind, live', () => {
 });
 
 describe('what a full queue does (lossy)', () => {
-  test('drop-oldest keeps the newest events: with churn after the gap the hottest decile repairs, the cold keys stay wrong', async () => {
-    const run = await lossy(['--overflow', 'drop-oldest', '--publish-until', '5', '--rate', '1200', '--queue-capacity', '150']);
-    const c = consumer(run, 'consumer-3');
-    expect(brokerOf(run).subscribers['consumer-3']!.dropped).toBeGreaterThan(0);
-    expect(c.unexplained).toBe(0);
-    const survival = c.wrongByDecile!.map((w, d) => (c.missedByDecile![d]! === 0 ? 0 : w / c.missedByDecile![d]!));
-    const coldHalf = survival.slice(5).reduce((a, b) => a + b, 0) / 5;
-    expect(survival[0]!).toBeLessThan(coldHalf);
-  });
-
+  // drop-oldest's hot keys repairing, and measured against expected, are in experiments.e2e.test.ts (the hotness experiment).
   test('disconnect: the broker ends the stream, the consumer learns it, reconnects at latest, and still ends wrong with every key explained', async () => {
     const { document } = await runDemo(['--mode', 'lossy', '--duration', '1', '--overflow', 'disconnect', '--queue-capacity', '64']);
     const run = document.runs[0]!;
@@ -109,18 +100,5 @@ describe('what a full queue does (lossy)', () => {
     expect(c.recovery!.reconnects).toBeGreaterThanOrEqual(1);
     expect(c).toMatchObject({ endedEarly: null, unexplained: 0 });
     expect(c.wrongCount).toBeGreaterThan(0);
-  });
-});
-
-describe('measured against the expectation', () => {
-  test.each([
-    ['silence', []],
-    ['churn', ['--publish-until', '5']],
-    ['drop-oldest', ['--overflow', 'drop-oldest']],
-  ])('%s: the stalled consumer\'s wrong keys within 15 %% of what its missed offsets predict', async (_shape, args) => {
-    const run = await lossy(['--rate', '1200', '--queue-capacity', '150', ...args]);
-    const c = consumer(run, 'consumer-3');
-    expect(c.wrongCount).toBeGreaterThan(50); // enough keys for 15 % to be a test, not noise
-    expect(Math.abs(c.wrongCount - c.expectedWrong!) / c.expectedWrong!).toBeLessThan(0.15);
   });
 });

@@ -10,7 +10,7 @@ export type Regime = 'silence' | 'churn';
 export interface ChurnPoint { keys: number; rate: number; regime: Regime; queueCapacity: number; published: number; dropped: number; wrongFraction: number; expectedFraction: number }
 export interface QueuePoint { capacity: number; rate: number; firstDropMs: number | null; dropped: number; wrong: number; expectedWrong: number }
 export interface OverlapPoint { windows: 'same' | 'staggered'; jaccard: number | null; both: number; onlyOne: number; wrong: [number, number] }
-export interface HotnessPoint { shape: string; deciles: number[]; survival: Array<number | null>; wrong: number }
+export interface HotnessPoint { shape: string; deciles: number[]; survival: Array<number | null>; wrong: number; expectedWrong: number }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
@@ -64,7 +64,7 @@ export function hotnessPoint(result: ModeResult, shape: string): HotnessPoint {
   const wrong = result.damage.byDecile[name] ?? [];
   const missed = result.damage.missedByDecile[name] ?? [];
   const survival = wrong.map((w, d) => ((missed[d] ?? 0) === 0 ? null : round3(w / missed[d]!)));
-  return { shape, deciles: wrong, survival, wrong: check.wrongKeys.length };
+  return { shape, deciles: wrong, survival, wrong: check.wrongKeys.length, expectedWrong: result.damage.expectedWrong[name] ?? 0 };
 }
 
 /**

@@ -35,7 +35,7 @@ function overlap(e: NonNullable<ExperimentsDocument['experiments']['overlap']>):
 
 function hotness(e: NonNullable<ExperimentsDocument['experiments']['hotness']>): string[] {
   const rows = e.points.flatMap((p) => [
-    [p.shape, 'wrong', ...p.deciles.map(pct)],
+    [`${p.shape} (${p.wrong} wrong, ${Math.round(p.expectedWrong)} expected)`, 'wrong', ...p.deciles.map(pct)],
     ['', 'survival', ...p.survival.map(pct)],
   ]);
   return [
