@@ -65,7 +65,12 @@ export async function startCluster(
   // Admission: the pinned certificate proves the broker to clients; the token proves clients to the broker.
   const token = randomBytes(TOKEN_BYTES).toString('hex');
   const certificate = generateRunCertificate();
-  const { mode, keys, queueCapacity, overflow, idleTimeoutMs, log } = spec;
+  const { mode, keys, queueCapacity, overflow, log } = spec;
+  // Nothing is published until every consumer is ready, and lossy and lossless send nothing on an
+  // idle stream: the connections already made must outlive the wait for a foreign consumer that
+  // takes its time (booted, then ready: up to two timeouts), or it would fail everyone's run.
+  const waitsForForeign = Object.keys(spec.foreign ?? {}).length > 0;
+  const idleTimeoutMs = waitsForForeign ? Math.max(spec.idleTimeoutMs, 2 * readyTimeoutMs + 10_000) : spec.idleTimeoutMs;
   const brokerReady = spawn('broker', 'broker', certificate.then((tls) => brokerInit({ mode, keys, queueCapacity, overflow, tls, token, idleTimeoutMs, log })));
   const endpoint = Promise.all([brokerReady, certificate]).then(([b, tls]): BrokerEndpoint => {
     if (b.port === undefined) throw new RunError('E_IPC', `broker (pid ${b.pid}) said ready without a port`);
