@@ -170,13 +170,16 @@ function message(raw: Record<string, unknown>): ChildMessage {
     case 'fatal':
       return { type: 'fatal', message: text(raw.message, 'message') };
     default:
-      throw new Malformed(`its type ${String(JSON.stringify(raw.type))} is not one a consumer sends`);
+      throw new Error(`unreachable: ${String(raw.type)} was checked against SENT_BY_A_CONSUMER`);
   }
 }
+
+const SENT_BY_A_CONSUMER: ReadonlySet<unknown> = new Set(['booted', 'ready', 'progress', 'reply', 'refused', 'ended', 'fatal']);
 
 /** Reads one JSON message from a foreign consumer: the orchestrator's ChildMessage, or where it is wrong. */
 export function readForeignMessage(raw: unknown): ForeignRead {
   if (!isRecord(raw) || Array.isArray(raw)) return { ok: false, problem: 'sent a message that is not a JSON object' };
+  if (!SENT_BY_A_CONSUMER.has(raw.type)) return { ok: false, problem: `sent a message of type ${String(JSON.stringify(raw.type))}, which a consumer never sends` };
   const isAnswer = raw.type === 'reply' || raw.type === 'refused';
   if (isAnswer && !(isCount(raw.id) && isRequestKind(raw.kind))) return { ok: false, problem: `sent a ${raw.type} without a valid id and kind` };
   try {

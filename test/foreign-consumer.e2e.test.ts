@@ -1,0 +1,59 @@
+/**
+ * A consumer the orchestrator did not write (examples/consumer-js, which reads
+ * only docs/CONSUMER.md and docs/PROTOCOL.md) run as one of the run's
+ * consumers with --consumer-cmd, and judged exactly as ours: the same faults,
+ * drain, digest and checker, the same report rows.
+ */
+import { fileURLToPath } from 'node:url';
+import { runDemo, type ConsumerResult, type ModeRun } from './helpers/run-demo.js';
+
+const EXAMPLE = fileURLToPath(new URL('../examples/consumer-js/main.js', import.meta.url));
+const naive = `node ${EXAMPLE}`;
+const careful = `node ${EXAMPLE} --careful`;
+
+const consumer = (run: ModeRun, name: string): ConsumerResult => {
+  const found = run.consumers.find((c) => c.name === name);
+  if (found === undefined) throw new Error(`no ${name} in the ${run.mode} run`);
+  return found;
+};
+
+test('the example, naive, under lossy ends wrong exactly as ours does: the same checker, every wrong key explained by a drop, its digest differs', async () => {
+  const { document, survivors } = await runDemo(['--mode', 'lossy', '--duration', '1', '--consumer-cmd', `consumer-3=${naive}`]);
+  const [run] = document.runs;
+  const theirs = consumer(run!, 'consumer-3');
+  expect(theirs).toMatchObject({ command: naive, contract: [], stalled: true, verdict: 'invalid', unexplained: 0, unexpected: 0, digestMatch: false, endedEarly: null });
+  expect(theirs.wrongCount).toBeGreaterThan(0);
+  expect(run!.unexplained).toBe(0);
+  // Ours beside it are ours, and unchanged.
+  expect(consumer(run!, 'consumer-1')).toMatchObject({ command: null, contract: [] });
+  expect(survivors).toEqual([]);
+});
+
+test('the example, careful, under resync converges: snapshot, lag signal and delta, digest equal to the broker\'s', async () => {
+  const { document, survivors } = await runDemo(['--mode', 'resync', '--duration', '1', '--consumer-cmd', `consumer-3=${careful}`]);
+  const theirs = consumer(document.runs[0]!, 'consumer-3');
+  expect(theirs).toMatchObject({ command: careful, contract: [], stalled: true, verdict: 'valid', wrongCount: 0, lost: 0, unexplained: 0, digestMatch: true });
+  expect(theirs.recovery!.syncs[0]).toMatchObject({ kind: 'snapshot' });
+  expect(theirs.recovery!.deltas).toBeGreaterThanOrEqual(1);
+  expect(survivors).toEqual([]);
+});
+
+test('a mixed run: ours and the example side by side, each judged; the same stall leaves ours wrong and the careful example correct', async () => {
+  // Publishing goes on after the stall, so a later event shows the careful consumer its gap.
+  const args = ['--mode', 'lossy', '--duration', '1', '--consumers', '4', '--stall', 'consumer-2,consumer-4', '--publish-until', '4'];
+  const { document, survivors } = await runDemo([...args, '--consumer-cmd', `consumer-3=${naive}`, '--consumer-cmd', `consumer-4=${careful}`]);
+  const run = document.runs[0]!;
+  expect(run.consumers.map((c) => [c.name, c.command])).toEqual([['consumer-1', null], ['consumer-2', null], ['consumer-3', naive], ['consumer-4', careful]]);
+  for (const c of run.consumers) {
+    expect(c.verdict).not.toBe('unknown');
+    expect(c).toMatchObject({ unexplained: 0, unexpected: 0, contract: [] });
+  }
+  const ours = consumer(run, 'consumer-2');
+  const theirs = consumer(run, 'consumer-4');
+  expect(run.broker!.subscribers['consumer-2']!.dropped).toBeGreaterThan(0);
+  expect(run.broker!.subscribers['consumer-4']!.dropped).toBeGreaterThan(0);
+  expect(ours.wrongCount).toBeGreaterThan(0);
+  expect(theirs).toMatchObject({ verdict: 'valid', wrongCount: 0, digestMatch: true });
+  expect(theirs.recovery!.resumes).toBeGreaterThanOrEqual(1);
+  expect(survivors).toEqual([]);
+});
