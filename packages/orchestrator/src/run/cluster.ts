@@ -47,6 +47,29 @@ export interface Cluster {
 }
 
 /**
+ * Nothing is published until every consumer is ready, and lossy and lossless send nothing on an
+ * idle stream: with a foreign consumer in the run, the connections already made must outlive the
+ * wait for it (booted, then ready: up to two ready timeouts), or one slow to start would time out
+ * every connection and fail everyone's run.
+ */
+function idleTimeoutFor(spec: ClusterSpec, readyTimeoutMs: number): number {
+  const waitsForForeign = Object.keys(spec.foreign ?? {}).length > 0;
+  return waitsForForeign ? Math.max(spec.idleTimeoutMs, 2 * readyTimeoutMs + 10_000) : spec.idleTimeoutMs;
+}
+
+/**
+ * A foreign consumer that cannot start or never says ready is a finding about it (a contract
+ * failure), not the end of the run: it is left out. The broker's own failure is still the run's.
+ */
+function tolerated(starting: Promise<ChildHandle<'consumer'>>, endpoint: Promise<BrokerEndpoint>, breach: (failure: string) => void): Promise<ChildHandle<'consumer'> | undefined> {
+  return starting.catch(async (error: unknown) => {
+    await endpoint;
+    breach(errorMessage(error));
+    return undefined;
+  });
+}
+
+/**
  * Starts every process of a mode at once: each loads its modules while the
  * certificate is made and the broker binds, and gets its configuration as soon
  * as it exists. Resolves when all are ready (each consumer only once subscribed,
@@ -66,11 +89,7 @@ export async function startCluster(
   const token = randomBytes(TOKEN_BYTES).toString('hex');
   const certificate = generateRunCertificate();
   const { mode, keys, queueCapacity, overflow, log } = spec;
-  // Nothing is published until every consumer is ready, and lossy and lossless send nothing on an
-  // idle stream: the connections already made must outlive the wait for a foreign consumer that
-  // takes its time (booted, then ready: up to two timeouts), or it would fail everyone's run.
-  const waitsForForeign = Object.keys(spec.foreign ?? {}).length > 0;
-  const idleTimeoutMs = waitsForForeign ? Math.max(spec.idleTimeoutMs, 2 * readyTimeoutMs + 10_000) : spec.idleTimeoutMs;
+  const idleTimeoutMs = idleTimeoutFor(spec, readyTimeoutMs);
   const brokerReady = spawn('broker', 'broker', certificate.then((tls) => brokerInit({ mode, keys, queueCapacity, overflow, tls, token, idleTimeoutMs, log })));
   const endpoint = Promise.all([brokerReady, certificate]).then(([b, tls]): BrokerEndpoint => {
     if (b.port === undefined) throw new RunError('E_IPC', `broker (pid ${b.pid}) said ready without a port`);
@@ -82,13 +101,7 @@ export async function startCluster(
     const breach = (failure: string) => spec.breach?.(name, failure);
     const init = endpoint.then((broker) => consumerInit(name, broker, mode, log));
     if (foreign === undefined) return spawn('consumer', name, init);
-    const starting = spawn('consumer', name, init, { foreign, breach });
-    // A foreign consumer that cannot start or never says ready is a finding about it, not the end of the run.
-    return starting.catch(async (error: unknown) => {
-      await endpoint; // the broker's failure is the run's, not the consumer's
-      breach(errorMessage(error));
-      return undefined;
-    });
+    return tolerated(spawn('consumer', name, init, { foreign, breach }), endpoint, breach);
   };
   const rogueInit = async (): Promise<InitOf<'rogue'>> => {
     const [broker, decoy] = await Promise.all([endpoint, generateRunCertificate()]);
