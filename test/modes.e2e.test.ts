@@ -96,5 +96,10 @@ describe('snapshot subscribe', () => {
     expect(joiner.applied).toBeGreaterThan(0); // and before the last ones were
     expect(joiner.applied).toBeLessThan(run.published);
     expect(joiner).toMatchObject({ wrongCount: 0, lost: 0, unexpected: 0, digestMatch: true });
+    // Its over-time series line up with everyone's: null for the samples taken before it existed.
+    const { t, series, diverged } = run.wrongOverTime;
+    for (const name of Object.keys(series)) expect([series[name]!.length, diverged[name]!.length]).toEqual([t.length, t.length]);
+    expect(series['consumer-2']![0]).toBeNull();
+    expect(series['consumer-1']![0]).not.toBeNull();
   });
 });

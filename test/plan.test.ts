@@ -80,6 +80,16 @@ describe('a plan from a fault schedule', () => {
     ]);
   });
 
+  test('publishing that stops before the last fault ends is waited for only once the faults are over (lossless would block it until then)', () => {
+    const plan = buildPlan({ duration: 1, faults: [{ kind: 'stall', consumer: 'consumer-3', from: 1, to: 6 }], publishUntil: 3, joinLate: null });
+    expect(checkPlan(plan)).toEqual([]);
+    expect(plan.steps.find((s) => s.do === 'publish-end')).toEqual({ at: 3000, do: 'publish-end' });
+    expect(plan.steps.find((s) => s.do === 'publish-done')).toEqual({ at: 6000, do: 'publish-done' });
+    const thaw = plan.steps.findIndex((s) => s.do === 'thaw');
+    expect(plan.steps.findIndex((s) => s.do === 'publish-done')).toBeGreaterThan(thaw);
+    expect(planLengthMs(plan)).toBe(8000);
+  });
+
   test('stalls that start together are one freeze, as the seed froze them', () => {
     const together: Fault[] = [
       { kind: 'stall', consumer: 'consumer-2', from: 1, to: 3 },
@@ -129,7 +139,15 @@ describe('interpretPlan', () => {
       },
       end: () => void trace.push('end'),
     };
-    await interpretPlan(buildPlan({ duration: 1, faults: stall3(1), publishUntil: null, joinLate: 'consumer-1' }), handlers, async (at) => void trace.push(`@${at}`));
+    const started = performance.now();
+    const seenAt: number[] = [];
+    await interpretPlan(buildPlan({ duration: 1, faults: stall3(1), publishUntil: null, joinLate: 'consumer-1' }), handlers, async (at) => {
+      trace.push(`@${at}`);
+      seenAt.push(performance.now() - started);
+    });
+    // The clock was consulted for the step after publish-done only once publish-done's 20 ms had passed.
+    const afterDone = trace.filter((t) => t.startsWith('@')).indexOf('@4000');
+    expect(seenAt[afterDone]! - seenAt[afterDone - 1]!).toBeGreaterThanOrEqual(19);
     expect(trace).toEqual([
       '@0', 'phase converged', '@0', 'publish 3000',
       '@1000', 'phase stalled', '@1000', 'freeze consumer-3', '@1000', 'join consumer-1',

@@ -1,4 +1,4 @@
-import { encodeDigestRequest, encodeResume, Role, StartKind, type DigestFrame, type DigestVerdict } from '@state-divergence/protocol';
+import { encodeDigestRequest, encodeResume, Role, StartKind, type ConsumerCounters, type ConsumerReport, type DigestFrame, type DigestVerdict } from '@state-divergence/protocol';
 import { runChild, withDeadline, type Logger } from '@state-divergence/runtime';
 import { connectToBroker } from '@state-divergence/runtime/quic';
 import { StreamFollower } from './stream-follower.js';
@@ -16,6 +16,38 @@ async function compareDigest(subscription: Subscription, follower: StreamFollowe
   const verdict = { match: local === frame.digest, local, broker: frame.digest, brokerOffset: frame.offset, localOffset: follower.lastOffset };
   logger.info(verdict, verdict.match ? 'digest matches the broker' : 'digest DIFFERS from the broker: local copy is wrong');
   return verdict;
+}
+
+/** What a consumer knows about itself. */
+interface Self {
+  follower: StreamFollower;
+  subscription: Subscription;
+  /** The stream reached it from this offset on: WELCOME's head for a latest subscribe, 0 for a snapshot. */
+  coveredAfter: number;
+  endedEarly: () => string | null;
+}
+
+function countersOf({ follower, subscription, coveredAfter, endedEarly }: Self): ConsumerCounters {
+  const { applied, lastOffset, syncing } = follower;
+  return { role: 'consumer', applied, lastOffset, endedEarly: endedEarly(), syncing, reconnects: subscription.reconnects, skippedRanges: subscription.skippedRanges, coveredAfter };
+}
+
+function reportOf({ follower, subscription, coveredAfter, endedEarly }: Self): ConsumerReport {
+  return {
+    role: 'consumer',
+    applied: follower.applied,
+    lastOffset: follower.lastOffset,
+    coveredAfter,
+    latency: follower.latency.samples(),
+    lags: follower.lags,
+    resumes: follower.resumes,
+    syncs: follower.syncs,
+    entries: follower.copy.toTriples(),
+    endedEarly: endedEarly(),
+    disconnects: subscription.disconnects,
+    reconnects: subscription.reconnects,
+    skippedRanges: subscription.skippedRanges,
+  };
 }
 
 await runChild('consumer', async ({ init, logger, send }) => {
@@ -46,33 +78,11 @@ await runChild('consumer', async ({ init, logger, send }) => {
     },
   });
 
+  const self = { follower, subscription, coveredAfter: snapshot ? 0 : session.welcome.headOffset, endedEarly: () => endedEarly };
   return {
     versions: () => follower.copy.versions(),
-    counters: () => ({
-      role: 'consumer',
-      applied: follower.applied,
-      lastOffset: follower.lastOffset,
-      endedEarly,
-      syncing: follower.syncing,
-      reconnects: subscription.reconnects,
-      skippedRanges: subscription.skippedRanges,
-      coveredAfter: snapshot ? 0 : session.welcome.headOffset,
-    }),
-    gather: () => ({
-      role: 'consumer',
-      applied: follower.applied,
-      lastOffset: follower.lastOffset,
-      coveredAfter: snapshot ? 0 : session.welcome.headOffset,
-      latency: follower.latency.samples(),
-      lags: follower.lags,
-      resumes: follower.resumes,
-      syncs: follower.syncs,
-      entries: follower.copy.toTriples(),
-      endedEarly,
-      disconnects: subscription.disconnects,
-      reconnects: subscription.reconnects,
-      skippedRanges: subscription.skippedRanges,
-    }),
+    counters: () => countersOf(self),
+    gather: () => reportOf(self),
     digest: async () => {
       if (endedEarly !== null) throw new Error(`its subscription had ended (${endedEarly})`);
       return compareDigest(subscription, follower, nextDigest, logger);

@@ -1,20 +1,15 @@
 import type { CheckResult } from './checker.js';
 import { wrongByDecile } from './damage.js';
-import { expectedWrong, type OffsetRange } from './expectation.js';
-import { missedKeys } from './missed.js';
-import { unrepaired } from './repaired.js';
+import { expectedWrong } from './expectation.js';
+import { missedKeys, missedRangesOf } from './missed.js';
 import type { GatheredRun } from './run-types.js';
 
-/**
- * What a consumer missed: what the broker dropped for it, what it skipped by
- * subscribing at `latest` after changes were made (a late joiner, a restarted
- * process: everything up to its WELCOME's head; a re-subscribe after a
- * disconnect: its skippedRanges), merged.
- */
-function missedRangesOf(run: GatheredRun, consumer: GatheredRun['consumers'][number]): OffsetRange[] {
-  const dropped = run.broker?.subscribers[consumer.name]?.droppedRanges ?? [];
-  const before: OffsetRange[] = consumer.report && consumer.report.coveredAfter > 0 ? [[1, consumer.report.coveredAfter]] : [];
-  return unrepaired([...dropped, ...before, ...(consumer.report?.skippedRanges ?? [])], consumer.report?.repairedRanges ?? []);
+const round3 = (n: number): number => Math.round(n * 1000) / 1000;
+
+/** Of each decile's keys that missed an update, the share still wrong (null: none missed, or unknown). */
+function survival(wrong: number[], missed: number[] | null): Array<number | null> | null {
+  if (missed === null) return null;
+  return wrong.map((w, d) => ((missed[d] ?? 0) === 0 ? null : round3(w / missed[d]!)));
 }
 
 /** Per consumer: wrong and missed fractions by hotness decile, and the expected number of wrong keys. */
@@ -27,13 +22,11 @@ export function damageBy(run: GatheredRun, result: CheckResult) {
   const missedByDecile: Record<string, number[] | null> = {};
   const expected: Record<string, number> = {};
   for (const c of run.consumers) {
-    const missed = missedRangesOf(run, c);
+    const missed = missedRangesOf(run, c, true);
     expected[c.name] = expectedWrong(keys, published, missed);
     missedByDecile[c.name] = sameSequence ? wrongByDecile([...missedKeys(missed, keyAt)], keys) : null;
   }
-  return {
-    byDecile: Object.fromEntries(result.consumers.map((c) => [c.name, wrongByDecile(c.wrongKeys, keys)])),
-    missedByDecile,
-    expectedWrong: expected,
-  };
+  const byDecile = Object.fromEntries(result.consumers.map((c) => [c.name, wrongByDecile(c.wrongKeys, keys)]));
+  const survivalByDecile = Object.fromEntries(Object.entries(byDecile).map(([name, wrong]) => [name, survival(wrong, missedByDecile[name] ?? null)]));
+  return { byDecile, missedByDecile, survivalByDecile, expectedWrong: expected };
 }

@@ -62,8 +62,7 @@ export function overlapPoint(result: ModeResult, windows: OverlapPoint['windows'
 export function hotnessPoint(result: ModeResult, shape: string): HotnessPoint {
   const { check, name } = measured(result);
   const wrong = result.damage.byDecile[name] ?? [];
-  const missed = result.damage.missedByDecile[name] ?? [];
-  const survival = wrong.map((w, d) => ((missed[d] ?? 0) === 0 ? null : round3(w / missed[d]!)));
+  const survival = result.damage.survivalByDecile[name] ?? wrong.map(() => null);
   return { shape, deciles: wrong, survival, wrong: check.wrongKeys.length, expectedWrong: result.damage.expectedWrong[name] ?? 0 };
 }
 

@@ -3,7 +3,7 @@ import { checkSafely, type CheckInput } from './checker.js';
 import { overlaps } from './damage.js';
 import { damageBy } from './damage-by-consumer.js';
 import { summarizeLatency } from './latency.js';
-import { unrepaired } from './repaired.js';
+import { missedRangesOf } from './missed.js';
 import type { ConsumerLatency, GatheredRun, ModeResult, PublisherOutcome, Recovery } from './run-types.js';
 
 export type { GatheredRun, ModeResult } from './run-types.js';
@@ -23,9 +23,10 @@ function poolSamples(sets: ConsumerReport['latency'][]): ConsumerReport['latency
   return pooled;
 }
 
-function recoveryOf(report: ConsumerReport, stalled: boolean, thawedAt: number): Recovery {
+/** How a consumer recovered; "correct again" counts from the end of its own last fault (each has its own window). */
+function recoveryOf(report: ConsumerReport, recoveredAt: number | null): Recovery {
   const deltas = report.syncs.filter((s) => s.kind === 'delta');
-  const lastDelta = deltas.filter((s) => s.at >= thawedAt).at(-1);
+  const lastDelta = recoveredAt === null ? undefined : deltas.filter((s) => s.at >= recoveredAt).at(-1);
   return {
     lags: report.lags,
     resumes: report.resumes,
@@ -34,7 +35,7 @@ function recoveryOf(report: ConsumerReport, stalled: boolean, thawedAt: number):
     reconnects: report.reconnects,
     deltas: deltas.length,
     keysResent: deltas.reduce((sum, s) => sum + s.keys, 0),
-    convergedAfterThawMs: stalled && lastDelta ? round1(lastDelta.at - thawedAt) : null,
+    convergedAfterThawMs: recoveredAt !== null && lastDelta ? round1(lastDelta.at - recoveredAt) : null,
   };
 }
 
@@ -46,7 +47,7 @@ function perConsumer(run: GatheredRun) {
   for (const c of run.consumers) {
     if (c.report === null) continue;
     latency[c.name] = { all: summarizeLatency(c.report.latency), inStall: summarizeLatency(c.report.latency, run.stallWindow) };
-    recovery[c.name] = recoveryOf(c.report, c.stalled, run.stallWindow.to);
+    recovery[c.name] = recoveryOf(c.report, c.recoveredAt);
     if (!c.stalled) healthy.push(c.report.latency);
   }
   return { latency, recovery, healthy: poolSamples(healthy) };
@@ -70,7 +71,7 @@ function checkInput(run: GatheredRun): CheckInput {
     lastWriteOffsets: broker?.lastWriteOffsets ?? [],
     consumers: run.consumers.map((c) => ({
       ...c,
-      missedRanges: unrepaired([...(broker?.subscribers[c.name]?.droppedRanges ?? []), ...(c.report?.skippedRanges ?? [])], c.report?.repairedRanges ?? []),
+      missedRanges: missedRangesOf(run, c, false),
       undrained: run.drain.behind[c.name] ?? null,
     })),
   };

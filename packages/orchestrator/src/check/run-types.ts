@@ -79,9 +79,10 @@ export interface ModeResult {
   wrongOverTime: {
     intervalMs: number;
     t: number[];
-    series: Record<string, number[]>;
-    diverged: Record<string, number[]>;
-    behind: Record<string, number[]>;
+    /** Per consumer, one value per `t`; null before the consumer existed (a late joiner). */
+    series: Record<string, Array<number | null>>;
+    diverged: Record<string, Array<number | null>>;
+    behind: Record<string, Array<number | null>>;
     publisherRate: number[];
   };
   /**
@@ -94,6 +95,8 @@ export interface ModeResult {
   damage: {
     byDecile: Record<string, number[]>;
     missedByDecile: Record<string, number[] | null>;
+    /** Per decile, of the keys that missed an update, the share still wrong ("hot keys self-repair" or not). */
+    survivalByDecile: Record<string, Array<number | null> | null>;
     expectedWrong: Record<string, number>;
     stalledOverlap: Overlap[];
   };
@@ -111,7 +114,16 @@ export interface ModeResult {
 
 export interface GatheredRun {
   mode: Mode;
-  consumers: Array<{ name: string; stalled: boolean; faults: Fault[]; report: ConsumerReport | null; digest: DigestVerdict | null; died: string | null }>;
+  consumers: Array<{
+    name: string;
+    stalled: boolean;
+    faults: Fault[];
+    /** Wall-clock ms its last fault ended (null: never faulted): "correct again after" counts from here. */
+    recoveredAt: number | null;
+    report: ConsumerReport | null;
+    digest: DigestVerdict | null;
+    died: string | null;
+  }>;
   publisher: PublisherReport;
   broker: BrokerReport | null;
   /** Wall-clock ms of SIGSTOP and SIGCONT. */

@@ -1,6 +1,9 @@
 import { UsageError } from '../model/errors.js';
 import { DEFAULT_SLOW_PERCENT, describeFault, type Fault, type FaultKind } from '../model/faults.js';
 
+/** The latest a window may end: ten hours (the same bound as --publish-until; timers misbehave past ~24 days). */
+const MAX_SECONDS = 36_000;
+
 /** NAME, NAME@FROM-TO, and for --slow also NAME@FROM-TO:PCT (or NAME:PCT). */
 const FAULT = /^([^@:\s]+)(?:@(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?))?(?::(\d+))?$/;
 
@@ -21,6 +24,7 @@ export function parseFaults(kind: FaultKind, entries: ReadonlyArray<string | num
     if (percent !== undefined && kind !== 'slow') throw new UsageError(`--${kind} takes no :PCT (only --slow does), got ${text}`);
     const fault: Fault = { kind, consumer, from: from === undefined ? context.duration : Number(from), to: to === undefined ? 3 * context.duration : Number(to) };
     if (fault.from >= fault.to) throw new UsageError(`--${kind} ${text}: FROM must be before TO`);
+    if (fault.to > MAX_SECONDS) throw new UsageError(`--${kind} ${text}: TO must be at most ${MAX_SECONDS} s (ten hours)`);
     if (kind === 'slow') {
       fault.percent = percent === undefined ? DEFAULT_SLOW_PERCENT : Number(percent);
       if (fault.percent < 1 || fault.percent > 99) throw new UsageError(`--slow ${text}: PCT must be from 1 to 99, got ${fault.percent}`);

@@ -66,6 +66,7 @@ export function toJsonRun(r: ModeResult) {
       wrongByDecile: r.damage.byDecile[c.name] ?? null,
       /** Per hotness decile, the fraction of keys that missed at least one update (survival = wrong ÷ missed). */
       missedByDecile: r.damage.missedByDecile[c.name] ?? null,
+      survivalByDecile: r.damage.survivalByDecile[c.name] ?? null,
       latency: r.latency[c.name] ?? null,
     })),
     broker: r.broker === null ? null : { head: r.broker.head, digest: r.broker.digest, subscribers: r.broker.subscribers },

@@ -37,11 +37,11 @@ const GREY = ['#6b7280', '#9ca3af', '#374151', '#d1d5db'];
  * it will never arrive) and behind (grey: queued or in flight, it will). Changes
  * flow control held back at the publisher count for neither.
  */
-function divergenceChart(run: JsonRun, step: number): string {
+function divergenceChart(run: JsonRun): string {
   const { diverged, behind } = run.wrongOverTime;
-  const series: Record<string, number[]> = {};
+  const series: Record<string, Array<number | null>> = {};
   const colours: Record<string, string> = {};
-  const shown = Object.keys(diverged).filter((name) => [...(diverged[name] ?? []), ...(behind[name] ?? [])].some((v) => v > 0));
+  const shown = Object.keys(diverged).filter((name) => [...(diverged[name] ?? []), ...(behind[name] ?? [])].some((v) => v !== null && v > 0));
   shown.forEach((name, i) => {
     series[`${name} diverged`] = diverged[name] ?? [];
     series[`${name} behind`] = behind[name] ?? [];
@@ -50,15 +50,14 @@ function divergenceChart(run: JsonRun, step: number): string {
   });
   const quiet = Object.keys(diverged).filter((name) => !shown.includes(name));
   const title = `Keys diverged (red) and behind (grey) over time${quiet.length > 0 ? `; 0 throughout: ${quiet.join(', ')}` : ''}`;
-  return lineChart(title, series, step, 'seconds since publishing started', 'keys', colours);
+  return lineChart(title, series, run.wrongOverTime.t, 'seconds since publishing started', 'keys', colours);
 }
 
 function modeSection(run: JsonRun, config: JsonConfig): string {
-  const step = run.wrongOverTime.intervalMs / 1000;
   const deciles = Object.fromEntries(run.consumers.filter((c) => c.wrongCount > 0).map((c) => [c.name, c.wrongByDecile ?? []]));
   const charts = [
-    divergenceChart(run, step),
-    lineChart('Publisher rate over time', { publisher: run.wrongOverTime.publisherRate }, step, 'seconds since publishing started', 'changes/s, last 2 s'),
+    divergenceChart(run),
+    lineChart('Publisher rate over time', { publisher: run.wrongOverTime.publisherRate }, run.wrongOverTime.t, 'seconds since publishing started', 'changes/s, last 2 s'),
     Object.keys(deciles).length > 0
       ? barChart('Wrong keys by key rank (hottest tenth first)', ['1st', '2nd', '3rd', '4th', '5th', '6th', '7th', '8th', '9th', '10th'], deciles, 'fraction of the tenth')
       : '<figure><figcaption>Wrong keys by key rank</figcaption><p class="ok">No consumer ended wrong.</p></figure>',

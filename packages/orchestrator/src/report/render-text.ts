@@ -30,9 +30,8 @@ function isSeedShape(options: JsonConfig): boolean {
 
 /** Of the keys that missed an update, the share still wrong, hottest tenth first: "hot keys self-repair" or not. */
 function survivalLine(consumer: Consumer): string {
-  const { missedByDecile: missed, wrongByDecile: wrong } = consumer;
-  if (missed === null || wrong === null || consumer.wrongCount === 0) return '';
-  const survival = missed.map((m, d) => (m === 0 ? '-' : `${Math.round(((wrong[d] ?? 0) / m) * 100)}%`));
+  if (consumer.survivalByDecile === null || consumer.wrongCount === 0) return '';
+  const survival = consumer.survivalByDecile.map((s) => (s === null ? '-' : `${Math.round(s * 100)}%`));
   return `; of the keys that missed an update, still wrong by hotness: ${survival.join(' ')}`;
 }
 

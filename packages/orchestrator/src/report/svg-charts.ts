@@ -24,18 +24,24 @@ function legend(names: string[], colours: string[] = names.map((_, i) => PALETTE
   return `<div class="legend">${names.map((n, i) => `<span><i style="background:${colours[i]}"></i>${esc(n)}</span>`).join('')}</div>`;
 }
 
-/** One line per series over a shared x axis (sample index × step); `colours` fixes a series' colour (else the palette's). */
-export function lineChart(title: string, series: Record<string, number[]>, step: number, xLabel: string, unit = '', colours: Record<string, string> = {}): string {
+/**
+ * One line per series over shared x values (`xs[i]` is sample i's x, e.g. its
+ * time); a null value is a gap (a consumer not yet started). `colours` fixes a
+ * series' colour (else the palette's).
+ */
+export function lineChart(title: string, series: Record<string, Array<number | null>>, xs: number[], xLabel: string, unit = '', colours: Record<string, string> = {}): string {
   const names = Object.keys(series);
   const colour = (name: string, k: number): string => colours[name] ?? PALETTE[k % PALETTE.length]!;
-  const length = Math.max(1, ...names.map((n) => series[n]!.length));
-  const maxY = Math.max(1, ...names.flatMap((n) => series[n]!));
-  const x = (i: number) => PAD.left + (i / Math.max(1, length - 1)) * (W - PAD.left - PAD.right);
+  const values = names.flatMap((n) => series[n]!).filter((v): v is number => v !== null);
+  const maxY = Math.max(1, ...values);
+  const [minX, maxX] = [xs[0] ?? 0, Math.max(xs.at(-1) ?? 0, (xs[0] ?? 0) + 0.001)];
+  const x = (i: number) => PAD.left + (((xs[i] ?? minX) - minX) / (maxX - minX)) * (W - PAD.left - PAD.right);
   const y = (v: number) => H - PAD.bottom - (v / maxY) * (H - PAD.top - PAD.bottom);
-  const lines = names.map(
-    (n, k) => `<polyline fill="none" stroke="${colour(n, k)}" stroke-width="2" points="${series[n]!.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}"/>`,
-  );
-  return `<figure><figcaption>${esc(title)}${unit ? ` (${esc(unit)})` : ''}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${axes(maxY, xLabel, Math.round((length - 1) * step * 10) / 10)}${lines.join('')}</svg>${legend(names, names.map(colour))}</figure>`;
+  const lines = names.map((n, k) => {
+    const points = series[n]!.flatMap((v, i) => (v === null ? [] : [`${x(i).toFixed(1)},${y(v).toFixed(1)}`]));
+    return `<polyline fill="none" stroke="${colour(n, k)}" stroke-width="2" points="${points.join(' ')}"/>`;
+  });
+  return `<figure><figcaption>${esc(title)}${unit ? ` (${esc(unit)})` : ''}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${axes(maxY, xLabel, Math.round(maxX * 10) / 10)}${lines.join('')}</svg>${legend(names, names.map(colour))}</figure>`;
 }
 
 /** Grouped bars: one group per category, one bar per series. */

@@ -1,5 +1,5 @@
-import type { CountersOf, Mode } from '@state-divergence/protocol';
-import { liveDivergence, publisherBacklog } from '../check/live-divergence.js';
+import type { CountersOf, LastWrites, Mode } from '@state-divergence/protocol';
+import { liveDivergence, publisherBacklog, type Divergence } from '../check/live-divergence.js';
 import type { FaultKind } from '../model/faults.js';
 import type { PhaseName } from '../model/events.js';
 import type { ConsumerState, LiveSnapshot } from '../model/live.js';
@@ -24,12 +24,16 @@ function countWrong(authority: Float64Array, local: Float64Array): number {
   return wrong;
 }
 
+/** One consumer over the run; null where it did not exist yet (a late joiner), so every series lines up with `t`. */
 interface Track {
   wrong: number | null;
-  series: number[];
-  diverged: number[];
-  behind: number[];
+  series: Array<number | null>;
+  diverged: Array<number | null>;
+  behind: Array<number | null>;
 }
+
+const padded = (samples: number): Track => ({ wrong: null, series: Array(samples).fill(null), diverged: Array(samples).fill(null), behind: Array(samples).fill(null) });
+const numbers = (series: Array<number | null>): number[] => series.map((v) => v ?? 0);
 
 /**
  * Samples the run for the live view and the over-time series. Two views of
@@ -90,36 +94,42 @@ export class LiveMonitor {
       mode, phase, seconds, totalSeconds, keys, published, publisherRate,
       publisherBacklog: authority && lastWrites ? publisherBacklog(authority, lastWrites) : null,
       consumers: live.map((c, i) => {
-        const track = this.tracks.get(c.name) ?? { wrong: null, series: [], diverged: [], behind: [] };
+        const track = this.tracks.get(c.name) ?? padded(this.times.length - 1);
         this.tracks.set(c.name, track);
         const [local, fresh] = answers[i] ?? [];
         if (local && authority) track.wrong = countWrong(authority, local);
         track.series.push(track.wrong ?? 0);
         const counters = fresh ?? c.latest;
         const fault = faultOf(c.name);
-        // A crashed consumer holds nothing: everything written so far is missed.
-        const split = lastWrites
-          ? liveDivergence(lastWrites, {
-              name: c.name,
-              lastOffset: fault === 'crash' ? 0 : (counters?.lastOffset ?? 0),
-              coveredAfter: fault === 'crash' ? lastWrites.head : (counters?.coveredAfter ?? 0),
-              skippedRanges: counters?.skippedRanges ?? [],
-            })
-          : null;
-        track.diverged.push(split?.diverged ?? track.diverged.at(-1) ?? 0);
-        track.behind.push(split?.behind ?? track.behind.at(-1) ?? 0);
+        const split = lastWrites ? this.split(lastWrites, c, fault, counters) : null;
+        track.diverged.push(split?.diverged ?? track.diverged.at(-1) ?? null);
+        track.behind.push(split?.behind ?? track.behind.at(-1) ?? null);
         return {
           name: c.name, stalled: stalled(c.name), state: stateOf(fault, c.alive, counters), applied: counters?.applied ?? 0,
           wrongNow: track.wrong, stale: local === undefined, diverged: split?.diverged ?? null, behind: split?.behind ?? null,
-          dropped: brokerCounters?.subscribers[c.name]?.dropped ?? 0, series: [...track.series], divergedSeries: [...track.diverged],
+          dropped: brokerCounters?.subscribers[c.name]?.dropped ?? 0, series: numbers(track.series), divergedSeries: numbers(track.diverged),
         };
       }),
     };
   }
 
+  /**
+   * A crashed consumer (or one whose process is gone while its successor starts)
+   * holds nothing: every key written so far is missed. Under resync its successor
+   * subscribes with a snapshot, so those keys are on their way (behind); under
+   * lossy and lossless it subscribes at `latest`, so they will never arrive.
+   */
+  private split(lastWrites: LastWrites, c: ChildHandle<'consumer'>, fault: FaultKind | null, counters: CountersOf<'consumer'> | undefined): Divergence {
+    const gone = fault === 'crash' || !c.alive;
+    const consumer = { name: c.name, lastOffset: counters?.lastOffset ?? 0, coveredAfter: counters?.coveredAfter ?? 0, skippedRanges: counters?.skippedRanges ?? [] };
+    if (!gone) return liveDivergence(lastWrites, consumer);
+    const all = liveDivergence(lastWrites, { ...consumer, lastOffset: 0, coveredAfter: lastWrites.head });
+    return this.parts.mode === 'resync' ? { diverged: 0, behind: all.diverged } : all;
+  }
+
   /** Over the run, one sample per tick: seconds since publishing started, and per consumer wrong now, diverged and behind. */
-  overTime(): { t: number[]; series: Record<string, number[]>; diverged: Record<string, number[]>; behind: Record<string, number[]> } {
-    const per = (pick: (track: Track) => number[]) => Object.fromEntries([...this.tracks].map(([name, track]) => [name, pick(track)]));
+  overTime(): { t: number[]; series: Record<string, Array<number | null>>; diverged: Record<string, Array<number | null>>; behind: Record<string, Array<number | null>> } {
+    const per = (pick: (track: Track) => Array<number | null>) => Object.fromEntries([...this.tracks].map(([name, track]) => [name, pick(track)]));
     return { t: [...this.times], series: per((t) => t.series), diverged: per((t) => t.diverged), behind: per((t) => t.behind) };
   }
 

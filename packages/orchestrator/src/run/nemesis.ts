@@ -2,6 +2,13 @@ import { SLOW_PERIOD_MS, type FaultKind } from '../model/faults.js';
 import type { ChildHandle } from './child/child-handle.js';
 import type { Timeline } from './timeline.js';
 
+/** A slowed consumer's duty cycle: the period's timer and the SIGCONT that ends its stopped share. */
+interface Throttle {
+  timer: NodeJS.Timeout | undefined;
+  pendingThaw: NodeJS.Timeout | undefined;
+  target: ChildHandle;
+}
+
 /**
  * The faults, each with a matching start and stop, each recorded with its pid
  * (Jepsen's nemesis). A frozen process stops reading its socket without closing
@@ -10,7 +17,7 @@ import type { Timeline } from './timeline.js';
  * crashed one is SIGKILLed: its process, subscription and local copy are gone.
  */
 export class Nemesis {
-  private readonly throttles = new Map<string, { timer: NodeJS.Timeout; target: ChildHandle }>();
+  private readonly throttles = new Map<string, Throttle>();
   private readonly frozen = new Set<string>();
   private readonly crashed = new Set<string>();
 
@@ -36,13 +43,15 @@ export class Nemesis {
   /** Stopped `percent` % of every period until `unslow`: SIGSTOP at the period's start, SIGCONT after its share. */
   slow(target: ChildHandle, percent: number): void {
     const stoppedMs = (SLOW_PERIOD_MS * percent) / 100;
+    const throttle: Throttle = { timer: undefined, pendingThaw: undefined, target };
     const cycle = () => {
       if (!target.alive) return;
       target.freeze();
-      setTimeout(() => target.thaw(), stoppedMs).unref();
+      throttle.pendingThaw = setTimeout(() => target.thaw(), stoppedMs);
     };
     cycle();
-    this.throttles.set(target.name, { timer: setInterval(cycle, SLOW_PERIOD_MS), target });
+    throttle.timer = setInterval(cycle, SLOW_PERIOD_MS);
+    this.throttles.set(target.name, throttle);
     this.timeline.record({ type: 'slow', consumer: target.name, pid: target.pid, percent });
   }
 
@@ -50,8 +59,9 @@ export class Nemesis {
     const throttle = this.throttles.get(name);
     if (throttle === undefined) return;
     clearInterval(throttle.timer);
+    // The cycle's SIGCONT must not fire later: a stall that starts where this slow ends would be undone by it.
+    clearTimeout(throttle.pendingThaw);
     this.throttles.delete(name);
-    // The last cycle's SIGCONT may still be pending: continue it now, so it is not left stopped.
     throttle.target.thaw();
     this.timeline.record({ type: 'unslow', consumer: name, pid: throttle.target.pid });
   }

@@ -87,7 +87,9 @@ export function buildPlan(options: { duration: number; faults: Fault[]; publishU
     ...(options.joinLate === null ? [] : [{ at: firstFault, do: 'join', consumer: options.joinLate } as const]),
     { at: lastFault, do: 'phase', phase: 'recovering' },
     { at: publishEnd, do: 'publish-end' },
-    { at: publishEnd, do: 'publish-done' },
+    // Waiting for the publisher's `done` before a frozen consumer is thawed could wait for ever under
+    // lossless (it blocks the publisher by design): never before the last fault ends.
+    { at: Math.max(publishEnd, lastFault), do: 'publish-done' },
     { at: settled + d, do: 'phase', phase: 'quiesced' },
     { at: settled + 2 * d, do: 'end' },
   ];
@@ -154,6 +156,9 @@ export function checkPlan(plan: RunPlan): string[] {
     }
   }
   for (const [c, fault] of open) problems.push(`${c}'s ${fault} never ends`);
+  const done = steps.find((s) => s.do === 'publish-done');
+  const lastFaultEnd = Math.max(0, ...steps.filter((s) => s.do === 'thaw' || s.do === 'unslow' || s.do === 'restart').map((s) => s.at));
+  if (done !== undefined && done.at < lastFaultEnd) problems.push(`the plan waits for the publisher at ${done.at} ms, before its last fault ends at ${lastFaultEnd} ms`);
   const publishes = steps.filter((s) => s.do === 'publish').length;
   const ends = steps.filter((s) => s.do === 'publish-done').length;
   if (publishes !== 1 || ends !== 1) problems.push(`the plan publishes ${publishes} time(s) and waits for the end of publishing ${ends} time(s); each must be once`);

@@ -147,7 +147,12 @@ function gatheredRun(parts: {
 }): GatheredRun {
   const { collected, cluster, record } = parts;
   const order = (name: string) => parts.names.indexOf(name);
-  const row = (name: string) => ({ name, stalled: parts.stalled.includes(name), faults: parts.faults.filter((f) => f.consumer === name) });
+  const row = (name: string) => ({
+    name,
+    stalled: parts.stalled.includes(name),
+    faults: parts.faults.filter((f) => f.consumer === name),
+    recoveredAt: record.recoveredAt[name] ?? null,
+  });
   // Only a foreign consumer can be missing here (one of ours that fails to start ends the run): it never said ready.
   const neverReady = parts.names.filter((name) => !cluster.consumers.some((c) => c.name === name));
   return {

@@ -22,6 +22,8 @@ export interface PlanRecord {
   publishedInStall: number;
   /** What the publisher said it published, in its `done`. */
   published: number;
+  /** Wall-clock ms each faulted consumer's last fault ended (thaw, unslow, restart): its own recovery starts there. */
+  recoveredAt: Record<string, number>;
 }
 
 interface StepContext {
@@ -48,7 +50,9 @@ const pids = (targets: ChildHandle[]) => targets.map((c) => ({ name: c.name, pid
  * measured; `nemesis` must be stopped on every path.
  */
 export class PlanSteps implements StepHandlers {
-  readonly record: PlanRecord = { stallWindow: { from: 0, to: Number.POSITIVE_INFINITY }, publishedInStall: 0, published: 0 };
+  readonly record: PlanRecord = { stallWindow: { from: 0, to: Number.POSITIVE_INFINITY }, publishedInStall: 0, published: 0, recoveredAt: {} };
+  /** Each crashed consumer's dead process, until its successor starts. */
+  private readonly crashed = new Map<string, ChildHandle<'consumer'>>();
   readonly nemesis: Nemesis;
   private readonly publisherDone: Promise<number>;
   /** Joiners and restarted consumers subscribing while the plan's clock runs on; awaited at publish-done and at the end. */
@@ -110,6 +114,7 @@ export class PlanSteps implements StepHandlers {
   thaw({ consumers }: { consumers: string[] }): void {
     const targets = this.named(consumers);
     this.nemesis.thaw(targets);
+    for (const name of consumers) this.record.recoveredAt[name] = wallClockMs();
     this.context.logger.info({ consumers: pids(targets) }, 'stall ended');
   }
 
@@ -122,6 +127,7 @@ export class PlanSteps implements StepHandlers {
 
   unslow({ consumer }: { consumer: string }): void {
     this.nemesis.unslow(consumer);
+    this.record.recoveredAt[consumer] = wallClockMs();
     this.context.logger.info({ consumer }, 'slow ended');
   }
 
@@ -129,12 +135,28 @@ export class PlanSteps implements StepHandlers {
     const [target] = this.named([consumer]);
     if (target === undefined) return;
     this.context.watch.expectExit(target);
+    this.crashed.set(consumer, target);
     this.nemesis.crash(target);
     this.context.logger.info({ consumer, pid: target.pid }, 'crashed (SIGKILL)');
   }
 
-  restart({ consumer }: { consumer: string }): void {
+  /**
+   * The successor subscribes only once the broker has forgotten its predecessor:
+   * its exit is seen (the watcher then sends endSubscriber) and a status round trip
+   * proves the broker took that message (IPC is ordered); otherwise the new HELLO
+   * could meet `nameInUse`.
+   */
+  async restart({ consumer }: { consumer: string }): Promise<void> {
+    const { watch, cluster } = this.context;
+    const predecessor = this.crashed.get(consumer);
+    if (predecessor !== undefined) {
+      await watch.guard(predecessor.exited);
+      cluster.broker.send({ type: 'endSubscriber', name: consumer, reason: 'crashed (planned)' });
+      await watch.guard(cluster.broker.status(STATUS_TIMEOUT_MS));
+      this.crashed.delete(consumer);
+    }
     this.nemesis.restarted(consumer);
+    this.record.recoveredAt[consumer] = wallClockMs();
     this.subscribe(consumer, 'restart');
   }
 

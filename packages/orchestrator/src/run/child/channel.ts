@@ -40,6 +40,8 @@ export class ChildChannel {
   private readonly listeners = new Set<Listener>();
   /** Rejects a pending request whose reply arrived malformed, by request id. */
   private readonly failedReplies = new Map<number, (error: Error) => void>();
+  /** Rejecters of the waits in progress, told when the child exits. */
+  private readonly waitingForExit = new Set<(how: string) => void>();
   private lastId = 0;
 
   constructor(
@@ -51,6 +53,11 @@ export class ChildChannel {
     /** Set for a foreign consumer: its messages are JSON to be read, and what breaks the contract is reported here. */
     private readonly breach?: ContractBreach,
   ) {
+    // One handler on `exited` for every wait: a handler per request would keep each reply
+    // (a versions array per live-view sample) reachable until the child exits.
+    void this.exited.then((how) => {
+      for (const onExit of this.waitingForExit) onExit(how);
+    });
     void this.pump();
   }
 
@@ -106,7 +113,13 @@ export class ChildChannel {
         if (value !== undefined) resolve(value);
         else if (m.type === 'fatal') reject(new RunError('E_CHILD_FATAL', `${this.who} failed: ${m.message}`));
       });
-      void this.exited.then((how) => reject(new RunError('E_CHILD_EXIT', `${this.who} ${how} while the orchestrator waited for ${what}`)));
+      const onExit = (how: string) => reject(new RunError('E_CHILD_EXIT', `${this.who} ${how} while the orchestrator waited for ${what}`));
+      this.waitingForExit.add(onExit);
+      const stopWaiting = off;
+      off = () => {
+        stopWaiting();
+        this.waitingForExit.delete(onExit);
+      };
     });
     return withDeadline(arrived, timeoutMs, `${this.who} sent no ${what} within ${timeoutMs / 1000} s; see its log`).finally(off);
   }
