@@ -29,7 +29,7 @@ const progressLine = (p: ExperimentPoint): string => `experiments: ${p.experimen
 export const EXPERIMENTS_SUMMARY = "The seed's \"How to extend\", measured: churn, queue, overlap and hotness, each a table beside the expectation";
 
 const EXPERIMENTS_DESCRIPTION =
-  'Runs the lossy mode many times at short phases (about 2.5 minutes on 2 cores for all four) and prints, per experiment,\n' +
+  'Runs the lossy mode 28 times at short phases (about 2 minutes on 2 cores for all four) and prints, per experiment,\n' +
   'what was measured beside what the workload\'s key probabilities predict from what each stalled consumer missed.';
 
 /** `--only churn,hotness`: which experiments, each named once. */
