@@ -6,8 +6,10 @@
  * consumers are still judged, and every process of the run is gone, the
  * misbehaving one included.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { failureDetail, pidsInLog, readLog, reapAfterEach, startDemo, survivorsAfter, tempLogFile, type ModeRun, type RunDocument } from './helpers/run-demo.js';
+import { execa } from 'execa';
+import { failureDetail, ORCHESTRATOR, pidsInLog, readLog, reapAfterEach, startDemo, survivorsAfter, tempLogFile, type ModeRun, type RunDocument } from './helpers/run-demo.js';
 
 const reaper = reapAfterEach();
 const fixture = (name: string): string => `node ${fileURLToPath(new URL(`./fixtures/foreign/${name}.mjs`, import.meta.url))}`;
@@ -23,7 +25,7 @@ async function runWith(name: string, command: string) {
   const spawned = run.events.flatMap((e) => (e.type === 'spawned' ? [e.pid] : []));
   const survivors = await survivorsAfter([...pidsInLog(readLog(logFile)), ...spawned], 5_000);
   const row = run.consumers.find((c) => c.name === name)!;
-  return { run, row, stderr: String(result.stderr), spawned, survivors };
+  return { run, row, stderr: String(result.stderr), spawned, survivors, logFile };
 }
 
 /** The rest of the run is judged as always: the stalled consumer of ours is wrong, every wrong key explained. */
@@ -49,12 +51,19 @@ test('one that never says ready: the run goes on without it, its row says so, ex
 
 test('one that answers gather with garbage: the contract failure says where the map is malformed, its state is unknown', async () => {
   const command = fixture('garbage-gather');
-  const { run, row, stderr, survivors } = await runWith('consumer-3', command);
+  const { run, row, stderr, survivors, logFile } = await runWith('consumer-3', command);
   const failure = `consumer-3 (foreign: ${command}) answered gather with a malformed map: entries[12] is not [key, version, value]`;
   expect(row).toMatchObject({ command, verdict: 'unknown', applied: null, contract: [failure] });
   expect(run.valid).toBe('unknown');
   expect(stderr).toContain(`orchestrator: lossy: ${failure}`);
   expect(survivors).toEqual([]);
+  // The HTML report (rebuilt from the log) names the command and the failure too.
+  const html = logFile.replace(/\.ndjson$/, '.html');
+  expect((await execa('node', [ORCHESTRATOR, 'analyze', logFile, '--report', html], { reject: false })).exitCode).toBe(0);
+  const page = readFileSync(html, 'utf8');
+  expect(page).toContain('<small>foreign: node ');
+  expect(page).toContain('contract failure: consumer-3 (foreign: ');
+  expect(page).toMatch(/consumer-3 \(stalled\)<br><small>foreign: [^<]*<\/small><\/td><td>\?<\/td><td class="bad">unknown<\/td>/);
 });
 
 test('one that exits mid-run: ended early and a contract failure, the others judged', async () => {

@@ -17,8 +17,8 @@ const snapshot: LiveSnapshot = {
   publisherRate: 401,
   publisherBacklog: 0,
   consumers: [
-    { name: 'consumer-1', stalled: false, state: 'applying', applied: 3000, wrongNow: 0, stale: false, diverged: 0, behind: 3, dropped: 0, series: [0, 0, 0], divergedSeries: [0, 0, 0] },
-    { name: 'consumer-3', stalled: true, state: 'STALLED', applied: 1400, wrongNow: 9, stale: true, diverged: 312, behind: 520, dropped: 1088, series: [0, 9, 9], divergedSeries: [0, 100, 312] },
+    { name: 'consumer-1', foreign: false, stalled: false, state: 'applying', applied: 3000, wrongNow: 0, stale: false, diverged: 0, behind: 3, dropped: 0, series: [0, 0, 0], divergedSeries: [0, 0, 0] },
+    { name: 'consumer-3', foreign: false, stalled: true, state: 'STALLED', applied: 1400, wrongNow: 9, stale: true, diverged: 312, behind: 520, dropped: 1088, series: [0, 9, 9], divergedSeries: [0, 100, 312] },
   ],
 };
 
@@ -48,6 +48,14 @@ describe('live view', () => {
   test('changes flow control holds back are the publisher\'s backlog, shown on its line', () => {
     const frame = render(h(Dashboard, { snapshot: { ...snapshot, publisherBacklog: 130 }, phase: { mode: 'lossless', phase: 'stalled', seconds: 7.5 } })).lastFrame()!;
     expect(frame).toContain('backlog 130 keys held back');
+  });
+
+  test('a consumer someone else wrote is starred, and the footer says what the star means', () => {
+    const foreign = { ...snapshot, consumers: snapshot.consumers.map((c) => (c.name === 'consumer-3' ? { ...c, foreign: true } : c)) };
+    const frame = render(h(Dashboard, { snapshot: foreign, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } })).lastFrame()!;
+    expect(frame).toMatch(/consumer-3\*\s+STALLED/);
+    expect(frame).toContain('* a consumer someone else wrote');
+    expect(render(h(Dashboard, { snapshot, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } })).lastFrame()!).not.toContain('someone else');
   });
 
   test('sparklines scale to the largest value and leave zeros blank', () => {

@@ -7,6 +7,8 @@ export type ConsumerState = 'applying' | 'STALLED' | 'slowed' | 'crashed' | 'res
 
 export interface ConsumerLive {
   name: string;
+  /** A consumer someone else wrote (--consumer-cmd). */
+  foreign: boolean;
   /** Faulted at some point of the run (stalled, slowed or crashed). */
   stalled: boolean;
   state: ConsumerState;

@@ -12,7 +12,7 @@ export function textProgress(write: (line: string) => void): RunObserver {
           const state = c.state === 'STALLED' ? ' (frozen)' : c.state === 'slowed' || c.state === 'crashed' ? ` (${c.state})` : '';
           // Diverged will never arrive; behind is on its way: one number would hide which is which.
           const split = `${c.diverged ? ` diverged ${c.diverged}` : ''}${c.behind ? ` behind ${c.behind}` : ''}`;
-          return `${c.name} ${c.applied}${state}${split}${c.dropped > 0 ? ` dropped ${c.dropped}` : ''}`;
+          return `${c.name}${c.foreign ? '*' : ''} ${c.applied}${state}${split}${c.dropped > 0 ? ` dropped ${c.dropped}` : ''}`;
         })
         .join('  ');
       const backlog = s.publisherBacklog ? `  publisher backlog ${s.publisherBacklog}` : '';

@@ -20,12 +20,26 @@ function costTable(runs: JsonRun[]): string {
   return `<table><tr><th>mode</th><th>published</th><th>publisher in stall</th><th>healthy p99 in stall</th><th>stalled wrong at end</th><th>resync bytes</th></tr>${rows.join('')}</table>`;
 }
 
+type Consumer = JsonRun['consumers'][number];
+
+/** Its name, its faults, and for a consumer someone else wrote the command it ran as. */
+function nameCell(c: Consumer, config: JsonConfig): string {
+  const faults = c.faults.length > 0 ? ` (${esc(c.faults.map((f) => faultLabel(f, config.duration)).join(', '))})` : '';
+  return `${esc(c.name)}${faults}${c.command === null ? '' : `<br><small>foreign: ${esc(c.command)}</small>`}`;
+}
+
+function stateCell(c: Consumer, keys: number): string {
+  if (c.verdict === 'unknown') return '<td class="bad">unknown</td>';
+  return c.wrongCount > 0 ? `<td class="bad">${c.wrongCount} of ${keys} wrong</td>` : '<td class="ok">correct</td>';
+}
+
 function consumerTable(run: JsonRun, config: JsonConfig): string {
-  const { keys } = config;
-  const rows = run.consumers.map(
-    (c) =>
-      `<tr><td>${esc(c.name)}${c.faults.length > 0 ? ` (${esc(c.faults.map((f) => faultLabel(f, config.duration)).join(', '))})` : ''}</td><td>${c.applied ?? '?'}</td><td class="${c.wrongCount > 0 ? 'bad' : 'ok'}">${c.wrongCount > 0 ? `${c.wrongCount} of ${keys} wrong` : 'correct'}</td><td>${c.digestMatch === null ? '-' : c.digestMatch ? 'matches' : 'differs'}</td><td>${esc(c.wrongKeys.slice(0, 6).join(', '))}${c.wrongKeys.length > 6 ? ', …' : ''}</td></tr>`,
-  );
+  const rows = run.consumers.map((c) => {
+    const row = `<tr><td>${nameCell(c, config)}</td><td>${c.applied ?? '?'}</td>${stateCell(c, config.keys)}<td>${c.digestMatch === null ? '-' : c.digestMatch ? 'matches' : 'differs'}</td><td>${esc(c.wrongKeys.slice(0, 6).join(', '))}${c.wrongKeys.length > 6 ? ', …' : ''}</td></tr>`;
+    // Every way a foreign consumer broke the child contract (docs/CONSUMER.md), on its own line.
+    const breaches = c.contract.map((failure) => `<tr><td></td><td colspan="4" class="bad">contract failure: ${esc(failure)}</td></tr>`);
+    return row + breaches.join('');
+  });
   return `<table><tr><th>consumer</th><th>applied</th><th>state at the end</th><th>digest</th><th>first wrong keys</th></tr>${rows.join('')}</table>`;
 }
 

@@ -34,7 +34,7 @@ function ConsumerRow({ c, keys }: { c: ConsumerLive; keys: number }): ReactEleme
   return h(
     Box,
     null,
-    h(Text, { color: colour }, c.name.padEnd(12)),
+    h(Text, { color: colour }, `${c.name}${c.foreign ? '*' : ''}`.padEnd(12)),
     h(Text, { color: STATE_COLOUR[c.state] }, c.state.padEnd(11)),
     h(Text, null, `applied ${String(c.applied).padStart(7)}   `),
     h(Text, { color: c.diverged ? 'red' : 'green' }, `diverged ${count(c.diverged)} / ${keys}  `),
@@ -61,7 +61,7 @@ export function Dashboard({ snapshot, phase }: { snapshot: LiveSnapshot | undefi
     ...(s?.consumers ?? []).map((c) => h(ConsumerRow, { key: c.name, c, keys: s!.keys })),
     h(Text, null, ' '),
     h(Text, null, `publisher  published ${s?.published ?? 0}   rate ${Math.round(s?.publisherRate ?? 0)}/s (last 2 s)${s?.publisherBacklog ? `   backlog ${s.publisherBacklog} keys held back` : ''}   broker drops: ${drops}`),
-    h(Text, { dimColor: true }, `${phase.mode === 'lossy' ? 'a consumer is never told it is wrong   ' : ''}[q] quit`),
+    h(Text, { dimColor: true }, `${s?.consumers.some((c) => c.foreign) ? '* a consumer someone else wrote   ' : ''}${phase.mode === 'lossy' ? 'a consumer is never told it is wrong   ' : ''}[q] quit`),
   );
 }
 

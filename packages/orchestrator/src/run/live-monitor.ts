@@ -105,7 +105,7 @@ export class LiveMonitor {
         track.diverged.push(split?.diverged ?? track.diverged.at(-1) ?? null);
         track.behind.push(split?.behind ?? track.behind.at(-1) ?? null);
         return {
-          name: c.name, stalled: stalled(c.name), state: stateOf(fault, c.alive, counters), applied: counters?.applied ?? 0,
+          name: c.name, foreign: c.command !== null, stalled: stalled(c.name), state: stateOf(fault, c.alive, counters), applied: counters?.applied ?? 0,
           wrongNow: track.wrong, stale: local === undefined, diverged: split?.diverged ?? null, behind: split?.behind ?? null,
           dropped: brokerCounters?.subscribers[c.name]?.dropped ?? 0, series: numbers(track.series), divergedSeries: numbers(track.diverged),
         };
