@@ -19,7 +19,7 @@ afterEach(async () => {
 
 async function startBroker(): Promise<ChildHandle<'broker'>> {
   const tls = await generateRunCertificate();
-  const init = brokerInit({ mode: 'lossy', keys: 16, queueCapacity: 8, overflow: 'drop-new', tls, token: randomBytes(TOKEN_BYTES).toString('hex'), idleTimeoutMs: 20_000, log });
+  const init = brokerInit({ mode: 'lossy', keys: 16, queueCapacity: 8, overflow: 'drop-new', tls, token: randomBytes(TOKEN_BYTES).toString('hex'), idleTimeoutMs: 20_000, datagramSize: 1350, log });
   return spawnRole({ role: 'broker', name: 'broker', init, logger, track: (child) => started.push(child) });
 }
 

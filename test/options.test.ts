@@ -38,6 +38,8 @@ describe('options', () => {
     expect(usage({ rate: 0 })).toMatch(/^--rate must be a positive number/);
     expect(usage({ rate: Number.NaN })).toMatch(/got not a number$/);
     expect(usage({ payload: 70_000 })).toMatch(/^--payload must be an integer from 0 to 65536/);
+    expect(usage({ datagramSize: 65_527 })).toBe('--datagram-size must be an integer from 1200 to 16384, got 65527');
+    expect(usage({ datagramSize: 1000 })).toBe('--datagram-size must be an integer from 1200 to 16384, got 1000');
     expect(usage({ stall: ['consumer-1,consumer-2,consumer-3'] })).toMatch(/leave at least one/);
   });
 

@@ -4,6 +4,7 @@
  * real Topic and CompactedTable. What each mode does with a full queue, how
  * writes are batched, resumes and digests, and the counters it reports.
  */
+import { jest } from '@jest/globals';
 import { encodeDigest, encodeSyncEnd, ErrorCode, SyncKind } from '@state-divergence/protocol';
 import { lastWrites, subscriberReports } from '../packages/broker/src/topic-views.js';
 import { EVENT_BYTES, LAG_BYTES, setup, show, subscribe, SYNC_END_BYTES, tick } from './fixtures/fake-subscriber.js';
@@ -15,7 +16,7 @@ describe('Subscriber: batching and the writer', () => {
     expect(sink.writes).toHaveLength(0); // deferred to the next turn of the event loop
     await tick();
     expect(sink.writes.map((w) => w.map(show))).toEqual([['event 1 k0', 'event 2 k1', 'event 3 k2']]);
-    expect(subscriber.counters()).toEqual({ queued: 4, delivered: 0, dropped: 0, lastAccepted: 7 });
+    expect(subscriber.counters()).toMatchObject({ queued: 4, delivered: 0, dropped: 0, lastAccepted: 7 });
     await tick();
     expect(sink.writes).toHaveLength(1); // the next batch waits for the write in flight
     await sink.release();
@@ -27,7 +28,7 @@ describe('Subscriber: batching and the writer', () => {
     expect(sink.writes).toHaveLength(3);
     expect(sink.maxInFlight).toBe(1);
     expect(sink.bytes).toEqual([3 * EVENT_BYTES, 3 * EVENT_BYTES, EVENT_BYTES]);
-    expect(subscriber.counters()).toEqual({ queued: 0, delivered: 7, dropped: 0, lastAccepted: 7 });
+    expect(subscriber.counters()).toMatchObject({ queued: 0, delivered: 7, dropped: 0, lastAccepted: 7 });
     expect(subscriber.idle).toBe(true);
   });
 
@@ -39,10 +40,10 @@ describe('Subscriber: batching and the writer', () => {
       await tick();
     }
     expect(healthy.sink.frames).toEqual(Array.from({ length: 20 }, (_, i) => `event ${i + 1} k${i % 4}`));
-    expect(healthy.subscriber.counters()).toEqual({ queued: 0, delivered: 20, dropped: 0, lastAccepted: 20 });
+    expect(healthy.subscriber.counters()).toMatchObject({ queued: 0, delivered: 20, dropped: 0, lastAccepted: 20 });
     expect(frozenSink.frames).toEqual(['event 1 k0', 'event 2 k1', 'event 3 k2', 'event 4 k3']);
     expect(frozenSink.inFlight).toBe(1);
-    expect(frozen.counters()).toEqual({ queued: 8, delivered: 0, dropped: 8, lastAccepted: 12 });
+    expect(frozen.counters()).toMatchObject({ queued: 8, delivered: 0, dropped: 8, lastAccepted: 12 });
     expect(frozen.report().droppedRanges).toEqual([[13, 20]]);
   });
 
@@ -55,7 +56,7 @@ describe('Subscriber: batching and the writer', () => {
     subscriber.sendControl(encodeSyncEnd(SyncKind.snapshot, 1), encodeSyncEnd(SyncKind.snapshot, 1));
     expect(sink.writes).toHaveLength(2);
     await sink.release();
-    expect(subscriber.counters()).toEqual({ queued: 0, delivered: 1, dropped: 0, lastAccepted: 1 });
+    expect(subscriber.counters()).toMatchObject({ queued: 0, delivered: 1, dropped: 0, lastAccepted: 1 });
   });
 
   test('a digest request is built when asked for and goes out right behind the events queued before it, in the same write; later events follow', async () => {
@@ -144,6 +145,8 @@ describe('Subscriber: a full queue in each mode', () => {
       queued: 0,
       delivered: 4,
       dropped: 3,
+      bytesSent: sink.bytes.reduce((a, b) => a + b, 0), // what the stream got, to the byte
+      blockedWrites: [],
       lastAccepted: 6,
       droppedRanges: [[4, 5], [7, 7]],
       maxQueued: 2,
@@ -172,7 +175,7 @@ describe('Subscriber: a full queue in each mode', () => {
     let woke = false;
     void room?.then(() => (woke = true));
     expect(subscriber.offer(5, Buffer.alloc(0))).toBe(false); // the Topic never gets here in lossless: it waits first
-    expect(subscriber.counters()).toEqual({ queued: 2, delivered: 0, dropped: 0, lastAccepted: 4 });
+    expect(subscriber.counters()).toMatchObject({ queued: 2, delivered: 0, dropped: 0, lastAccepted: 4 });
     await tick();
     expect(woke).toBe(false);
     const roomsBefore = rooms();
@@ -194,12 +197,12 @@ describe('Subscriber: a full queue in each mode', () => {
     publish(2, 0, 3); // queue full
     const roomsBefore = rooms();
     publish(1); // offset 6 overflows: the three queued events are discarded
-    expect(subscriber.counters()).toEqual({ queued: 0, delivered: 0, dropped: 0, lastAccepted: 5 });
+    expect(subscriber.counters()).toMatchObject({ queued: 0, delivered: 0, dropped: 0, lastAccepted: 5 });
     expect(rooms()).toBe(roomsBefore + 1);
     expect(subscriber.hasRoom).toBe(true);
     expect(subscriber.idle).toBe(false);
     publish('-2', 4, 5, 6, 7); // lagged: nothing queued, nothing dropped, however long the stall
-    expect(subscriber.counters()).toEqual({ queued: 0, delivered: 0, dropped: 0, lastAccepted: 5 });
+    expect(subscriber.counters()).toMatchObject({ queued: 0, delivered: 0, dropped: 0, lastAccepted: 5 });
     await tick();
     expect(sink.writes).toHaveLength(1);
     await sink.release();
@@ -227,6 +230,8 @@ describe('Subscriber: a full queue in each mode', () => {
       queued: 0,
       delivered: 3,
       dropped: 0,
+      bytesSent: sink.bytes.reduce((a, b) => a + b, 0), // what the stream got, to the byte
+      blockedWrites: [],
       lastAccepted: 12,
       droppedRanges: [],
       maxQueued: 3,
@@ -308,7 +313,7 @@ describe('Subscriber: lossy mode\'s overflow policies', () => {
     await tick(); // event 1 in flight: handed to the stream, never evicted
     publish(1, 2, 3); // 2, 3, 4 fill the queue
     publish(4, 5); // 5 evicts 2, 6 evicts 3
-    expect(subscriber.counters()).toEqual({ queued: 3, delivered: 0, dropped: 2, lastAccepted: 6 });
+    expect(subscriber.counters()).toMatchObject({ queued: 3, delivered: 0, dropped: 2, lastAccepted: 6 });
     await sink.release(); // event 4 goes out; 5 and 6 stay
     publish(6); // room: accepted without evicting, the run of drops ends
     publish(7, 8); // 8 evicts 5, 9 evicts 6
@@ -402,5 +407,34 @@ describe('Subscriber: lossy mode\'s overflow policies', () => {
     expect(answer.offsets).toBeInstanceOf(Float64Array);
     expect([...answer.offsets]).toEqual([2, 0, 3, 4, 0]);
     expect(answer).toMatchObject({ head: 4, dropped: { 'consumer-1': [[2, 4]] }, disconnectedAt: {} }); // capacity 1: offset 1 queued, the rest dropped
+  });
+});
+
+describe('Subscriber: what it handed to the transport', () => {
+  test('bytesSent counts every byte handed to the stream, the write in flight included; a write pending 100 ms or more is a blocked write, with what was sent before it', async () => {
+    let now = 1_000_000; // the broker's clock, moved by hand: no test here waits on real time
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
+    try {
+      const { subscriber, sink, publish } = setup({ mode: 'lossy', capacity: 10, batchMaxEvents: 2 });
+      publish(0, 1);
+      await tick();
+      expect(subscriber.counters().bytesSent).toBe(2 * EVENT_BYTES); // in flight, already counted
+      now += 99;
+      await sink.release(); // 99 ms: slow, not blocked
+      expect(subscriber.report().blockedWrites).toEqual([]);
+      publish(2, 3, 4);
+      await tick();
+      now += 150;
+      // Still pending: reported as it stands, so a frozen consumer's blocked write shows before its thaw.
+      expect(subscriber.report().blockedWrites).toEqual([{ startedAt: 1_000_099, bytesBefore: 2 * EVENT_BYTES, ms: 150 }]);
+      now += 50;
+      await sink.release(); // taken after 200 ms; the third event goes out at once
+      now += 1;
+      await sink.release();
+      expect(subscriber.report().blockedWrites).toEqual([{ startedAt: 1_000_099, bytesBefore: 2 * EVENT_BYTES, ms: 200 }]);
+      expect(subscriber.counters()).toMatchObject({ delivered: 5, bytesSent: 5 * EVENT_BYTES });
+    } finally {
+      clock.mockRestore();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import { normalizeOptions, runMode, silentProgress, startCluster, type ChildHandle, type ModeResult, type RawOptions } from '@state-divergence/orchestrator';
+import { DEFAULTS, normalizeOptions, runMode, silentProgress, startCluster, type ChildHandle, type ModeResult, type RawOptions } from '@state-divergence/orchestrator';
 import { eventFrameBytes, type LogSettings, type Mode } from '@state-divergence/protocol';
 import { createLogger } from '@state-divergence/runtime';
 
@@ -21,12 +21,12 @@ export async function demoRun(mode: Mode, raw: RawOptions): Promise<ModeResult> 
  * more than the stack can carry, N consumers, events/s each consumer applied
  * (the slowest), after a warm-up. The cluster is the demo's own (startCluster).
  */
-export async function brokerFanout(consumers: number, seconds: number): Promise<number> {
+export async function brokerFanout(consumers: number, seconds: number, datagramSize = DEFAULTS.datagramSize): Promise<number> {
   const children: ChildHandle[] = [];
   try {
     const cluster = await startCluster(
       {
-        mode: 'lossless', keys: 2000, queueCapacity: 512, overflow: 'drop-new', rate: 100_000, payload: 64, seed: 1, deleteRatio: 0, rogueFrames: 0, idleTimeoutMs: 60_000, log: quiet('lossless'),
+        mode: 'lossless', keys: 2000, queueCapacity: 512, datagramSize, overflow: 'drop-new', rate: 100_000, payload: 64, seed: 1, deleteRatio: 0, rogueFrames: 0, idleTimeoutMs: 60_000, log: quiet('lossless'),
         consumers: Array.from({ length: consumers }, (_, i) => `consumer-${i + 1}`),
       },
       { logger, track: (child) => children.push(child), aborted: new Promise<never>(() => {}) },

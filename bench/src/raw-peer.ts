@@ -20,6 +20,8 @@ export const FRAME_BYTES = 64;
 export interface PeerInit {
   kind: 'quic-sink' | 'tcp-sink' | 'quic-source' | 'tcp-source' | 'quic-fanout' | 'quic-fanout-client' | 'quic-echo' | 'quic-ping';
   batch: number;
+  /** Largest QUIC datagram, both ends (the demo's --datagram-size). */
+  datagramBytes: number;
   port?: number;
   certPem: string;
   keyPem: string;
@@ -31,7 +33,7 @@ export type PeerMessage = { type: 'ready'; port?: number } | { type: 'count'; fr
 
 const init = (await getOneMessage()) as unknown as PeerInit;
 const logger = createLogger(`bench-${init.kind}`, { level: 'warn', file: null, mode: null });
-const endpoint = { host: '127.0.0.1', port: init.port ?? 0, caPem: init.certPem, idleTimeoutMs: 60_000, token: '' };
+const endpoint = { host: '127.0.0.1', port: init.port ?? 0, caPem: init.certPem, idleTimeoutMs: 60_000, datagramBytes: init.datagramBytes, token: '' };
 const frame = (): Buffer => {
   const buf = Buffer.alloc(FRAME_BYTES, 0xab);
   buf.writeUInt32BE(FRAME_BYTES - 4, 0);
@@ -48,7 +50,7 @@ async function pump(write: (bytes: Buffer) => Promise<unknown>): Promise<void> {
 }
 
 async function setUp(): Promise<{ port?: number; start?: () => void }> {
-  const server = { host: '127.0.0.1', certPem: init.certPem, keyPem: init.keyPem, idleTimeoutMs: 60_000, streamWindowBytes: 1024 * 1024, logger };
+  const server = { host: '127.0.0.1', certPem: init.certPem, keyPem: init.keyPem, idleTimeoutMs: 60_000, streamWindowBytes: 1024 * 1024, datagramBytes: init.datagramBytes, logger };
   switch (init.kind) {
     case 'quic-sink': {
       const quic = await startQuicServer({ ...server, onStream: (stream) => void drainStream(stream.readable.getReader()) });

@@ -23,7 +23,14 @@ async function connect(broker, helloFrame) {
     port: broker.port,
     serverName: 'localhost', // the certificate names localhost; IP addresses are not matched
     crypto: { ops: { randomBytes: async (data) => void randomFillSync(new Uint8Array(data)) } },
-    config: { verifyPeer: true, ca: broker.caPem, maxIdleTimeout: broker.idleTimeoutMs },
+    config: {
+      verifyPeer: true,
+      ca: broker.caPem,
+      maxIdleTimeout: broker.idleTimeoutMs,
+      // Both ends must agree, or the connection silently stays at the library's 1,350 bytes.
+      maxSendUdpPayloadSize: broker.datagramBytes,
+      maxRecvUdpPayloadSize: broker.datagramBytes,
+    },
     logger: quiet,
   }).catch((error) => {
     // The library's errors often carry only a name (ErrorQUICConnectionLocalTLS: the pin did not match).

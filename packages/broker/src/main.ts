@@ -14,10 +14,11 @@ await runChild('broker', async ({ init, logger }) => {
     keyPem: init.keyPem,
     idleTimeoutMs: init.idleTimeoutMs,
     streamWindowBytes: init.streamWindowBytes,
+    datagramBytes: init.datagramBytes,
     logger,
     onStream: (stream) => void serveClient(stream, context),
   });
-  logger.info({ host: init.host, port: server.port, queueCapacity: init.queueCapacity, overflow: topic.overflow, batchMaxEvents: init.batchMaxEvents }, 'listening');
+  logger.info({ host: init.host, port: server.port, datagramBytes: init.datagramBytes, receiveBufferBytes: server.receiveBufferBytes, queueCapacity: init.queueCapacity, overflow: topic.overflow, batchMaxEvents: init.batchMaxEvents }, 'listening');
 
   // Resync mode's heartbeat: an idle subscriber learns the head, so it (and the
   // drain step) can tell "current" from "silently behind".
@@ -39,13 +40,14 @@ await runChild('broker', async ({ init, logger }) => {
       subscribers: subscriberReports(topic),
       lastWriteOffsets: topic.table.lastWriteOffsets(init.keys),
       digest: topic.table.digest.toString(),
+      receiveBufferBytes: server.receiveBufferBytes,
     }),
     lastWrites: () => lastWrites(topic, init.keys),
     endSubscriber: (name, reason) => topic.subscribers.get(name)?.end(reason),
     close: () => {
       topic.closing = true;
       for (const subscriber of [...topic.subscribers.values()]) subscriber.end('the broker is shutting down', 'debug');
-      return server.stop({ force: true });
+      return server.stop();
     },
   };
 });

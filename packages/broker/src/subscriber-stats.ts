@@ -1,6 +1,11 @@
-import type { SubscriberCounters, SubscriberReport } from '@state-divergence/protocol';
+import type { BlockedWrite, SubscriberCounters, SubscriberReport } from '@state-divergence/protocol';
 import { DropLog } from './drop-log.js';
 import type { RecoveryCosts } from './recovery.js';
+
+/** A write pending this long is blocked, not merely slow: a healthy one takes a few ms. */
+const BLOCKED_WRITE_MS = 100;
+/** Only the first ones are kept: a slowed consumer blocks once every period. */
+const BLOCKED_WRITES_KEPT = 100;
 
 /**
  * What the broker knows about one subscriber name, across every subscription
@@ -23,6 +28,34 @@ export class SubscriberStats {
   endedEarly: string | null = null;
   /** The offset the broker disconnected this name at, until it subscribes again (LastWrites.disconnectedAt). */
   disconnectedAt: number | null = null;
+  bytesSent = 0;
+  private pendingWrite: { startedAt: number; bytesBefore: number } | null = null;
+  private readonly blocked: BlockedWrite[] = [];
+
+  /** A write of `bytes` was handed to the stream. */
+  writeStarted(bytes: number): void {
+    this.pendingWrite = { startedAt: Date.now(), bytesBefore: this.bytesSent };
+    this.bytesSent += bytes;
+  }
+
+  /** The pending write was taken (or failed). */
+  writeEnded(): void {
+    const blocked = this.pendingIfBlocked();
+    if (blocked !== undefined && this.blocked.length < BLOCKED_WRITES_KEPT) this.blocked.push(blocked);
+    this.pendingWrite = null;
+  }
+
+  private pendingIfBlocked(): BlockedWrite | undefined {
+    if (this.pendingWrite === null) return undefined;
+    const ms = Date.now() - this.pendingWrite.startedAt;
+    return ms >= BLOCKED_WRITE_MS ? { ...this.pendingWrite, ms } : undefined;
+  }
+
+  /** The blocked writes so far, the one still pending included. */
+  blockedWrites(): BlockedWrite[] {
+    const pending = this.pendingIfBlocked();
+    return pending === undefined || this.blocked.length >= BLOCKED_WRITES_KEPT ? [...this.blocked] : [...this.blocked, pending];
+  }
 
   /** A new subscription of this name begins at `offset`. */
   subscribed(offset: number): void {
@@ -32,7 +65,7 @@ export class SubscriberStats {
   }
 
   counters(queued: number): SubscriberCounters {
-    return { queued, delivered: this.delivered, dropped: this.drops.count, lastAccepted: this.lastAccepted };
+    return { queued, delivered: this.delivered, dropped: this.drops.count, lastAccepted: this.lastAccepted, bytesSent: this.bytesSent };
   }
 
   report(queued: number): SubscriberReport {
@@ -43,6 +76,7 @@ export class SubscriberStats {
       endedEarly: this.endedEarly,
       disconnects: this.disconnects,
       lags: this.costs.lags,
+      blockedWrites: this.blockedWrites(),
       resumes: this.resumes,
       resyncBytes: this.costs.resyncBytes,
       resyncFrames: this.costs.resyncFrames,

@@ -211,13 +211,17 @@ export class Subscriber {
     const events = recovery === undefined ? this.takeEvents(parts) : 0;
     if (parts.length === 0) return;
     this.writing = true;
-    this.options.write(parts.length === 1 ? parts[0]! : Buffer.concat(parts)).then(
+    const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    this.stats.writeStarted(bytes.length);
+    this.options.write(bytes).then(
       () => {
+        this.stats.writeEnded();
         this.stats.delivered += events;
         this.writing = false;
         this.pump();
       },
       (error: unknown) => {
+        this.stats.writeEnded();
         this.writing = false;
         this.end(`write failed: ${errorMessage(error)}`);
       },

@@ -6,7 +6,7 @@ export { runMode, type RunContext } from './run/run-mode.js';
 export type { ModeResult } from './check/outcome.js';
 export type { RunObserver } from './model/live.js';
 export { normalizeOptions } from './cli/normalize-options.js';
-export type { Options, RawOptions } from './model/options.js';
+export { DEFAULTS, type Options, type RawOptions } from './model/options.js';
 export { silentProgress } from './report/progress.js';
 export { summarizeLatency, type LatencySummary } from './check/latency.js';
 export { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './run/transport-settings.js';

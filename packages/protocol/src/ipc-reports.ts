@@ -10,7 +10,24 @@ export interface SubscriberCounters {
   dropped: number;
   /** Highest offset accepted into this subscriber's queue (dropped ones excluded). */
   lastAccepted: number;
+  /** Bytes handed to its QUIC stream so far (every write, the one still pending included). */
+  bytesSent: number;
 }
+
+/**
+ * A write to one subscriber that stayed pending at least 100 ms: for
+ * a frozen consumer, the write that blocked once the transport had absorbed all
+ * it would. From then on the broker's queue takes everything (docs/ARCHITECTURE.md).
+ */
+export interface BlockedWrite {
+  /** When it was handed to the stream, ms since the epoch (the broker's Date.now). */
+  startedAt: number;
+  /** `bytesSent` just before it: what the transport had taken when it blocked. */
+  bytesBefore: number;
+  /** How long it stayed pending (up to the report, if it still is). */
+  ms: number;
+}
+
 
 export interface BrokerCounters {
   role: 'broker';
@@ -57,6 +74,8 @@ export interface SubscriberReport extends SubscriberCounters {
   disconnects: number;
   /** Resync mode: times the queue overflowed and was replaced by a lag signal + delta. */
   lags: number;
+  /** Its first 100 blocked writes, in time order (a slowed consumer blocks once a period). */
+  blockedWrites: BlockedWrite[];
   /** Resumes the subscriber asked for itself (it saw a gap in offsets). */
   resumes: number;
   /** Bytes and frames of LAG, STATE and SYNC_END sent to bring it back (snapshot at subscribe excluded). */
@@ -79,6 +98,8 @@ export interface BrokerReport {
   /** For each key, the offset of its last write (0: never written): the checker's "explained" needs it. */
   lastWriteOffsets: number[];
   digest: string;
+  /** Its UDP socket's receive buffer as the kernel granted it (Linux reports twice the usable size). */
+  receiveBufferBytes: number;
 }
 
 /**

@@ -31,6 +31,11 @@ export interface BrokerEndpoint {
   caPem: string;
   /** QUIC idle timeout; must outlast the longest stall (see docs/ARCHITECTURE.md). */
   idleTimeoutMs: number;
+  /**
+   * Largest UDP payload, bytes: the client sets it as QUIC's maxSendUdpPayloadSize and
+   * maxRecvUdpPayloadSize (both ends must, or the connection stays at 1,350).
+   */
+  datagramBytes: number;
   /** The per-run access token, hex. Travels only over IPC: argv is visible to every local user in `ps`. */
   token: string;
 }
@@ -58,6 +63,8 @@ export interface BrokerInit {
   batchMaxEvents: number;
   /** Receive window for each client stream: how much a non-reading broker lets the publisher send. */
   streamWindowBytes: number;
+  /** Largest UDP payload it sends and accepts (BrokerEndpoint.datagramBytes tells the clients the same). */
+  datagramBytes: number;
   /** Resync mode: how often an idle subscriber is told the head offset. */
   heartbeatMs: number;
   certPem: string;

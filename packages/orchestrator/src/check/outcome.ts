@@ -4,6 +4,7 @@ import { overlaps } from './damage.js';
 import { damageBy } from './damage-by-consumer.js';
 import { summarizeLatency } from './latency.js';
 import { missedRangesOf } from './missed.js';
+import { absorbedInStalls } from './transport.js';
 import type { ConsumerLatency, GatheredRun, ModeResult, PublisherOutcome, Recovery } from './run-types.js';
 
 export type { GatheredRun, ModeResult } from './run-types.js';
@@ -121,6 +122,7 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
     wrongOverTime: run.wrongOverTime,
     rogue: run.rogue,
     events: run.events,
+    transport: { datagramBytes: run.datagramBytes, brokerReceiveBufferBytes: broker?.receiveBufferBytes ?? null, absorbed: absorbedInStalls(run.stallBytes, broker) },
     timing: { publishingStartedAt: publisher.startedAt, stallWindow },
     wallSeconds: run.wallSeconds,
     commands: run.commands,

@@ -5,6 +5,7 @@ import type { Fault } from '../model/faults.js';
 import type { CheckResult } from './checker.js';
 import type { Overlap } from './damage.js';
 import type { LatencySummary } from './latency.js';
+import type { Absorption, StallBytes } from './transport.js';
 
 /** What one mode's run gathered (GatheredRun) and what the check made of it (ModeResult). */
 
@@ -104,6 +105,11 @@ export interface ModeResult {
   /** What a hostile client tried during the run, and how the broker answered (--rogue-frames). */
   rogue: RogueReport | null;
   events: RunEvent[];
+  /**
+   * The transport the run used, and per stall how much it absorbed before the broker's queue began to fill:
+   * with bigger datagrams a frozen consumer's QUIC stack swallows more, and the queue sees less of the stall.
+   */
+  transport: { datagramBytes: number; brokerReceiveBufferBytes: number | null; absorbed: Absorption[] };
   /** Wall-clock ms: when the publisher started, and the fault window (the `stalled` phase). */
   timing: { publishingStartedAt: number; stallWindow: { from: number; to: number } };
   wallSeconds: number;
@@ -139,4 +145,8 @@ export interface GatheredRun {
   commands: Record<string, string>;
   /** Their contract failures (docs/CONSUMER.md), by name: each a sentence naming the consumer. */
   contract: Record<string, string[]>;
+  /** The run's largest QUIC datagram, bytes (--datagram-size). */
+  datagramBytes: number;
+  /** What the broker had sent each frozen consumer at its SIGSTOP and SIGCONT, one entry per stall. */
+  stallBytes: StallBytes[];
 }

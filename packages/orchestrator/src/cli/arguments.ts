@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { LOG_LEVELS, OVERFLOW_POLICIES } from '@state-divergence/protocol';
-import { DEFAULTS, MODE_CHOICES } from '../model/options.js';
+import { DEFAULTS, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE, MODE_CHOICES } from '../model/options.js';
 
 /**
  * The flags of a run, for `orchestrator [run]` and `orchestrator sweep` (which
@@ -16,6 +16,11 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
     consumers: { type: 'number', default: DEFAULTS.consumers, describe: 'Consumer count; must be at least 2' },
     payload: { type: 'number', default: DEFAULTS.payload, describe: 'Payload bytes per change' },
     'queue-capacity': { type: 'number', default: DEFAULTS.queueCapacity, describe: 'Subscriber queue depth at the broker' },
+    'datagram-size': {
+      type: 'number',
+      default: DEFAULTS.datagramSize,
+      describe: `Largest QUIC datagram, ${MIN_DATAGRAM_SIZE}-${MAX_DATAGRAM_SIZE} bytes. Above ~1,450 it exists only on loopback: faster (the cost is per datagram), and a frozen consumer's transport absorbs ~12x more before the broker's queue fills`,
+    },
     duration: { type: 'number', default: DEFAULTS.duration, describe: 'Seconds per phase; a run is 5 phases' },
     mode: { type: 'string', default: DEFAULTS.mode, describe: `${MODE_CHOICES.join(', ')} (both: lossy + lossless; all: the three)` },
     stall: { type: 'array', string: true, describe: 'Freeze a consumer: NAME (over [d, 3d), the seed\'s window) or NAME@FROM-TO, seconds since publishing started; repeatable or comma-separated [default: the last consumer]' },

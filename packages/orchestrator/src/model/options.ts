@@ -13,6 +13,11 @@ export const DEFAULTS = {
   consumers: 3,
   payload: 64,
   queueCapacity: 512,
+  /**
+   * The QUIC library's own default (quiche's MAX_DATAGRAM_SIZE): a datagram that
+   * fits a real network's ~1,500-byte MTU, so a stall behaves as between hosts.
+   */
+  datagramSize: 1350,
   duration: 4,
   mode: 'all' as ModeChoice,
   seed: 1,
@@ -25,6 +30,11 @@ export const DEFAULTS = {
   report: null as string | null,
 };
 
+/** QUIC's smallest allowed max_udp_payload_size (RFC 9000 §18.2). */
+export const MIN_DATAGRAM_SIZE = 1200;
+/** quiche never sends a datagram larger than 16,383 bytes, so more buys nothing (measured). */
+export const MAX_DATAGRAM_SIZE = 16_384;
+
 /** What yargs hands over: flags as typed by the user, not yet checked. */
 export interface RawOptions {
   rate?: number;
@@ -32,6 +42,7 @@ export interface RawOptions {
   consumers?: number;
   payload?: number;
   queueCapacity?: number;
+  datagramSize?: number;
   duration?: number;
   mode?: string;
   stall?: Array<string | number>;
@@ -57,6 +68,8 @@ export interface Options {
   consumers: number;
   payload: number;
   queueCapacity: number;
+  /** Largest UDP payload every QUIC end sends and accepts, bytes. */
+  datagramSize: number;
   /** Seconds per phase. */
   duration: number;
   mode: ModeChoice;

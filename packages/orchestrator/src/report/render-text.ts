@@ -1,6 +1,7 @@
 import type { LatencySummary } from '../check/latency.js';
 import { faultLabel } from '../model/faults.js';
 import type { JsonConfig, JsonRun } from './document.js';
+import { absorptionSentence } from './absorption.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
 
 /** Renders only the --json document's data, so a report rebuilt from a log reads the same. */
@@ -59,6 +60,7 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
     const survival = survivalLine(consumer);
     lines.push(`${INDENT}expected from what it missed: ${Math.round(consumer.expectedWrong)} keys wrong${survival}`);
   }
+  lines.push(...absorptionLines(consumer.name, result));
   const queue = result.broker?.subscribers[consumer.name];
   if (queue && queue.dropped > 0) {
     lines.push(`${INDENT}the broker dropped ${queue.dropped} events for it (offsets ${formatRanges(queue.droppedRanges)}); it was never told`);
@@ -81,6 +83,11 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
   if (consumer.command !== null) lines.push(`${INDENT}foreign consumer: ${consumer.command}`);
   for (const failure of consumer.contract) lines.push(`${INDENT}CONTRACT FAILURE: ${failure}`);
   return lines;
+}
+
+/** Per stall, what the frozen consumer's transport swallowed before the broker's queue saw anything. */
+function absorptionLines(name: string, result: JsonRun): string[] {
+  return result.transport.absorbed.filter((a) => a.consumer === name).map((a) => `${INDENT}${absorptionSentence(a, result.transport.datagramBytes)}`);
 }
 
 export function renderMode(result: JsonRun, options: JsonConfig): string {

@@ -14,11 +14,12 @@ export function brokerInit(settings: {
   tls: RunCertificate;
   token: string;
   idleTimeoutMs: number;
+  datagramSize: number;
   log: LogSettings;
 }): BrokerInit {
   return {
     role: 'broker', name: 'broker', mode: settings.mode, host: HOST, keys: settings.keys, queueCapacity: settings.queueCapacity, overflow: settings.overflow,
-    batchMaxEvents: BATCH_MAX_EVENTS, streamWindowBytes: STREAM_WINDOW_BYTES, heartbeatMs: HEARTBEAT_MS,
+    batchMaxEvents: BATCH_MAX_EVENTS, streamWindowBytes: STREAM_WINDOW_BYTES, datagramBytes: settings.datagramSize, heartbeatMs: HEARTBEAT_MS,
     certPem: settings.tls.certPem, keyPem: settings.tls.keyPem, idleTimeoutMs: settings.idleTimeoutMs, token: settings.token, log: settings.log,
   };
 }

@@ -13,6 +13,8 @@ export interface ClusterSpec {
   mode: Mode;
   keys: number;
   queueCapacity: number;
+  /** Largest QUIC datagram, bytes, at the broker and every client. */
+  datagramSize: number;
   /** Lossy mode: what a full subscriber queue does. */
   overflow: OverflowPolicy;
   rate: number;
@@ -88,12 +90,12 @@ export async function startCluster(
   // Admission: the pinned certificate proves the broker to clients; the token proves clients to the broker.
   const token = randomBytes(TOKEN_BYTES).toString('hex');
   const certificate = generateRunCertificate();
-  const { mode, keys, queueCapacity, overflow, log } = spec;
+  const { mode, keys, queueCapacity, overflow, log, datagramSize } = spec;
   const idleTimeoutMs = idleTimeoutFor(spec, readyTimeoutMs);
-  const brokerReady = spawn('broker', 'broker', certificate.then((tls) => brokerInit({ mode, keys, queueCapacity, overflow, tls, token, idleTimeoutMs, log })));
+  const brokerReady = spawn('broker', 'broker', certificate.then((tls) => brokerInit({ mode, keys, queueCapacity, overflow, tls, token, idleTimeoutMs, datagramSize, log })));
   const endpoint = Promise.all([brokerReady, certificate]).then(([b, tls]): BrokerEndpoint => {
     if (b.port === undefined) throw new RunError('E_IPC', `broker (pid ${b.pid}) said ready without a port`);
-    return { host: HOST, port: b.port, caPem: tls.certPem, idleTimeoutMs, token };
+    return { host: HOST, port: b.port, caPem: tls.certPem, idleTimeoutMs, datagramBytes: datagramSize, token };
   });
   endpoint.catch(() => {}); // observed by every client's spawn; seen once is enough
   const addConsumer = (name: string): Promise<ChildHandle<'consumer'> | undefined> => {

@@ -165,6 +165,8 @@ function gatheredRun(parts: {
     publisher: collected.publisher,
     broker: collected.broker,
     stallWindow: record.stallWindow,
+    datagramBytes: cluster.endpoint.datagramBytes,
+    stallBytes: record.stallBytes,
     publishedInStall: record.publishedInStall,
     drain: collected.drain,
     rogue: collected.rogue,

@@ -9,6 +9,7 @@ import type { StepHandlers } from './interpret-plan.js';
 import { Nemesis } from './nemesis.js';
 import type { Timeline } from './timeline.js';
 import type { ClusterWatch } from './watch.js';
+import type { StallBytes } from '../check/transport.js';
 
 const STATUS_TIMEOUT_MS = 2_000;
 /** How long the plan waits, when publishing ends, for the publisher's last change before it goes on. */
@@ -24,6 +25,8 @@ export interface PlanRecord {
   published: number;
   /** Wall-clock ms each faulted consumer's last fault ended (thaw, unslow, restart): its own recovery starts there. */
   recoveredAt: Record<string, number>;
+  /** What the broker had sent each frozen consumer at its SIGSTOP and SIGCONT (check/transport.ts). */
+  stallBytes: StallBytes[];
 }
 
 interface StepContext {
@@ -50,7 +53,7 @@ const pids = (targets: ChildHandle[]) => targets.map((c) => ({ name: c.name, pid
  * measured; `nemesis` must be stopped on every path.
  */
 export class PlanSteps implements StepHandlers {
-  readonly record: PlanRecord = { stallWindow: { from: 0, to: Number.POSITIVE_INFINITY }, publishedInStall: 0, published: 0, recoveredAt: {} };
+  readonly record: PlanRecord = { stallWindow: { from: 0, to: Number.POSITIVE_INFINITY }, publishedInStall: 0, published: 0, recoveredAt: {}, stallBytes: [] };
   /** Each crashed consumer's dead process, until its successor starts. */
   private readonly crashed = new Map<string, ChildHandle<'consumer'>>();
   readonly nemesis: Nemesis;
@@ -66,6 +69,12 @@ export class PlanSteps implements StepHandlers {
 
   private async publishedNow(): Promise<number> {
     return (await this.context.watch.guard(this.context.cluster.publisher.status(STATUS_TIMEOUT_MS))).published;
+  }
+
+  /** What the broker has handed to each consumer's stream by now, by name. */
+  private async bytesSent(): Promise<Record<string, number>> {
+    const { subscribers } = await this.context.watch.guard(this.context.cluster.broker.status(STATUS_TIMEOUT_MS));
+    return Object.fromEntries(Object.entries(subscribers).map(([name, s]) => [name, s.bytesSent]));
   }
 
   private named(names: string[]): Array<ChildHandle<'consumer'>> {
@@ -105,17 +114,28 @@ export class PlanSteps implements StepHandlers {
     this.context.cluster.rogue?.send({ type: 'start', durationMs: 0 });
   }
 
-  freeze({ consumers }: { consumers: string[] }): void {
+  /** SIGSTOP, then asks the broker what it had sent them: the transport's share of the stall counts from there. */
+  async freeze({ consumers }: { consumers: string[] }): Promise<void> {
     const targets = this.named(consumers);
+    const frozenAt = wallClockMs();
     this.nemesis.freeze(targets);
     this.context.logger.info({ consumers: pids(targets) }, 'stall started');
+    const sent = await this.bytesSent();
+    for (const { name } of targets) this.record.stallBytes.push({ consumer: name, frozenAt, thawedAt: null, sentAtFreeze: sent[name] ?? 0, sentAtThaw: null });
   }
 
-  thaw({ consumers }: { consumers: string[] }): void {
+  async thaw({ consumers }: { consumers: string[] }): Promise<void> {
     const targets = this.named(consumers);
+    const thawedAt = wallClockMs();
     this.nemesis.thaw(targets);
-    for (const name of consumers) this.record.recoveredAt[name] = wallClockMs();
+    for (const name of consumers) this.record.recoveredAt[name] = thawedAt;
     this.context.logger.info({ consumers: pids(targets) }, 'stall ended');
+    const sent = await this.bytesSent();
+    for (const stall of this.record.stallBytes) {
+      if (!consumers.includes(stall.consumer) || stall.thawedAt !== null) continue;
+      stall.thawedAt = thawedAt;
+      stall.sentAtThaw = sent[stall.consumer] ?? stall.sentAtFreeze;
+    }
   }
 
   slow({ consumer, percent }: { consumer: string; percent: number }): void {

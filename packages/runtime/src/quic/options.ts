@@ -50,3 +50,13 @@ export function clientCrypto(): { ops: ClientCryptoOps } {
     },
   };
 }
+
+/**
+ * The largest UDP payload quiche sends and accepts. Both ends need it: the
+ * sender's `maxSend` is bounded by the receiver's advertised `maxRecv`, so set
+ * on one side only it silently stays at the library's 1,350 bytes. The
+ * library's cost is per datagram, so this is its throughput knob.
+ */
+export function datagramConfig(datagramBytes: number): { maxSendUdpPayloadSize: number; maxRecvUdpPayloadSize: number } {
+  return { maxSendUdpPayloadSize: datagramBytes, maxRecvUdpPayloadSize: datagramBytes };
+}

@@ -1,6 +1,7 @@
 import { events, QUICServer, type QUICConnection, type QUICStream } from '@matrixai/quic';
 import type { Logger } from '../logger.js';
-import { quicLogger, serverCrypto } from './options.js';
+import { datagramConfig, quicLogger, serverCrypto } from './options.js';
+import { startTunedSocket, type TunedSocket } from './socket.js';
 
 export interface QuicServerOptions {
   host: string;
@@ -9,13 +10,25 @@ export interface QuicServerOptions {
   idleTimeoutMs: number;
   /** Per-stream receive window: what a client may send before the server reads. */
   streamWindowBytes: number;
+  /** Largest UDP payload sent and accepted; the client must use the same (see datagramConfig). */
+  datagramBytes: number;
   logger: Logger;
   onStream: (stream: QUICStream, connection: QUICConnection) => void;
 }
 
-/** Starts a QUIC server on an ephemeral port; the caller reads `server.port`. */
-export async function startQuicServer(options: QuicServerOptions): Promise<QUICServer> {
+export interface QuicServerHandle {
+  port: number;
+  /** The UDP socket's receive buffer as the kernel granted it (Linux reports twice the usable size). */
+  receiveBufferBytes: number;
+  /** Forceful: open connections are cancelled, not waited for. */
+  stop(): Promise<void>;
+}
+
+/** Starts a QUIC server on an ephemeral port of a tuned socket (socket.ts). */
+export async function startQuicServer(options: QuicServerOptions): Promise<QuicServerHandle> {
+  const socket = await startTunedSocket(options.host, options.logger);
   const server = new QUICServer({
+    socket,
     crypto: serverCrypto(),
     config: {
       key: options.keyPem,
@@ -26,6 +39,7 @@ export async function startQuicServer(options: QuicServerOptions): Promise<QUICS
       // publisher must feel it within a few hundred events, not after megabytes.
       initialMaxStreamDataBidiRemote: options.streamWindowBytes,
       maxStreamWindow: options.streamWindowBytes,
+      ...datagramConfig(options.datagramBytes),
     },
     logger: quicLogger(options.logger),
   });
@@ -35,6 +49,18 @@ export async function startQuicServer(options: QuicServerOptions): Promise<QUICS
       options.onStream((streamEvt as events.EventQUICConnectionStream).detail, connection);
     });
   });
-  await server.start({ host: options.host, port: 0 });
-  return server;
+  await server.start();
+  return {
+    port: socket.port,
+    receiveBufferBytes: socket.receiveBufferBytes,
+    stop: () => stopBoth(server, socket),
+  };
+}
+
+async function stopBoth(server: QUICServer, socket: TunedSocket): Promise<void> {
+  try {
+    await server.stop({ force: true });
+  } finally {
+    await socket.stop({ force: true });
+  }
 }
