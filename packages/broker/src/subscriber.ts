@@ -187,10 +187,14 @@ export class Subscriber {
   }
 
   /**
-   * Writes on the next turn of the event loop rather than at once: every event
-   * decoded from the same QUIC read (a publisher batch) then goes out in one
-   * write instead of one write for the first event and one for the rest.
-   * With this library the cost is per packet, so this halves the packets.
+   * Writes on the next turn of the event loop rather than at once, also after a
+   * write completes: every event decoded from the same QUIC read (a publisher
+   * batch) then goes out in one write instead of one for the first event and one
+   * for the rest. With this library the cost is per datagram, and a write
+   * completes within microtasks: pumping at once took the few events queued so
+   * far, and under load the broker wrote ~1.6 KB writes in ~1 KB datagrams
+   * (measured: lossless fan-out to 3 at 16,384-byte datagrams went from ~6.5 k
+   * to ~36 k events/s per consumer, writes from 1.6 KB to 26 KB).
    */
   private schedulePump(): void {
     if (this.pumpScheduled || this.writing) return;
@@ -218,7 +222,7 @@ export class Subscriber {
         this.stats.writeEnded();
         this.stats.delivered += events;
         this.writing = false;
-        this.pump();
+        this.schedulePump();
       },
       (error: unknown) => {
         this.stats.writeEnded();
