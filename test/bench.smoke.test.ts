@@ -15,7 +15,7 @@ test('the quick benchmark runs end to end and reports every named figure', async
   const out = join(mkdtempSync(join(tmpdir(), 'state-divergence-bench-')), 'results.json');
   const result = await execa('node', [BENCH, '--quick', '--out', out], { reject: false, env: { NODE_OPTIONS: '' } });
   expect(result.exitCode).toBe(0);
-  expect(result.stdout).toMatch(/\| \(2\) fanout\.ratio3 = broker ÷ raw at 3 \| [\d.]+ \|/);
+  expect(result.stdout).toMatch(/\| \(2\) fanout\.ratio3 = broker ÷ raw at 3, each run's pair \| [\d.]+ \(/);
   const results = JSON.parse(readFileSync(out, 'utf8'));
   const positive = (value: unknown) => {
     expect(typeof value).toBe('number');
@@ -26,6 +26,10 @@ test('the quick benchmark runs end to end and reports every named figure', async
   positive(results.latency.stallP99Ratio);
   positive(results.latency.p99VsPingPong);
   positive(results.overheadSeconds);
+  positive(results.transport.datagramSpeedup);
+  positive(results.firehose.achievedRatio);
+  expect(results.firehose.runs[0]).toMatchObject({ rate: 20_000 });
+  expect(results.demoWallRatio).toBeNull(); // a minute of demo: the full benchmark's, not --quick's
   positive(results.stack.quic1.median);
   positive(results.stack.tcp64.median);
   // TCP on loopback is orders of magnitude faster than this QUIC library: if not, something measured nothing.

@@ -52,12 +52,56 @@ export async function overheadSeconds(): Promise<number> {
   return (performance.now() - started) / 1000 - 5;
 }
 
+/** (7) The seed's firehose: lossy, 12 keys, 3 consumers, 16,384-byte datagrams, publishing on after the stall. */
+export interface FirehosePoint {
+  rate: number;
+  /** Achieved ÷ requested publish rate. */
+  achievedRatio: number;
+  /** Drops and lag signals for the consumers that were never frozen: 0 is "keeping up". */
+  healthyDrops: number;
+  /** The worst healthy consumer's publish-to-apply p99 over the run, ms. */
+  healthyP99Ms: number | null;
+  /** The frozen consumer: events the broker dropped for it, and keys it ended wrong about (the seed: 0, despite the drops). */
+  stalledDropped: number;
+  stalledWrong: number;
+  verdict: string;
+}
+
+export async function firehose(rate: number, duration: number): Promise<FirehosePoint> {
+  const result = await demoRun('lossy', { keys: 12, rate, consumers: 3, duration, publishUntil: 4 * duration, datagramSize: 16_384 });
+  const subscriber = (name: string) => result.broker?.subscribers[name];
+  const healthy = result.check.consumers.filter((c) => !c.stalled);
+  const stalled = result.check.consumers.find((c) => c.stalled)!;
+  const p99s = healthy.map((c) => result.latency[c.name]?.all?.p99).filter((p): p is number => p !== undefined);
+  return {
+    rate,
+    achievedRatio: result.publisher.achievedRate / rate,
+    healthyDrops: healthy.reduce((sum, c) => sum + (subscriber(c.name)?.dropped ?? 0) + (subscriber(c.name)?.lags ?? 0), 0),
+    healthyP99Ms: p99s.length > 0 ? Math.max(...p99s) : null,
+    stalledDropped: subscriber(stalled.name)?.dropped ?? 0,
+    stalledWrong: stalled.wrongKeys.length,
+    verdict: result.check.verdict,
+  };
+}
+
+/** (4) Wall time of the default demo (three modes of 20 s of phases each) over its 60 s of phases. */
+export async function demoWallRatio(): Promise<number> {
+  const started = performance.now();
+  const result = await execa('node', [ORCHESTRATOR, '--json', '--log-level', 'silent'], { reject: false });
+  if (result.exitCode !== 0) throw new Error(`the demo failed (${result.exitCode}): ${result.stderr}`);
+  return (performance.now() - started) / 1000 / 60;
+}
+
 export interface ScalePoint {
   consumers: number;
   completed: boolean;
   verdict: string;
   /** Drops or lag signals for consumers that were never frozen. */
   healthyDropsOrLags: number;
+  /** Achieved ÷ requested publish rate: with too many processes for the cores, the publisher falls behind too. */
+  publisherRatio: number;
+  /** The worst healthy consumer's publish-to-apply p99, ms. */
+  healthyP99Ms: number | null;
   /** CPU seconds (all processes of a kind) and peak RSS (largest process of a kind), MiB. */
   byKind: Record<string, { processes: number; cpuSeconds: number; peakRssMiB: number }>;
   error?: string;
@@ -76,9 +120,11 @@ export async function scale(consumers: number, duration: number): Promise<ScaleP
     }
     const healthy = result.check.consumers.filter((c) => !c.stalled).map((c) => result.broker?.subscribers[c.name]);
     const healthyDropsOrLags = healthy.reduce((sum, q) => sum + (q ? q.dropped + q.lags : 1), 0);
-    return { consumers, completed: true, verdict: result.check.verdict, healthyDropsOrLags, byKind };
+    const p99s = result.check.consumers.filter((c) => !c.stalled).map((c) => result.latency[c.name]?.all?.p99).filter((p): p is number => p !== undefined);
+    const healthyP99Ms = p99s.length > 0 ? Math.max(...p99s) : null;
+    return { consumers, completed: true, verdict: result.check.verdict, healthyDropsOrLags, publisherRatio: result.publisher.achievedRate / 400, healthyP99Ms, byKind };
   } catch (error) {
-    return { consumers, completed: false, verdict: 'unknown', healthyDropsOrLags: Number.NaN, byKind: {}, error: (error as Error).message };
+    return { consumers, completed: false, verdict: 'unknown', healthyDropsOrLags: Number.NaN, publisherRatio: Number.NaN, healthyP99Ms: null, byKind: {}, error: (error as Error).message };
   }
 }
 
