@@ -2,7 +2,10 @@ import { fileURLToPath } from 'node:url';
 import { execaNode } from 'execa';
 
 /**
- * Starts one of our packages' entry points as a Node child with an IPC channel
+ * Starts one of our packages' process bundle (its `./bundle` export, built by
+ * scripts/bundle.mjs: the entry point and everything it imports in one file, so
+ * the child does not spend its start-up resolving and loading hundreds of
+ * modules) as a Node child with an IPC channel
  * (structured-clone serialisation), in its own process group. Its own group: a
  * Ctrl-C in the terminal reaches only the orchestrator, which then stops every
  * child in order (a frozen child could not act on it anyway). execa's `cleanup`
@@ -11,7 +14,7 @@ import { execaNode } from 'execa';
  * Children log to stderr or the log file; stdout belongs to the report.
  */
 export function startNodeProcess(packageName: string) {
-  return execaNode(fileURLToPath(import.meta.resolve(packageName)), [], {
+  return execaNode(fileURLToPath(import.meta.resolve(`${packageName}/bundle`)), [], {
     ipc: true,
     serialization: 'advanced',
     stdin: 'ignore',
