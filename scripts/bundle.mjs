@@ -12,7 +12,11 @@ import { build } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Each process, its tsc-built entry and where its bundle goes (inside its package, see below). */
-const ENTRIES = ['broker', 'publisher', 'consumer', 'guardian', 'rogue'].map((role) => ({ pkg: role, entry: 'dist/main.js' }));
+const ENTRIES = [
+  ...['broker', 'publisher', 'consumer', 'guardian', 'rogue'].map((role) => ({ pkg: role, entry: 'dist/main.js' })),
+  // The CLI: ink and react stay outside and load only for the live view (a dynamic import, its own chunk).
+  { pkg: 'orchestrator', entry: 'dist/cli/main.js', external: ['ink', 'react'], splitting: true },
+];
 
 const outdir = (pkg) => `${root}packages/${pkg}/dist/bundle`;
 
@@ -24,8 +28,8 @@ if (!process.argv.includes('--clean')) {
       build({
         entryPoints: { main: `${root}packages/${pkg}/${entry}` },
         // Inside the package: what the bundle does not contain (the QUIC native addon, which
-        // @matrixai/quic requires through createRequire(import.meta.url)) is resolved from
-        // node_modules up the tree, as from dist/.
+        // @matrixai/quic requires through createRequire(import.meta.url); ink and react) is
+        // resolved from node_modules up the tree, as from dist/.
         outdir: outdir(pkg),
         bundle: true,
         splitting,

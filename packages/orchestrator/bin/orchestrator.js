@@ -1,3 +1,4 @@
 #!/usr/bin/env node
 // Committed entry point: npm links bins at install time, before `prepare` has built dist/.
-import '../dist/cli/main.js';
+// It runs the CLI's bundle (scripts/bundle.mjs): one file to load instead of hundreds of modules.
+import '../dist/bundle/main.js';
