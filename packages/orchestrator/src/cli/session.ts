@@ -59,10 +59,10 @@ export async function runSession(command: string, log: LogSettings, body: (sessi
   process.on('unhandledRejection', onFatal);
   process.stdout.on('error', onFatal);
   // A SIGKILL leaves no path to run: the guardian covers it (packages/guardian).
-  let guardian: Awaited<ReturnType<typeof startGuardian>> | undefined;
+  let guardian: ReturnType<typeof startGuardian> | undefined;
   let registry: ChildRegistry = new Set();
   try {
-    guardian = await startGuardian(log, logger);
+    guardian = startGuardian(log, logger);
     registry = new GuardedRegistry(guardian);
   } catch (error) {
     logger.warn({ err: error }, 'no guardian: a SIGKILL of the orchestrator would leave its processes behind');
