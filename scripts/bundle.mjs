@@ -5,7 +5,7 @@
 //
 //   node scripts/bundle.mjs           bundle (what `npm run build`, `prepare`, `test` and `bench` do)
 //   node scripts/bundle.mjs --clean   remove the bundles
-import { rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -19,10 +19,13 @@ const ENTRIES = [
 ];
 
 const outdir = (pkg) => `${root}packages/${pkg}/dist/bundle`;
+const staging = (pkg) => `${outdir(pkg)}.${process.pid}`;
 
-// Always from scratch: chunk names carry a content hash, so stale ones would pile up.
-for (const { pkg } of ENTRIES) rmSync(outdir(pkg), { recursive: true, force: true });
-if (!process.argv.includes('--clean')) {
+// Always from scratch (chunk names carry a content hash, so stale ones would pile up), into a
+// staging directory swapped in at the end: a run in progress never finds a bundle half-written.
+if (process.argv.includes('--clean')) {
+  for (const { pkg } of ENTRIES) rmSync(outdir(pkg), { recursive: true, force: true });
+} else {
   await Promise.all(
     ENTRIES.map(({ pkg, entry, external = [], splitting = false }) =>
       build({
@@ -30,7 +33,7 @@ if (!process.argv.includes('--clean')) {
         // Inside the package: what the bundle does not contain (the QUIC native addon, which
         // @matrixai/quic requires through createRequire(import.meta.url); ink and react) is
         // resolved from node_modules up the tree, as from dist/.
-        outdir: outdir(pkg),
+        outdir: staging(pkg),
         bundle: true,
         splitting,
         platform: 'node',
@@ -48,4 +51,8 @@ if (!process.argv.includes('--clean')) {
       }),
     ),
   );
+  for (const { pkg } of ENTRIES) {
+    rmSync(outdir(pkg), { recursive: true, force: true });
+    renameSync(staging(pkg), outdir(pkg));
+  }
 }

@@ -410,6 +410,20 @@ describe('Subscriber: lossy mode\'s overflow policies', () => {
   });
 });
 
+describe('Subscriber: the writer after a write completes', () => {
+  test('events offered in the same turn as a completion go out together with those queued before it, in one write', async () => {
+    const { sink, publish } = setup({ mode: 'lossy', capacity: 10, batchMaxEvents: 10 });
+    publish(0);
+    await tick();
+    publish(1, 2); // queued behind the write in flight
+    const released = sink.release();
+    queueMicrotask(() => publish(3, 4)); // right behind the completion, before the next turn
+    await released;
+    // Writing at once on completion would have sent k1, k2 alone and k3, k4 in a third write.
+    expect(sink.writes.map((w) => w.map(show))).toEqual([['event 1 k0'], ['event 2 k1', 'event 3 k2', 'event 4 k3', 'event 5 k4']]);
+  });
+});
+
 describe('Subscriber: what it handed to the transport', () => {
   test('bytesSent counts every byte handed to the stream, the write in flight included; a write pending 100 ms or more is a blocked write, with what was sent before it', async () => {
     let now = 1_000_000; // the broker's clock, moved by hand: no test here waits on real time
@@ -426,12 +440,12 @@ describe('Subscriber: what it handed to the transport', () => {
       await tick();
       now += 150;
       // Still pending: reported as it stands, so a frozen consumer's blocked write shows before its thaw.
-      expect(subscriber.report().blockedWrites).toEqual([{ startedAt: 1_000_099, bytesBefore: 2 * EVENT_BYTES, ms: 150 }]);
+      expect(subscriber.report().blockedWrites).toEqual([{ startedAt: 1_000_099, bytesBefore: 2 * EVENT_BYTES, bytes: 2 * EVENT_BYTES, ms: 150 }]);
       now += 50;
       await sink.release(); // taken after 200 ms; the third event goes out at once
       now += 1;
       await sink.release();
-      expect(subscriber.report().blockedWrites).toEqual([{ startedAt: 1_000_099, bytesBefore: 2 * EVENT_BYTES, ms: 200 }]);
+      expect(subscriber.report().blockedWrites).toEqual([{ startedAt: 1_000_099, bytesBefore: 2 * EVENT_BYTES, bytes: 2 * EVENT_BYTES, ms: 200 }]);
       expect(subscriber.counters()).toMatchObject({ delivered: 5, bytesSent: 5 * EVENT_BYTES });
     } finally {
       clock.mockRestore();

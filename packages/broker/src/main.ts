@@ -31,6 +31,7 @@ await runChild('broker', async ({ init, logger }) => {
     port: server.port,
     counters: () => ({
       role: 'broker',
+      at: Date.now(),
       head: topic.headOffset,
       subscribers: subscriberCounters(topic),
     }),

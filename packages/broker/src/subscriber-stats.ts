@@ -4,8 +4,15 @@ import type { RecoveryCosts } from './recovery.js';
 
 /** A write pending this long is blocked, not merely slow: a healthy one takes a few ms. */
 const BLOCKED_WRITE_MS = 100;
-/** Only the first ones are kept: a slowed consumer blocks once every period. */
-const BLOCKED_WRITES_KEPT = 100;
+/** The last ones are kept: what a report needs is the stall's, and a starved run blocks often before it. */
+const BLOCKED_WRITES_KEPT = 256;
+
+/** A write handed to the stream and not yet taken. */
+export interface WriteInFlight {
+  startedAt: number;
+  bytesBefore: number;
+  bytes: number;
+}
 
 /**
  * What the broker knows about one subscriber name, across every subscription
@@ -29,32 +36,32 @@ export class SubscriberStats {
   /** The offset the broker disconnected this name at, until it subscribes again (LastWrites.disconnectedAt). */
   disconnectedAt: number | null = null;
   bytesSent = 0;
-  private pendingWrite: { startedAt: number; bytesBefore: number } | null = null;
+  /** The latest subscription's write in flight; an older subscription's may still settle after it. */
+  private inFlight: WriteInFlight | null = null;
   private readonly blocked: BlockedWrite[] = [];
 
-  /** A write of `bytes` was handed to the stream. */
-  writeStarted(bytes: number): void {
-    this.pendingWrite = { startedAt: Date.now(), bytesBefore: this.bytesSent };
+  /** A write of `bytes` was handed to the stream: the record to give back to writeEnded. */
+  writeStarted(bytes: number): WriteInFlight {
+    const write = { startedAt: Date.now(), bytesBefore: this.bytesSent, bytes };
     this.bytesSent += bytes;
+    this.inFlight = write;
+    return write;
   }
 
-  /** The pending write was taken (or failed). */
-  writeEnded(): void {
-    const blocked = this.pendingIfBlocked();
-    if (blocked !== undefined && this.blocked.length < BLOCKED_WRITES_KEPT) this.blocked.push(blocked);
-    this.pendingWrite = null;
+  /** That write was taken (or failed). */
+  writeEnded(write: WriteInFlight): void {
+    const blocked = asBlocked(write);
+    if (blocked !== undefined) {
+      this.blocked.push(blocked);
+      if (this.blocked.length > BLOCKED_WRITES_KEPT) this.blocked.shift();
+    }
+    if (this.inFlight === write) this.inFlight = null;
   }
 
-  private pendingIfBlocked(): BlockedWrite | undefined {
-    if (this.pendingWrite === null) return undefined;
-    const ms = Date.now() - this.pendingWrite.startedAt;
-    return ms >= BLOCKED_WRITE_MS ? { ...this.pendingWrite, ms } : undefined;
-  }
-
-  /** The blocked writes so far, the one still pending included. */
+  /** The blocked writes kept, the one still pending included. */
   blockedWrites(): BlockedWrite[] {
-    const pending = this.pendingIfBlocked();
-    return pending === undefined || this.blocked.length >= BLOCKED_WRITES_KEPT ? [...this.blocked] : [...this.blocked, pending];
+    const pending = this.inFlight === null ? undefined : asBlocked(this.inFlight);
+    return pending === undefined ? [...this.blocked] : [...this.blocked, pending];
   }
 
   /** A new subscription of this name begins at `offset`. */
@@ -84,4 +91,9 @@ export class SubscriberStats {
       discarded: this.discarded,
     };
   }
+}
+
+function asBlocked(write: WriteInFlight): BlockedWrite | undefined {
+  const ms = Date.now() - write.startedAt;
+  return ms >= BLOCKED_WRITE_MS ? { ...write, ms } : undefined;
 }

@@ -216,16 +216,16 @@ export class Subscriber {
     if (parts.length === 0) return;
     this.writing = true;
     const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-    this.stats.writeStarted(bytes.length);
+    const write = this.stats.writeStarted(bytes.length);
     this.options.write(bytes).then(
       () => {
-        this.stats.writeEnded();
+        this.stats.writeEnded(write);
         this.stats.delivered += events;
         this.writing = false;
         this.schedulePump();
       },
       (error: unknown) => {
-        this.stats.writeEnded();
+        this.stats.writeEnded(write);
         this.writing = false;
         this.end(`write failed: ${errorMessage(error)}`);
       },

@@ -15,7 +15,7 @@ export interface SubscriberCounters {
 }
 
 /**
- * A write to one subscriber that stayed pending at least 100 ms: for
+ * A write to one subscriber that stayed pending 100 ms or more: for
  * a frozen consumer, the write that blocked once the transport had absorbed all
  * it would. From then on the broker's queue takes everything (docs/ARCHITECTURE.md).
  */
@@ -24,6 +24,8 @@ export interface BlockedWrite {
   startedAt: number;
   /** `bytesSent` just before it: what the transport had taken when it blocked. */
   bytesBefore: number;
+  /** Its own size. */
+  bytes: number;
   /** How long it stayed pending (up to the report, if it still is). */
   ms: number;
 }
@@ -31,6 +33,8 @@ export interface BlockedWrite {
 
 export interface BrokerCounters {
   role: 'broker';
+  /** The broker's clock (Date.now) when it answered: BlockedWrite.startedAt is on the same clock. */
+  at: number;
   /** Highest offset assigned so far. */
   head: number;
   subscribers: Record<string, SubscriberCounters>;
@@ -74,7 +78,7 @@ export interface SubscriberReport extends SubscriberCounters {
   disconnects: number;
   /** Resync mode: times the queue overflowed and was replaced by a lag signal + delta. */
   lags: number;
-  /** Its first 100 blocked writes, in time order (a slowed consumer blocks once a period). */
+  /** Its last 256 blocked writes, oldest first. */
   blockedWrites: BlockedWrite[];
   /** Resumes the subscriber asked for itself (it saw a gap in offsets). */
   resumes: number;

@@ -1,45 +1,49 @@
-import type { BlockedWrite, BrokerReport } from '@state-divergence/protocol';
+import type { BrokerReport } from '@state-divergence/protocol';
 
-/** What the broker had handed to a frozen consumer's stream at its SIGSTOP and at its SIGCONT. */
+/** What the broker had handed a consumer's stream, as it answered, on its own clock (Date.now). */
+export interface BrokerSample {
+  at: number;
+  bytesSent: number;
+}
+
+/**
+ * One stall, as the broker saw it: its answers to the status requests sent
+ * right after the SIGSTOP and right after the SIGCONT (null: that answer never
+ * came, or the run ended first).
+ */
 export interface StallBytes {
   consumer: string;
-  /** Wall-clock ms of the SIGSTOP, and of the SIGCONT (null: never thawed, e.g. the run was cut short). */
-  frozenAt: number;
-  thawedAt: number | null;
-  /** The broker's bytesSent to it just after the SIGSTOP and just after the SIGCONT (an IPC round trip each). */
-  sentAtFreeze: number;
-  sentAtThaw: number | null;
+  atFreeze: BrokerSample | null;
+  atThaw: BrokerSample | null;
 }
 
 /**
  * How much of one stall the transport swallowed before the broker's queue saw
  * anything: a frozen consumer's socket and QUIC stack keep accepting until
- * quiche's congestion window is full (10 datagrams), so the bigger the
- * datagram, the later the broker's queue starts to fill, and the less of the
- * stall it sees.
+ * quiche's congestion window is full (10 datagrams at first; more once it has
+ * grown), so the bigger the datagram, the later the broker's queue starts to
+ * fill, and the less of the stall it sees. Measured from the broker's answer
+ * right after the SIGSTOP (an IPC round trip, about a millisecond).
  */
-export interface Absorption {
-  consumer: string;
-  /** Bytes the broker handed to the frozen consumer's stream after its SIGSTOP before a write blocked (or, if none did, until its SIGCONT). */
-  bytes: number;
-  /** Seconds from the SIGSTOP to the write that blocked; null when none blocked. */
-  seconds: number | null;
-  /** Whether a write blocked in the stall: only then did the broker's queue fill (and overflow, if the stall was long enough). */
-  queueFilled: boolean;
-}
+export type Absorption =
+  /** A write blocked `seconds` after the freeze, once the transport had taken `bytes`: from then on the broker's queue filled. */
+  | { consumer: string; queueFilled: true; bytes: number; seconds: number }
+  /** No write blocked: the transport took all `bytes` sent in the stall, and the broker's queue never filled. */
+  | { consumer: string; queueFilled: false; bytes: number; seconds: null };
 
 /**
- * Per stall, matched with the first write to that consumer that blocked while
- * it was frozen (the broker keeps each write pending 100 ms or more).
+ * Per stall, the first blocked write to that consumer (one the broker saw
+ * pending 100 ms or more) that was still pending at the freeze or began during
+ * the stall, both on the broker's clock. A stall either answer is missing for,
+ * or whose broker report is missing, is left out: unknown, not guessed.
  */
 export function absorbedInStalls(stalls: StallBytes[], broker: BrokerReport | null): Absorption[] {
-  return stalls.map((stall) => {
-    const blocked: BlockedWrite | undefined = broker?.subscribers[stall.consumer]?.blockedWrites.find(
-      (w) => w.startedAt >= stall.frozenAt && (stall.thawedAt === null || w.startedAt <= stall.thawedAt),
-    );
-    if (blocked !== undefined) {
-      return { consumer: stall.consumer, bytes: Math.max(0, blocked.bytesBefore - stall.sentAtFreeze), seconds: (blocked.startedAt - stall.frozenAt) / 1000, queueFilled: true };
-    }
-    return { consumer: stall.consumer, bytes: Math.max(0, (stall.sentAtThaw ?? stall.sentAtFreeze) - stall.sentAtFreeze), seconds: null, queueFilled: false };
+  return stalls.flatMap((stall): Absorption[] => {
+    const { atFreeze, atThaw } = stall;
+    const subscriber = broker?.subscribers[stall.consumer];
+    if (atFreeze === null || atThaw === null || subscriber === undefined) return [];
+    const blocked = subscriber.blockedWrites.find((w) => w.startedAt + w.ms >= atFreeze.at && w.startedAt <= atThaw.at);
+    if (blocked === undefined) return [{ consumer: stall.consumer, queueFilled: false, bytes: Math.max(0, atThaw.bytesSent - atFreeze.bytesSent), seconds: null }];
+    return [{ consumer: stall.consumer, queueFilled: true, bytes: Math.max(0, blocked.bytesBefore - atFreeze.bytesSent), seconds: Math.max(0, blocked.startedAt - atFreeze.at) / 1000 }];
   });
 }

@@ -79,7 +79,7 @@ function modeSection(run: JsonRun, config: JsonConfig): string {
   ];
   return `<h2>${esc(MODE_LABELS[run.mode])}: <span class="${run.valid === 'valid' ? 'ok' : 'bad'}">${run.valid}</span></h2>
 <p>${run.published} changes published; publisher ${Math.round(run.publisher.achievedRate)}/s overall, ${Math.round(run.publisher.rateInStall)}/s during the stall.</p>
-${run.transport.absorbed.map((a) => `<p>${esc(a.consumer)}: ${esc(absorptionSentence(a, run.transport.datagramBytes))}.</p>`).join('\n')}
+${(run.transport?.absorbed ?? []).map((a) => `<p>${esc(a.consumer)}: ${esc(absorptionSentence(a, run.transport.datagramBytes))}.</p>`).join('\n')}
 ${consumerTable(run, config)}<div class="grid">${charts.join('')}</div>`;
 }
 
@@ -88,7 +88,7 @@ export function renderHtml(document: JsonDocument): string {
   const { config, runs } = document;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>state-divergence report</title><style>${STYLE}</style></head><body>
 <h1>state-divergence: ${runs.map((r) => MODE_SHORT[r.mode]).join(', ')}</h1>
-<p>${config.consumers} consumers (faults: ${esc(config.faults.map(describeFault).join(' '))}), ${config.keys} keys, ${config.rate} changes/s, ${config.duration} s per phase, seed ${config.seed}, ${config.datagramSize}-byte QUIC datagrams.</p>
+<p>${config.consumers} consumers (faults: ${esc(config.faults.map(describeFault).join(' '))}), ${config.keys} keys, ${config.rate} changes/s, ${config.duration} s per phase, seed ${config.seed}${config.datagramSize === undefined ? '' : `, ${config.datagramSize}-byte QUIC datagrams`}.</p>
 <h2>What each column cost</h2>${costTable(runs)}
 ${runs.map((r) => modeSection(r, config)).join('\n')}
 </body></html>

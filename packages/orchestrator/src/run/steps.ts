@@ -9,7 +9,7 @@ import type { StepHandlers } from './interpret-plan.js';
 import { Nemesis } from './nemesis.js';
 import type { Timeline } from './timeline.js';
 import type { ClusterWatch } from './watch.js';
-import type { StallBytes } from '../check/transport.js';
+import type { BrokerSample, StallBytes } from '../check/transport.js';
 
 const STATUS_TIMEOUT_MS = 2_000;
 /** How long the plan waits, when publishing ends, for the publisher's last change before it goes on. */
@@ -61,6 +61,9 @@ export class PlanSteps implements StepHandlers {
   /** Joiners and restarted consumers subscribing while the plan's clock runs on; awaited at publish-done and at the end. */
   private readonly starting: Array<Promise<unknown>> = [];
   private publishedAtStall = 0;
+  /** Stalls not thawed yet, and the broker answers still on their way (sampleBytes). */
+  private open: StallBytes[] = [];
+  private readonly sampling: Array<Promise<void>> = [];
 
   constructor(private readonly context: StepContext) {
     this.nemesis = new Nemesis(context.timeline);
@@ -71,10 +74,19 @@ export class PlanSteps implements StepHandlers {
     return (await this.context.watch.guard(this.context.cluster.publisher.status(STATUS_TIMEOUT_MS))).published;
   }
 
-  /** What the broker has handed to each consumer's stream by now, by name. */
-  private async bytesSent(): Promise<Record<string, number>> {
-    const { subscribers } = await this.context.watch.guard(this.context.cluster.broker.status(STATUS_TIMEOUT_MS));
-    return Object.fromEntries(Object.entries(subscribers).map(([name, s]) => [name, s.bytesSent]));
+  /**
+   * Asks the broker, without waiting, what it has handed each of `stalls`' consumers so far, and
+   * records it with `put`. A measurement, not a step: an answer that never comes leaves the stall's
+   * figure unknown (check/transport.ts) and neither delays nor fails the plan.
+   */
+  private sampleBytes(stalls: StallBytes[], put: (stall: StallBytes, sample: BrokerSample) => void): void {
+    const asked = this.context.cluster.broker.status(STATUS_TIMEOUT_MS).then(
+      ({ at, subscribers }) => {
+        for (const stall of stalls) put(stall, { at, bytesSent: subscribers[stall.consumer]?.bytesSent ?? 0 });
+      },
+      (error: unknown) => this.context.logger.warn({ err: error, consumers: stalls.map((s) => s.consumer) }, 'no bytesSent from the broker: what the transport absorbed stays unknown'),
+    );
+    this.sampling.push(asked);
   }
 
   private named(names: string[]): Array<ChildHandle<'consumer'>> {
@@ -114,28 +126,25 @@ export class PlanSteps implements StepHandlers {
     this.context.cluster.rogue?.send({ type: 'start', durationMs: 0 });
   }
 
-  /** SIGSTOP, then asks the broker what it had sent them: the transport's share of the stall counts from there. */
-  async freeze({ consumers }: { consumers: string[] }): Promise<void> {
+  /** SIGSTOP, then asks the broker what it had sent them: the transport's share of the stall counts from its answer. */
+  freeze({ consumers }: { consumers: string[] }): void {
     const targets = this.named(consumers);
-    const frozenAt = wallClockMs();
     this.nemesis.freeze(targets);
     this.context.logger.info({ consumers: pids(targets) }, 'stall started');
-    const sent = await this.bytesSent();
-    for (const { name } of targets) this.record.stallBytes.push({ consumer: name, frozenAt, thawedAt: null, sentAtFreeze: sent[name] ?? 0, sentAtThaw: null });
+    const stalls = targets.map((t): StallBytes => ({ consumer: t.name, atFreeze: null, atThaw: null }));
+    this.record.stallBytes.push(...stalls);
+    this.open.push(...stalls);
+    this.sampleBytes(stalls, (stall, sample) => (stall.atFreeze = sample));
   }
 
-  async thaw({ consumers }: { consumers: string[] }): Promise<void> {
+  thaw({ consumers }: { consumers: string[] }): void {
     const targets = this.named(consumers);
-    const thawedAt = wallClockMs();
     this.nemesis.thaw(targets);
-    for (const name of consumers) this.record.recoveredAt[name] = thawedAt;
+    for (const name of consumers) this.record.recoveredAt[name] = wallClockMs();
     this.context.logger.info({ consumers: pids(targets) }, 'stall ended');
-    const sent = await this.bytesSent();
-    for (const stall of this.record.stallBytes) {
-      if (!consumers.includes(stall.consumer) || stall.thawedAt !== null) continue;
-      stall.thawedAt = thawedAt;
-      stall.sentAtThaw = sent[stall.consumer] ?? stall.sentAtFreeze;
-    }
+    const thawed = this.open.filter((s) => consumers.includes(s.consumer));
+    this.open = this.open.filter((s) => !consumers.includes(s.consumer));
+    this.sampleBytes(thawed, (stall, sample) => (stall.atThaw = sample));
   }
 
   slow({ consumer, percent }: { consumer: string; percent: number }): void {
@@ -204,5 +213,6 @@ export class PlanSteps implements StepHandlers {
 
   async end(): Promise<void> {
     await this.context.watch.guard(Promise.all(this.starting));
+    await Promise.all(this.sampling); // each settles within STATUS_TIMEOUT_MS, and never rejects
   }
 }

@@ -78,6 +78,12 @@ export async function openQuicStream(endpoint: BrokerEndpoint, logger: Logger, c
   };
 }
 
+/** The broker learns of the stream only when bytes arrive, so the client speaks first; the broker's first frame answers. */
+async function sayHello(frames: AsyncGenerator<Frame>, write: (bytes: Uint8Array) => Promise<void>, endpoint: BrokerEndpoint, hello: { role: Role; name: string; start?: StartKind }) {
+  await write(encodeHello({ role: hello.role, name: hello.name, token: Buffer.from(endpoint.token, 'hex'), start: hello.start ?? StartKind.latest }));
+  return withDeadline(frames.next(), CONNECT_TIMEOUT_MS, 'the broker sent no WELCOME after hello');
+}
+
 /**
  * Connects (see openBrokerStream) and says hello with the run's token.
  * Resolves once the broker has admitted the client with a WELCOME.
@@ -88,11 +94,10 @@ export async function connectToBroker(
   logger: Logger,
 ): Promise<BrokerSession> {
   const { frames, write, close } = await openBrokerStream(endpoint, logger);
-  // The broker learns of the stream only when bytes arrive, so the client speaks first.
-  await write(
-    encodeHello({ role: hello.role, name: hello.name, token: Buffer.from(endpoint.token, 'hex'), start: hello.start ?? StartKind.latest }),
-  );
-  const first = await withDeadline(frames.next(), CONNECT_TIMEOUT_MS, 'the broker sent no WELCOME after hello');
+  const first = await sayHello(frames, write, endpoint, hello).catch(async (error: unknown) => {
+    await close();
+    throw error;
+  });
   if (first.done || first.value.type !== 'welcome') {
     const detail = first.done ? 'the stream ended' : first.value.type === 'error' ? first.value.message : first.value.type;
     await close();

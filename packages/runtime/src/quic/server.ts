@@ -27,6 +27,15 @@ export interface QuicServerHandle {
 /** Starts a QUIC server on an ephemeral port of a tuned socket (socket.ts). */
 export async function startQuicServer(options: QuicServerOptions): Promise<QuicServerHandle> {
   const socket = await startTunedSocket(options.host, options.logger);
+  try {
+    return await serveOn(socket, options);
+  } catch (error) {
+    await socket.stop({ force: true }).catch(() => {});
+    throw error;
+  }
+}
+
+async function serveOn(socket: TunedSocket, options: QuicServerOptions): Promise<QuicServerHandle> {
   const server = new QUICServer({
     socket,
     crypto: serverCrypto(),

@@ -24,8 +24,13 @@ export class TunedSocket extends QUICSocket {
 
   override async start(options: Parameters<QUICSocket['start']>[0] = {}): Promise<void> {
     await super.start(options);
-    this.socket.setRecvBufferSize(SOCKET_BUFFER_BYTES);
-    this.socket.setSendBufferSize(SOCKET_BUFFER_BYTES);
+    try {
+      this.socket.setRecvBufferSize(SOCKET_BUFFER_BYTES);
+      this.socket.setSendBufferSize(SOCKET_BUFFER_BYTES);
+    } catch (error) {
+      await this.stop({ force: true });
+      throw error;
+    }
   }
 
   /** What the kernel granted (Linux reports double the usable size: it counts its bookkeeping). */

@@ -1,4 +1,6 @@
+import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { RunError } from '../../model/errors.js';
 import { execaNode } from 'execa';
 
 /**
@@ -14,7 +16,7 @@ import { execaNode } from 'execa';
  * Children log to stderr or the log file; stdout belongs to the report.
  */
 export function startNodeProcess(packageName: string) {
-  return execaNode(fileURLToPath(import.meta.resolve(`${packageName}/bundle`)), [], {
+  return execaNode(bundleOf(packageName), [], {
     ipc: true,
     serialization: 'advanced',
     stdin: 'ignore',
@@ -24,4 +26,18 @@ export function startNodeProcess(packageName: string) {
     reject: false,
     detached: true,
   });
+}
+
+/**
+ * The package's bundle, refused when it is missing or older than what tsc built: `tsc -b` alone
+ * (an editor's watch build, `npm run typecheck`) leaves the old bundle, which would run old code.
+ */
+function bundleOf(packageName: string): string {
+  const bundle = fileURLToPath(import.meta.resolve(`${packageName}/bundle`));
+  const built = fileURLToPath(import.meta.resolve(packageName));
+  const modified = (path: string) => statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+  const bundled = modified(bundle);
+  if (bundled === undefined) throw new RunError('E_SPAWN', `${packageName} has no bundle (${bundle}): run npm run build`);
+  if (bundled < (modified(built) ?? 0)) throw new RunError('E_SPAWN', `${packageName}'s bundle is older than its dist/: run npm run build`);
+  return bundle;
 }
