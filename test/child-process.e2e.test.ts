@@ -27,8 +27,12 @@ describe('a child process, driven over IPC', () => {
   test('answers a typed status request with its own role\'s counters, and says ready with its port', async () => {
     const broker = await startBroker();
     expect(broker.port).toBeGreaterThan(0);
+    const asked = Date.now();
     const counters = await broker.status(5_000);
-    expect(counters).toEqual({ role: 'broker', head: 0, subscribers: {} });
+    expect(counters).toEqual({ role: 'broker', at: expect.any(Number), head: 0, subscribers: {} });
+    // The broker's clock, when it answered: the transport's share of a stall is measured on it.
+    expect(counters.at).toBeGreaterThanOrEqual(asked - 1_000);
+    expect(counters.at).toBeLessThanOrEqual(Date.now() + 1_000);
   });
 
   test('a request it cannot serve is answered with an error naming it, and the child lives on', async () => {

@@ -6,7 +6,7 @@
  * absolute figures drift). Each figure is the median of --runs runs, with min
  * and max. Results go to bench/results.json and a markdown table on stdout.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,15 +37,6 @@ interface Figure {
   min: number;
   max: number;
   runs: number[];
-}
-
-/** A kernel setting, or null off Linux. */
-function sysctl(name: string): number | null {
-  try {
-    return Number(readFileSync(`/proc/sys/${name}`, 'utf8').trim());
-  } catch {
-    return null;
-  }
 }
 
 const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -170,8 +161,6 @@ const resync = await repeatMany('resync efficiency (2 s phases)', () => resyncEf
 const results = {
   machine: {
     cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version, quick, runs, secondsPerThroughputSample: seconds,
-    // The 4 MiB UDP buffers are capped by these (Linux's default is 212992): the buffer's effect depends on them.
-    rmemMax: sysctl('net/core/rmem_max'), wmemMax: sysctl('net/core/wmem_max'),
   },
   stack,
   fanout: { ...fanout, 3: { broker: pairs.broker, raw: pairs.raw }, ratio3: round(ratio3), ratio3Runs: pairs.ratio },
@@ -195,7 +184,7 @@ function firehoseLine(p: FirehosePoint): string {
 const f = (x: Figure, digits = 0, unit = '') => `${x.median.toFixed(digits)}${unit} (${x.min.toFixed(digits)}–${x.max.toFixed(digits)})`;
 const target = (ok: boolean) => (ok ? 'met' : '**not met**');
 const lines = [
-  `## Benchmarks (${results.machine.cpus} cores, ${results.machine.model}, Node ${process.version}, net.core.rmem_max ${results.machine.rmemMax}; median of ${runs}, min–max in brackets${quick ? '; --quick' : ''})`,
+  `## Benchmarks (${results.machine.cpus} cores, ${results.machine.model}, Node ${process.version}; median of ${runs}, min–max in brackets${quick ? '; --quick' : ''})`,
   '',
   '| measurement | result | target |',
   '|---|---|---|',

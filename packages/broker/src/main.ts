@@ -18,7 +18,7 @@ await runChild('broker', async ({ init, logger }) => {
     logger,
     onStream: (stream) => void serveClient(stream, context),
   });
-  logger.info({ host: init.host, port: server.port, datagramBytes: init.datagramBytes, receiveBufferBytes: server.receiveBufferBytes, queueCapacity: init.queueCapacity, overflow: topic.overflow, batchMaxEvents: init.batchMaxEvents }, 'listening');
+  logger.info({ host: init.host, port: server.port, datagramBytes: init.datagramBytes, queueCapacity: init.queueCapacity, overflow: topic.overflow, batchMaxEvents: init.batchMaxEvents }, 'listening');
 
   // Resync mode's heartbeat: an idle subscriber learns the head, so it (and the
   // drain step) can tell "current" from "silently behind".
@@ -41,7 +41,6 @@ await runChild('broker', async ({ init, logger }) => {
       subscribers: subscriberReports(topic),
       lastWriteOffsets: topic.table.lastWriteOffsets(init.keys),
       digest: topic.table.digest.toString(),
-      receiveBufferBytes: server.receiveBufferBytes,
     }),
     lastWrites: () => lastWrites(topic, init.keys),
     endSubscriber: (name, reason) => topic.subscribers.get(name)?.end(reason),

@@ -102,8 +102,6 @@ export interface BrokerReport {
   /** For each key, the offset of its last write (0: never written): the checker's "explained" needs it. */
   lastWriteOffsets: number[];
   digest: string;
-  /** Its UDP socket's receive buffer as the kernel granted it (Linux reports twice the usable size). */
-  receiveBufferBytes: number;
 }
 
 /**

@@ -122,7 +122,7 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
     wrongOverTime: run.wrongOverTime,
     rogue: run.rogue,
     events: run.events,
-    transport: { datagramBytes: run.datagramBytes, brokerReceiveBufferBytes: broker?.receiveBufferBytes ?? null, absorbed: absorbedInStalls(run.stallBytes, broker) },
+    transport: { datagramBytes: run.datagramBytes, absorbed: absorbedInStalls(run.stallBytes, broker) },
     timing: { publishingStartedAt: publisher.startedAt, stallWindow },
     wallSeconds: run.wallSeconds,
     commands: run.commands,

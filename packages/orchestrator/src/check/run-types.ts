@@ -109,7 +109,7 @@ export interface ModeResult {
    * The transport the run used, and per stall how much it absorbed before the broker's queue began to fill:
    * with bigger datagrams a frozen consumer's QUIC stack swallows more, and the queue sees less of the stall.
    */
-  transport: { datagramBytes: number; brokerReceiveBufferBytes: number | null; absorbed: Absorption[] };
+  transport: { datagramBytes: number; absorbed: Absorption[] };
   /** Wall-clock ms: when the publisher started, and the fault window (the `stalled` phase). */
   timing: { publishingStartedAt: number; stallWindow: { from: number; to: number } };
   wallSeconds: number;

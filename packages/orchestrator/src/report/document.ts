@@ -71,7 +71,7 @@ export function toJsonRun(r: ModeResult) {
     })),
     broker: r.broker === null ? null : { head: r.broker.head, digest: r.broker.digest, subscribers: r.broker.subscribers },
     stalledOverlap: r.damage.stalledOverlap,
-    /** --datagram-size, the broker's socket buffer, and per stall what the transport absorbed before the broker's queue filled. */
+    /** --datagram-size, and per stall what the transport absorbed before the broker's queue filled. */
     transport: r.transport,
     wrongOverTime: r.wrongOverTime,
     drain: r.drain,

@@ -7,7 +7,6 @@ import { readFrames } from './frame-reader.js';
 import type { Logger } from '../logger.js';
 import { TLS_SERVER_NAME } from '@state-divergence/protocol';
 import { clientCrypto, datagramConfig, quicLogger } from './options.js';
-import { startTunedSocket } from './socket.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -42,30 +41,20 @@ export async function openBrokerStream(endpoint: BrokerEndpoint, logger: Logger,
 
 /** The transport under openBrokerStream, without framing (the benchmarks measure it bare). */
 export async function openQuicStream(endpoint: BrokerEndpoint, logger: Logger, caPem: string = endpoint.caPem): Promise<QuicByteStream> {
-  // Our own socket (bigger kernel buffers, socket.ts), bound to the broker's address family.
-  const socket = await startTunedSocket(endpoint.host.includes(':') ? '::' : '0.0.0.0', logger);
-  const stopSocket = () => socket.stop({ force: true }).catch(() => {});
   const connecting = QUICClient.createQUICClient({
     host: endpoint.host,
     port: endpoint.port,
-    socket,
     serverName: TLS_SERVER_NAME,
     crypto: clientCrypto(),
     config: { verifyPeer: true, ca: caPem, maxIdleTimeout: endpoint.idleTimeoutMs, ...datagramConfig(endpoint.datagramBytes) },
     logger: quicLogger(logger),
-  }).catch(async (error: unknown) => {
-    await stopSocket();
+  }).catch((error: unknown) => {
     // A certificate that does not match the pin fails the TLS handshake (E_TLS); anything else,
     // an unreachable broker included, is E_CONNECT: a caller can tell a rejected pin from no broker.
     const tls = error instanceof Error && /TLS$/.test(error.name);
     throw new CodedError(tls ? 'E_TLS' : 'E_CONNECT', `no QUIC connection to the broker at ${endpoint.host}:${endpoint.port}: ${tls ? 'TLS handshake failed' : errorMessage(error)}`, { cause: error });
   });
-  const client = await withDeadline(connecting, CONNECT_TIMEOUT_MS, `no QUIC handshake with the broker at ${endpoint.host}:${endpoint.port} within ${CONNECT_TIMEOUT_MS / 1000} s`).catch(
-    async (error: unknown) => {
-      await stopSocket();
-      throw error;
-    },
-  );
+  const client = await withDeadline(connecting, CONNECT_TIMEOUT_MS, `no QUIC handshake with the broker at ${endpoint.host}:${endpoint.port} within ${CONNECT_TIMEOUT_MS / 1000} s`);
   const stream = client.connection.newStream('bidi');
   const writer = stream.writable.getWriter();
   return {
@@ -73,7 +62,6 @@ export async function openQuicStream(endpoint: BrokerEndpoint, logger: Logger, c
     write: (bytes) => writer.write(bytes),
     close: async () => {
       await client.destroy({ force: true }).catch(() => {});
-      await stopSocket();
     },
   };
 }

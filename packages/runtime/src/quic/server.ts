@@ -1,7 +1,6 @@
 import { events, QUICServer, type QUICConnection, type QUICStream } from '@matrixai/quic';
 import type { Logger } from '../logger.js';
 import { datagramConfig, quicLogger, serverCrypto } from './options.js';
-import { startTunedSocket, type TunedSocket } from './socket.js';
 
 export interface QuicServerOptions {
   host: string;
@@ -18,26 +17,13 @@ export interface QuicServerOptions {
 
 export interface QuicServerHandle {
   port: number;
-  /** The UDP socket's receive buffer as the kernel granted it (Linux reports twice the usable size). */
-  receiveBufferBytes: number;
   /** Forceful: open connections are cancelled, not waited for. */
   stop(): Promise<void>;
 }
 
-/** Starts a QUIC server on an ephemeral port of a tuned socket (socket.ts). */
+/** Starts a QUIC server on an ephemeral port. */
 export async function startQuicServer(options: QuicServerOptions): Promise<QuicServerHandle> {
-  const socket = await startTunedSocket(options.host, options.logger);
-  try {
-    return await serveOn(socket, options);
-  } catch (error) {
-    await socket.stop({ force: true }).catch(() => {});
-    throw error;
-  }
-}
-
-async function serveOn(socket: TunedSocket, options: QuicServerOptions): Promise<QuicServerHandle> {
   const server = new QUICServer({
-    socket,
     crypto: serverCrypto(),
     config: {
       key: options.keyPem,
@@ -58,18 +44,6 @@ async function serveOn(socket: TunedSocket, options: QuicServerOptions): Promise
       options.onStream((streamEvt as events.EventQUICConnectionStream).detail, connection);
     });
   });
-  await server.start();
-  return {
-    port: socket.port,
-    receiveBufferBytes: socket.receiveBufferBytes,
-    stop: () => stopBoth(server, socket),
-  };
-}
-
-async function stopBoth(server: QUICServer, socket: TunedSocket): Promise<void> {
-  try {
-    await server.stop({ force: true });
-  } finally {
-    await socket.stop({ force: true });
-  }
+  await server.start({ host: options.host, port: 0 });
+  return { port: server.port, stop: () => server.stop({ force: true }) };
 }
