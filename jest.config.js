@@ -12,5 +12,6 @@ export default {
   },
   // Tests start real processes that talk QUIC; a run of one mode takes ~8 s.
   testTimeout: 90_000,
+  setupFilesAfterEnv: ['<rootDir>/test/count-assertions.ts'],
   reporters: ['default', '<rootDir>/test/summary-reporter.cjs'],
 };
