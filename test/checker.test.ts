@@ -30,11 +30,11 @@ const correct: Array<[number, number, number]> = [[0, 6, 11], [1, 9, 22], [2, 3,
 
 const run = (consumers: CheckInput['consumers']) => check({ authority, history, lastWriteOffsets, consumers });
 const one = (entries: Array<[number, number, number]>, missedRanges: Array<[number, number]> = [], coveredAfter = 0) =>
-  run([{ name: 'c', stalled: true, report: report(entries, { coveredAfter }), missedRanges }]).consumers[0]!;
+  run([{ name: 'c', faulted: true, report: report(entries, { coveredAfter }), missedRanges }]).consumers[0]!;
 
 describe('checker', () => {
   test('a consumer holding exactly the authority is valid, and a deleted key it does not hold is right', () => {
-    const result = run([{ name: 'c1', stalled: false, report: report(correct), missedRanges: [] }]);
+    const result = run([{ name: 'c1', faulted: false, report: report(correct), missedRanges: [] }]);
     expect(result.verdict).toBe('valid');
     expect(result.consumers[0]).toMatchObject({ verdict: 'valid', wrongKeys: [], lost: 0, unexpected: 0, unexplainedKeys: [] });
   });
@@ -80,17 +80,17 @@ describe('checker', () => {
 
   test('a consumer whose copy could not be gathered is unknown, never valid', () => {
     const result = run([
-      { name: 'c1', stalled: false, report: report(correct), missedRanges: [] },
-      { name: 'c2', stalled: false, report: null, missedRanges: [] },
+      { name: 'c1', faulted: false, report: report(correct), missedRanges: [] },
+      { name: 'c2', faulted: false, report: null, missedRanges: [] },
     ]);
     expect(result.consumers[1]!.verdict).toBe('unknown');
     expect(result.verdict).toBe('unknown');
   });
 
   test('a wrong consumer the drain gave up on is unknown (maybe only late), not invalid', () => {
-    const result = run([{ name: 'c', stalled: true, report: report([[0, 6, 11]]), missedRanges: [], undrained: 'at offset 6, broker queued up to 9' }]);
+    const result = run([{ name: 'c', faulted: true, report: report([[0, 6, 11]]), missedRanges: [], undrained: 'at offset 6, broker queued up to 9' }]);
     expect(result.consumers[0]!.verdict).toBe('unknown');
-    const right = run([{ name: 'c', stalled: true, report: report(correct), missedRanges: [], undrained: 'slow' }]);
+    const right = run([{ name: 'c', faulted: true, report: report(correct), missedRanges: [], undrained: 'slow' }]);
     expect(right.consumers[0]!.verdict).toBe('valid');
   });
 
@@ -101,7 +101,7 @@ describe('checker', () => {
   });
 
   test('ended-early consumers carry the reason through', () => {
-    const result = run([{ name: 'c1', stalled: false, report: report([], { endedEarly: 'stream failed: idle timeout' }), missedRanges: [] }]);
+    const result = run([{ name: 'c1', faulted: false, report: report([], { endedEarly: 'stream failed: idle timeout' }), missedRanges: [] }]);
     expect(result.consumers[0]).toMatchObject({ endedEarly: 'stream failed: idle timeout', lost: 4 });
   });
 
@@ -111,8 +111,8 @@ describe('checker', () => {
       history,
       lastWriteOffsets,
       consumers: [
-        { name: 'c1', stalled: false, report: report(correct), missedRanges: [] },
-        { name: 'c2', stalled: true, report: null, missedRanges: [], died: 'its process killed by SIGKILL mid-run' },
+        { name: 'c1', faulted: false, report: report(correct), missedRanges: [] },
+        { name: 'c2', faulted: true, report: null, missedRanges: [], died: 'its process killed by SIGKILL mid-run' },
       ],
     };
     const result = checkSafely(input, () => {

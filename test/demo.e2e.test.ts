@@ -25,8 +25,8 @@ describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () =
 
   test('the stalled consumer is wrong about many keys; the healthy ones about none', () => {
     const [lossy] = run.document.runs;
-    const stalled = lossy!.consumers.filter((c) => c.stalled);
-    const healthy = lossy!.consumers.filter((c) => !c.stalled);
+    const stalled = lossy!.consumers.filter((c) => c.faulted);
+    const healthy = lossy!.consumers.filter((c) => !c.faulted);
     expect(stalled.map((c) => c.name)).toEqual(['consumer-3']);
     const healthyWrong = healthy.reduce((sum, c) => sum + c.wrongKeys.length, 0);
     expect(stalled[0]!.wrongKeys.length).toBeGreaterThan(0);
@@ -44,7 +44,7 @@ describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () =
     expect(subscribers['consumer-1']!.dropped).toBe(0);
     expect(subscribers['consumer-2']!.dropped).toBe(0);
     // Every event reached each healthy consumer.
-    for (const c of run.document.runs[0]!.consumers.filter((c) => !c.stalled)) expect(c.applied).toBe(run.document.runs[0]!.published);
+    for (const c of run.document.runs[0]!.consumers.filter((c) => !c.faulted)) expect(c.applied).toBe(run.document.runs[0]!.published);
   });
 
   test('the publisher paces to --rate: rate x 3 x duration within 3%', () => {

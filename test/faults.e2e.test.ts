@@ -32,8 +32,8 @@ describe('two stalled consumers', () => {
       expect(consumer(run, 'consumer-4').wrongCount).toBeGreaterThan(0);
       expect(run.unexplained).toBe(0);
     }
-    const [apart] = staggered.stalledOverlap;
-    const [together] = same.stalledOverlap;
+    const [apart] = staggered.faultedOverlap;
+    const [together] = same.faultedOverlap;
     expect(consumer(staggered, 'consumer-2').faults).toEqual([{ kind: 'stall', consumer: 'consumer-2', from: 1, to: 2 }]);
     expect(together!.jaccard).toBeGreaterThan(0.8);
     expect(apart!.jaccard!).toBeLessThan(together!.jaccard! - 0.5);

@@ -21,7 +21,7 @@ test('the example, naive, under lossy ends wrong exactly as ours does: the same 
   const { document, survivors } = await runDemo(['--mode', 'lossy', '--duration', '1', '--consumer-cmd', `consumer-3=${naive}`]);
   const [run] = document.runs;
   const theirs = consumer(run!, 'consumer-3');
-  expect(theirs).toMatchObject({ command: naive, contract: [], stalled: true, verdict: 'invalid', unexplained: 0, unexpected: 0, digestMatch: false, endedEarly: null });
+  expect(theirs).toMatchObject({ command: naive, contract: [], faulted: true, verdict: 'invalid', unexplained: 0, unexpected: 0, digestMatch: false, endedEarly: null });
   expect(theirs.wrongCount).toBeGreaterThan(0);
   expect(run!.unexplained).toBe(0);
   // Ours beside it are ours, and unchanged.
@@ -32,7 +32,7 @@ test('the example, naive, under lossy ends wrong exactly as ours does: the same 
 test('the example, careful, under resync converges: snapshot, lag signal and delta, digest equal to the broker\'s', async () => {
   const { document, survivors } = await runDemo(['--mode', 'resync', '--duration', '1', '--consumer-cmd', `consumer-3=${careful}`]);
   const theirs = consumer(document.runs[0]!, 'consumer-3');
-  expect(theirs).toMatchObject({ command: careful, contract: [], stalled: true, verdict: 'valid', wrongCount: 0, lost: 0, unexplained: 0, digestMatch: true });
+  expect(theirs).toMatchObject({ command: careful, contract: [], faulted: true, verdict: 'valid', wrongCount: 0, lost: 0, unexplained: 0, digestMatch: true });
   expect(theirs.recovery!.syncs[0]).toMatchObject({ kind: 'snapshot' });
   expect(theirs.recovery!.deltas).toBeGreaterThanOrEqual(1);
   expect(survivors).toEqual([]);

@@ -22,7 +22,7 @@ test('all runs the three modes, in order', () => {
 
 describe('lossy', () => {
   test('still diverges, and the checker explains every wrong key by a drop (unexplained: 0)', () => {
-    const stalled = mode('lossy').consumers.find((c) => c.stalled)!;
+    const stalled = mode('lossy').consumers.find((c) => c.faulted)!;
     expect(stalled.wrongCount).toBeGreaterThan(0);
     for (const c of mode('lossy').consumers) {
       expect(c.unexplained).toBe(0);
@@ -33,7 +33,7 @@ describe('lossy', () => {
   test('the digest is the signal: it differs from the broker\'s exactly for the consumers that are wrong', () => {
     // (A healthy consumer on a busy machine can overflow a 64-event queue too: then it is wrong, and its digest says so.)
     for (const c of mode('lossy').consumers) expect(c.digestMatch).toBe(c.wrongCount === 0);
-    expect(mode('lossy').consumers.find((c) => c.stalled)!.digestMatch).toBe(false);
+    expect(mode('lossy').consumers.find((c) => c.faulted)!.digestMatch).toBe(false);
   });
 });
 
@@ -66,7 +66,7 @@ describe('resync (the inverted test the seed asks for)', () => {
 
   test('the broker dropped nothing silently: every overflow became a lag signal and a delta', () => {
     const run = mode('resync');
-    const stalled = run.consumers.find((c) => c.stalled)!;
+    const stalled = run.consumers.find((c) => c.faulted)!;
     for (const queue of Object.values(brokerOf(run).subscribers)) expect(queue.dropped).toBe(0);
     const queue = brokerOf(run).subscribers[stalled.name]!;
     expect(queue.lags).toBeGreaterThan(0);
@@ -77,7 +77,7 @@ describe('resync (the inverted test the seed asks for)', () => {
 
   test('a delta after a long freeze sends each changed key at most once, and less than a full snapshot', () => {
     const run = mode('resync');
-    const stalled = run.consumers.find((c) => c.stalled)!;
+    const stalled = run.consumers.find((c) => c.faulted)!;
     for (const delta of stalled.recovery!.syncs.filter((s) => s.kind === 'delta')) expect(delta.frames).toBe(delta.keys);
     expect(run.cost.resyncBytes).toBeGreaterThan(0);
     expect(run.cost.resyncBytes).toBeLessThan(run.cost.fullSnapshotBytes);

@@ -8,7 +8,7 @@
  */
 import { brokerOf, runDemo, type ModeRun } from './helpers/run-demo.js';
 
-const stalledOf = (run: ModeRun) => run.consumers.find((c) => c.stalled)!;
+const stalledOf = (run: ModeRun) => run.consumers.find((c) => c.faulted)!;
 
 describe('--datagram-size', () => {
   test('1,350 (the default): the transport absorbs a few datagrams, then the broker\'s queue fills and drops', async () => {

@@ -17,8 +17,8 @@ const snapshot: LiveSnapshot = {
   publisherRate: 401,
   publisherBacklog: 0,
   consumers: [
-    { name: 'consumer-1', foreign: false, stalled: false, state: 'applying', applied: 3000, wrongNow: 0, stale: false, diverged: 0, behind: 3, dropped: 0, series: [0, 0, 0], divergedSeries: [0, 0, 0] },
-    { name: 'consumer-3', foreign: false, stalled: true, state: 'STALLED', applied: 1400, wrongNow: 9, stale: true, diverged: 312, behind: 520, dropped: 1088, series: [0, 9, 9], divergedSeries: [0, 100, 312] },
+    { name: 'consumer-1', foreign: false, faulted: false, state: 'applying', applied: 3000, wrongNow: 0, stale: false, diverged: 0, behind: 3, dropped: 0, series: [0, 0, 0], divergedSeries: [0, 0, 0] },
+    { name: 'consumer-3', foreign: false, faulted: true, state: 'STALLED', applied: 1400, wrongNow: 9, stale: true, diverged: 312, behind: 520, dropped: 1088, series: [0, 9, 9], divergedSeries: [0, 100, 312] },
   ],
 };
 

@@ -70,8 +70,8 @@ export interface FirehosePoint {
 export async function firehose(rate: number, duration: number): Promise<FirehosePoint> {
   const result = await demoRun('lossy', { keys: 12, rate, consumers: 3, duration, publishUntil: 4 * duration, datagramSize: 16_384 });
   const subscriber = (name: string) => result.broker?.subscribers[name];
-  const healthy = result.check.consumers.filter((c) => !c.stalled);
-  const stalled = result.check.consumers.find((c) => c.stalled)!;
+  const healthy = result.check.consumers.filter((c) => !c.faulted);
+  const stalled = result.check.consumers.find((c) => c.faulted)!;
   return {
     rate,
     achievedRatio: result.publisher.achievedRate / rate,
@@ -85,7 +85,7 @@ export async function firehose(rate: number, duration: number): Promise<Firehose
 
 /** The slowest healthy consumer's publish-to-apply p99 over the whole run, ms. */
 function worstHealthyP99(result: ModeResult): number | null {
-  const p99s = result.check.consumers.filter((c) => !c.stalled).map((c) => result.latency[c.name]?.all?.p99).filter((p): p is number => p !== undefined);
+  const p99s = result.check.consumers.filter((c) => !c.faulted).map((c) => result.latency[c.name]?.all?.p99).filter((p): p is number => p !== undefined);
   return p99s.length > 0 ? Math.max(...p99s) : null;
 }
 
@@ -128,7 +128,7 @@ export async function scale(consumers: number, duration: number): Promise<ScaleP
       kind.cpuSeconds = Math.round((kind.cpuSeconds + p.cpuMs / 1000) * 100) / 100;
       kind.peakRssMiB = Math.max(kind.peakRssMiB, Math.round(p.maxRssKb / 1024));
     }
-    const healthy = result.check.consumers.filter((c) => !c.stalled).map((c) => result.broker?.subscribers[c.name]);
+    const healthy = result.check.consumers.filter((c) => !c.faulted).map((c) => result.broker?.subscribers[c.name]);
     const healthyDropsOrLags = healthy.reduce((sum, q) => sum + (q ? q.dropped + q.lags : 1), 0);
     return { consumers, completed: true, verdict: result.check.verdict, healthyDropsOrLags, publisherRatio: result.publisher.achievedRate / SCALE_RATE, healthyP99Ms: worstHealthyP99(result), byKind };
   } catch (error) {
@@ -143,7 +143,7 @@ export async function scale(consumers: number, duration: number): Promise<ScaleP
  */
 export async function resyncEfficiency(duration: number): Promise<{ bytesRatio: number; vsFullSnapshot: number; vsReplay: number; keysMissed: number }> {
   const result = await demoRun('resync', { duration });
-  const stalled = result.check.consumers.find((c) => c.stalled)!;
+  const stalled = result.check.consumers.find((c) => c.faulted)!;
   const queue = result.broker!.subscribers[stalled.name]!;
   const deltas = result.recovery[stalled.name]!.syncs.filter((s) => s.kind === 'delta');
   const missedKeyBytes = deltas.reduce((sum, s) => sum + s.bytes, 0);

@@ -25,7 +25,8 @@ export interface CheckInput {
   lastWriteOffsets: ArrayLike<number>;
   consumers: Array<{
     name: string;
-    stalled: boolean;
+    /** Faulted at some point of the run: stalled, slowed or crashed. */
+    faulted: boolean;
     report: ConsumerReport | null;
     /**
      * Offsets this consumer missed, inclusive ranges: dropped for it by the broker,
@@ -41,7 +42,8 @@ export interface CheckInput {
 
 export interface ConsumerCheck {
   name: string;
-  stalled: boolean;
+  /** Faulted at some point of the run: stalled, slowed or crashed. */
+  faulted: boolean;
   verdict: Verdict;
   applied: number | null;
   /** Key indices whose local state is wrong, ascending (the named keys come first). */
@@ -85,7 +87,7 @@ function emitted(history: History, key: number, version: number, value: number):
 
 function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][number]): ConsumerCheck {
   const { authority, history } = input;
-  const base = { name: consumer.name, stalled: consumer.stalled, endedEarly: consumer.report?.endedEarly ?? consumer.died ?? null };
+  const base = { name: consumer.name, faulted: consumer.faulted, endedEarly: consumer.report?.endedEarly ?? consumer.died ?? null };
   if (consumer.report === null) {
     return { ...base, verdict: 'unknown', applied: null, wrongKeys: [], lost: 0, unexpected: 0, unexplainedKeys: [] };
   }
@@ -165,7 +167,7 @@ export function checkSafely(input: CheckInput, checker: (input: CheckInput) => C
     const message = error instanceof Error ? error.message : String(error);
     const consumers = input.consumers.map((c): ConsumerCheck => ({
       name: c.name,
-      stalled: c.stalled,
+      faulted: c.faulted,
       verdict: 'unknown',
       applied: c.report?.applied ?? null,
       wrongKeys: [],

@@ -22,7 +22,7 @@ const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 export const queueFor = (rate: number): number => Math.max(32, Math.round(rate / 8));
 
 function measured(result: ModeResult) {
-  const check = result.check.consumers.find((c) => c.stalled);
+  const check = result.check.consumers.find((c) => c.faulted);
   if (check === undefined) throw new Error(`the ${result.mode} run has no faulted consumer to measure`);
   const queue = result.broker?.subscribers[check.name];
   return { check, queue, name: check.name };
@@ -53,7 +53,7 @@ export function queuePoint(result: ModeResult, settings: { capacity: number; rat
 }
 
 export function overlapPoint(result: ModeResult, windows: OverlapPoint['windows']): OverlapPoint {
-  const [pair] = result.damage.stalledOverlap;
+  const [pair] = result.damage.faultedOverlap;
   if (pair === undefined) throw new Error('the overlap experiment needs two faulted consumers');
   return { windows, jaccard: pair.jaccard, both: pair.both, onlyOne: pair.onlyA + pair.onlyB, wrong: [pair.both + pair.onlyA, pair.both + pair.onlyB] };
 }

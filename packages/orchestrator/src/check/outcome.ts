@@ -49,7 +49,7 @@ function perConsumer(run: GatheredRun) {
     if (c.report === null) continue;
     latency[c.name] = { all: summarizeLatency(c.report.latency), inStall: summarizeLatency(c.report.latency, run.stallWindow) };
     recovery[c.name] = recoveryOf(c.report, c.recoveredAt);
-    if (!c.stalled) healthy.push(c.report.latency);
+    if (!c.faulted) healthy.push(c.report.latency);
   }
   return { latency, recovery, healthy: poolSamples(healthy) };
 }
@@ -94,7 +94,7 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
   // The run's consumers only: a rogue client's subscriptions (--rogue-frames) are not part of any column's cost.
   const subscribers = run.consumers.flatMap((c) => broker?.subscribers[c.name] ?? []);
   const converged = Object.values(recovery).map((r) => r.convergedAfterThawMs).filter((ms): ms is number => ms !== null);
-  const stalledChecks = result.consumers.filter((c) => c.stalled);
+  const faultedChecks = result.consumers.filter((c) => c.faulted);
   return {
     mode: run.mode,
     published: publisher.published,
@@ -112,12 +112,12 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
       publisherRate: rates.achievedRate,
       publisherRateInStall: rates.rateInStall,
       healthyP99InStallMs: healthyInStall?.p99 ?? null,
-      stalledWrongAtEnd: stalledChecks.reduce((sum, c) => sum + c.wrongKeys.length, 0),
+      faultedWrongAtEnd: faultedChecks.reduce((sum, c) => sum + c.wrongKeys.length, 0),
       resyncBytes: subscribers.reduce((sum, s) => sum + s.resyncBytes, 0),
       fullSnapshotBytes: subscribers.reduce((sum, s) => sum + s.fullSnapshotBytes, 0),
       convergedAfterThawMs: converged.length > 0 ? Math.max(...converged) : null,
     },
-    damage: { ...damageBy(run, result), stalledOverlap: overlaps(stalledChecks) },
+    damage: { ...damageBy(run, result), faultedOverlap: overlaps(faultedChecks) },
     drain: run.drain,
     wrongOverTime: run.wrongOverTime,
     rogue: run.rogue,

@@ -43,8 +43,8 @@ export interface Cost {
   publisherRate: number;
   publisherRateInStall: number;
   healthyP99InStallMs: number | null;
-  /** Keys the stalled consumers hold wrong at the end, summed: what the column failed to protect. */
-  stalledWrongAtEnd: number;
+  /** Keys the faulted consumers (stalled, slowed or crashed) hold wrong at the end, summed: what the column failed to protect. */
+  faultedWrongAtEnd: number;
   /** Bytes of LAG + STATE + SYNC_END sent to bring stalled or gapped consumers back. */
   resyncBytes: number;
   /** What full snapshots would have cost at those same moments. */
@@ -99,7 +99,7 @@ export interface ModeResult {
     /** Per decile, of the keys that missed an update, the share still wrong ("hot keys self-repair" or not). */
     survivalByDecile: Record<string, Array<number | null> | null>;
     expectedWrong: Record<string, number>;
-    stalledOverlap: Overlap[];
+    faultedOverlap: Overlap[];
   };
   drain: DrainResult;
   /** What a hostile client tried during the run, and how the broker answered (--rogue-frames). */
@@ -122,7 +122,8 @@ export interface GatheredRun {
   mode: Mode;
   consumers: Array<{
     name: string;
-    stalled: boolean;
+    /** Faulted at some point of the run: stalled, slowed or crashed. */
+    faulted: boolean;
     faults: Fault[];
     /** Wall-clock ms its last fault ended (null: never faulted): "correct again after" counts from here. */
     recoveredAt: number | null;

@@ -22,7 +22,7 @@ const round3 = (n: number): number => Math.round(n * 1000) / 1000;
  * expectation is the number of distinct keys among that tail.
  */
 export function sweepPoint(result: ModeResult, settings: { rate: number; keys: number }): SweepPoint {
-  const stalled = result.check.consumers.filter((c) => c.stalled);
+  const stalled = result.check.consumers.filter((c) => c.faulted);
   const dropped = stalled.reduce((sum, c) => sum + (result.broker?.subscribers[c.name]?.dropped ?? 0), 0) / stalled.length;
   const wrong = stalled.reduce((sum, c) => sum + c.wrongKeys.length, 0) / stalled.length;
   return {

@@ -10,7 +10,7 @@ export interface ConsumerLive {
   /** A consumer someone else wrote (--consumer-cmd). */
   foreign: boolean;
   /** Faulted at some point of the run (stalled, slowed or crashed). */
-  stalled: boolean;
+  faulted: boolean;
   state: ConsumerState;
   applied: number;
   /** Keys whose live version differs from the authority's right now (last known while frozen). */

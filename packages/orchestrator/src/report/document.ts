@@ -42,7 +42,8 @@ export function toJsonRun(r: ModeResult) {
     processes: r.processes,
     consumers: r.check.consumers.map((c) => ({
       name: c.name,
-      stalled: c.stalled,
+      /** Faulted at some point of the run: stalled, slowed or crashed (`faults` says which, when). */
+      faulted: c.faulted,
       /** What was done to it, when (seconds since publishing started): `[{kind, from, to}]`, `percent` for slow. */
       faults: r.faults[c.name] ?? [],
       applied: c.applied,
@@ -70,7 +71,7 @@ export function toJsonRun(r: ModeResult) {
       latency: r.latency[c.name] ?? null,
     })),
     broker: r.broker === null ? null : { head: r.broker.head, digest: r.broker.digest, subscribers: r.broker.subscribers },
-    stalledOverlap: r.damage.stalledOverlap,
+    faultedOverlap: r.damage.faultedOverlap,
     /** --datagram-size, and per stall what the transport absorbed before the broker's queue filled. */
     transport: r.transport,
     wrongOverTime: r.wrongOverTime,

@@ -15,10 +15,10 @@ td:first-child,th:first-child{text-align:left}.bad{color:#b91c1c;font-weight:600
 
 function costTable(runs: JsonRun[]): string {
   const rows = runs.map((r) => {
-    const stalledWrong = r.cost.stalledWrongAtEnd;
-    return `<tr><td>${MODE_SHORT[r.mode]}</td><td>${r.published}</td><td>${Math.round(r.cost.publisherRateInStall)}/s</td><td>${r.cost.healthyP99InStallMs ?? '-'} ms</td><td class="${stalledWrong > 0 ? 'bad' : 'ok'}">${stalledWrong}</td><td>${r.cost.resyncBytes > 0 ? `${(r.cost.resyncBytes / 1024).toFixed(1)} KiB (full snapshot ${(r.cost.fullSnapshotBytes / 1024).toFixed(1)} KiB)` : '-'}</td></tr>`;
+    const faultedWrong = r.cost.faultedWrongAtEnd;
+    return `<tr><td>${MODE_SHORT[r.mode]}</td><td>${r.published}</td><td>${Math.round(r.cost.publisherRateInStall)}/s</td><td>${r.cost.healthyP99InStallMs ?? '-'} ms</td><td class="${faultedWrong > 0 ? 'bad' : 'ok'}">${faultedWrong}</td><td>${r.cost.resyncBytes > 0 ? `${(r.cost.resyncBytes / 1024).toFixed(1)} KiB (full snapshot ${(r.cost.fullSnapshotBytes / 1024).toFixed(1)} KiB)` : '-'}</td></tr>`;
   });
-  return `<table><tr><th>mode</th><th>published</th><th>publisher in stall</th><th>healthy p99 in stall</th><th>stalled wrong at end</th><th>resync bytes</th></tr>${rows.join('')}</table>`;
+  return `<table><tr><th>mode</th><th>published</th><th>publisher in stall</th><th>healthy p99 in stall</th><th>faulted wrong at end</th><th>resync bytes</th></tr>${rows.join('')}</table>`;
 }
 
 type Consumer = JsonRun['consumers'][number];

@@ -101,7 +101,7 @@ export function renderMode(result: JsonRun, options: JsonConfig): string {
     '',
     ...result.consumers.flatMap((c) => consumerLines(c, result, options)),
     '',
-    ...result.stalledOverlap.map(
+    ...result.faultedOverlap.map(
       (o) =>
         `    ${o.a} and ${o.b}: ${o.both} keys wrong for both, ${o.onlyA} only for ${o.a}, ${o.onlyB} only for ${o.b}` +
         (o.jaccard === null ? '' : ` (Jaccard ${o.jaccard}${o.onlyA + o.onlyB > 0 ? ': they disagree with each other too' : ''})`),
@@ -133,10 +133,10 @@ function summarise(result: JsonRun, options: JsonConfig): string {
 
 /** One row per mode: what each column got right and what it cost, measured in this run. */
 function costTable(results: JsonRun[]): string[] {
-  const header = ['mode', 'published', 'publisher in stall', 'healthy p99 in stall', 'stalled wrong at end', 'resync bytes (full snapshot)'];
+  const header = ['mode', 'published', 'publisher in stall', 'healthy p99 in stall', 'faulted wrong at end', 'resync bytes (full snapshot)'];
   const rows = results.map((r) => {
     const resync = r.cost.resyncBytes > 0 ? `${kib(r.cost.resyncBytes)} (${kib(r.cost.fullSnapshotBytes)})` : '-';
-    return [MODE_SHORT[r.mode], String(r.published), rate(r.cost.publisherRateInStall), r.cost.healthyP99InStallMs === null ? '-' : `${r.cost.healthyP99InStallMs} ms`, String(r.cost.stalledWrongAtEnd), resync];
+    return [MODE_SHORT[r.mode], String(r.published), rate(r.cost.publisherRateInStall), r.cost.healthyP99InStallMs === null ? '-' : `${r.cost.healthyP99InStallMs} ms`, String(r.cost.faultedWrongAtEnd), resync];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const format = (cells: string[]) => '  ' + cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ');

@@ -55,7 +55,7 @@ export class LiveMonitor {
       publisher: ChildHandle<'publisher'>;
       broker: ChildHandle<'broker'>;
       consumers: () => Array<ChildHandle<'consumer'>>;
-      stalled: (name: string) => boolean;
+      faulted: (name: string) => boolean;
       /** The fault a consumer is under right now: a frozen or crashed one cannot answer. */
       faultOf: (name: string) => FaultKind | null;
       keys: number;
@@ -76,7 +76,7 @@ export class LiveMonitor {
   }
 
   async sample(phase: PhaseName, seconds: number): Promise<LiveSnapshot> {
-    const { publisher, broker, consumers, stalled, faultOf, keys, totalSeconds, mode } = this.parts;
+    const { publisher, broker, consumers, faulted, faultOf, keys, totalSeconds, mode } = this.parts;
     const [authority, lastWrites, publisherCounters] = await Promise.all([
       publisher.versions(REPLY_MS).catch(() => undefined),
       broker.lastWrites(REPLY_MS).catch(() => undefined),
@@ -105,7 +105,7 @@ export class LiveMonitor {
         track.diverged.push(split?.diverged ?? track.diverged.at(-1) ?? null);
         track.behind.push(split?.behind ?? track.behind.at(-1) ?? null);
         return {
-          name: c.name, foreign: c.command !== null, stalled: stalled(c.name), state: stateOf(fault, c.alive, counters), applied: counters?.applied ?? 0,
+          name: c.name, foreign: c.command !== null, faulted: faulted(c.name), state: stateOf(fault, c.alive, counters), applied: counters?.applied ?? 0,
           wrongNow: track.wrong, stale: local === undefined, diverged: split?.diverged ?? null, behind: split?.behind ?? null,
           dropped: brokerCounters?.subscribers[c.name]?.dropped ?? 0, series: numbers(track.series), divergedSeries: numbers(track.diverged),
         };

@@ -83,11 +83,11 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     const watch = watchCluster(cluster, { timeline, logger, aborted, ...(spec.breach && { breach: spec.breach }) });
     teardown.defer('stop watching', () => watch.stop());
     let phase: PhaseName = 'converged';
-    const stalled = faultedConsumers(plan);
+    const faulted = faultedConsumers(plan);
     const steps = new PlanSteps({ mode, phaseMs: plan.phaseMs, cluster, watch, timeline, clock, logger, observer: context.observer, onPhase: (next) => (phase = next) });
     const { record, nemesis } = steps;
     const monitor = new LiveMonitor({
-      ...cluster, consumers: () => cluster.consumers, stalled: (name) => stalled.includes(name), faultOf: (name) => nemesis.activeFault(name),
+      ...cluster, consumers: () => cluster.consumers, faulted: (name) => faulted.includes(name), faultOf: (name) => nemesis.activeFault(name),
       keys: options.keys, totalSeconds: planLengthMs(plan) / 1000, mode,
     });
     teardown.defer('end every fault', () => nemesis.stop());
@@ -104,7 +104,7 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     const collected = await collect(cluster, { watch, published: record.published, drainTimeoutMs, signal: context.signal, logger, timeline, ...(spec.breach && { breach: spec.breach }) });
     await retireForeign(children, watch);
     const foreign = { commands: Object.fromEntries(options.consumerCmd.map((c) => [c.consumer, c.command])), contract: contract.all() };
-    const outcome = assembleOutcome(gatheredRun({ mode, cluster, collected, record, stalled, faults: options.faults, names: consumerNames(options), exits: watch.exits, monitor, children, timeline, seconds: clock.seconds(), intervalMs: sampleMs, foreign }));
+    const outcome = assembleOutcome(gatheredRun({ mode, cluster, collected, record, faulted, faults: options.faults, names: consumerNames(options), exits: watch.exits, monitor, children, timeline, seconds: clock.seconds(), intervalMs: sampleMs, foreign }));
     logOutcome(logger, outcome);
     return outcome;
   } finally {
@@ -132,7 +132,7 @@ function gatheredRun(parts: {
   cluster: Cluster;
   collected: Collected;
   record: PlanRecord;
-  stalled: string[];
+  faulted: string[];
   faults: Fault[];
   /** Every consumer's name in report order. */
   names: string[];
@@ -149,7 +149,7 @@ function gatheredRun(parts: {
   const order = (name: string) => parts.names.indexOf(name);
   const row = (name: string) => ({
     name,
-    stalled: parts.stalled.includes(name),
+    faulted: parts.faulted.includes(name),
     faults: parts.faults.filter((f) => f.consumer === name),
     recoveredAt: record.recoveredAt[name] ?? null,
   });
