@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { startDemo, tempLogFile } from './helpers/run-demo.js';
 
 describe('bad input', () => {
@@ -54,5 +54,34 @@ describe('bad input', () => {
     const lines = String(result.stderr).trimEnd().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(message);
+  });
+});
+
+describe('analyze refuses a log whose document version it does not read', () => {
+  // Hand-written logs: a `config` line as the orchestrator writes it, then a `result` line of an older shape.
+  const log = (config: Record<string, unknown>): string => {
+    const path = tempLogFile();
+    const lines = [
+      { level: 30, proc: 'orchestrator', msg: 'config', ...config, config: { rate: 400, keys: 2000, mode: 'lossy' } },
+      { level: 30, proc: 'orchestrator', mode: 'lossy', msg: 'result', run: { mode: 'lossy', valid: 'valid', consumers: [{ name: 'consumer-3', stalled: true }] } },
+    ];
+    writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    return path;
+  };
+
+  test.each([
+    ['no version (a log written before the field existed)', {}, /holds a document of version 1 \(its `config` line has no version\); this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
+    ['a version from elsewhere', { version: 99 }, /holds a document of version 99; this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
+  ])('%s: one line naming both versions, exit 2', async (_case, config, message) => {
+    const path = log(config);
+    for (const args of [[path], [path, '--json']]) {
+      const result = await startDemo(['analyze', ...args]);
+      expect(result.exitCode).toBe(2);
+      expect(result.stdout).toBe('');
+      const lines = String(result.stderr).trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`^orchestrator analyze: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `));
+      expect(lines[0]).toMatch(message);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Options } from '../model/options.js';
-import { toJsonConfig, toJsonRun, type JsonDocument, type JsonRun } from '../report/document.js';
+import { DOCUMENT_VERSION, toJsonConfig, toJsonRun, type JsonDocument, type JsonRun } from '../report/document.js';
 import { silentProgress, textProgress } from '../report/progress.js';
 import { renderHtml } from '../report/render-html.js';
 import { renderClosing, renderMode } from '../report/render-text.js';
@@ -34,9 +34,9 @@ export function runCommand(options: Options): Promise<number> {
     const observer = options.json ? silentProgress : (live ?? textProgress((line) => print(line + '\n')));
     const config = toJsonConfig(options);
     // The log carries the run's configuration and, per mode, its complete result:
-    // `orchestrator analyze` rebuilds the report from it.
+    // `orchestrator analyze` rebuilds the report from it, if it reads this document version.
     const { logger } = session;
-    logger.info({ config }, 'config');
+    logger.info({ version: DOCUMENT_VERSION, config }, 'config');
     const runs: JsonRun[] = [];
     const reports: string[] = [];
     try {
@@ -53,7 +53,7 @@ export function runCommand(options: Options): Promise<number> {
       live?.close();
     }
     for (const report of reports) print(report);
-    printDocument({ config, runs }, options.json, options.report);
+    printDocument({ version: DOCUMENT_VERSION, config, runs }, options.json, options.report);
     if (!incomplete(runs)) return EXIT.ok;
     const broken = contractFailures(runs);
     for (const failure of broken) process.stderr.write(`orchestrator: ${failure}\n`);

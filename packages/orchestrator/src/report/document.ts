@@ -8,10 +8,19 @@ import type { Options } from '../model/options.js';
  * this document alone, and the log's `result` lines carry it.
  */
 
+/**
+ * The shape of this document. Any change to it (a field added, renamed, removed
+ * or given another meaning) bumps it, so a reader can refuse a document it would
+ * misread. A document (or a log's `config` line) without it is version 1, the
+ * shape written before the field existed.
+ */
+export const DOCUMENT_VERSION = 2;
+
 /** The flags of a run as the document carries them (`modes` is derived from `mode`). */
 export type JsonConfig = Omit<Options, 'modes'>;
 export type JsonRun = ReturnType<typeof toJsonRun>;
 export interface JsonDocument {
+  version: typeof DOCUMENT_VERSION;
   config: JsonConfig;
   runs: JsonRun[];
 }

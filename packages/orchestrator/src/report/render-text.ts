@@ -87,8 +87,7 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
 
 /** Per stall, what the frozen consumer's transport swallowed before the broker's queue saw anything. */
 function absorptionLines(name: string, result: JsonRun): string[] {
-  // A log written before transport was measured has none: `analyze` still reads it.
-  const transport = result.transport ?? { absorbed: [], datagramBytes: 0 };
+  const { transport } = result;
   return transport.absorbed.filter((a) => a.consumer === name).map((a) => `${INDENT}${absorptionSentence(a, transport.datagramBytes)}`);
 }
 
