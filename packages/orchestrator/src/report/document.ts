@@ -53,7 +53,7 @@ export function toJsonRun(r: ModeResult) {
       name: c.name,
       /** Faulted at some point of the run: stalled, slowed or crashed (`faults` says which, when). */
       faulted: c.faulted,
-      /** What was done to it, when (seconds since publishing started): `[{kind, from, to}]`, `percent` for slow. */
+      /** What was done to it, when (seconds since publishing started): `[{kind, consumer, from, to}]`, `percent` for slow. */
       faults: r.faults[c.name] ?? [],
       applied: c.applied,
       verdict: c.verdict,

@@ -33,7 +33,7 @@ export interface RunContext {
 
 const consumerNames = (options: Options): string[] => Array.from({ length: options.consumers }, (_, i) => consumerName(i));
 
-/** At least four samples per phase for the over-time series, and at least as often as the observer wants them. */
+/** A sample due four times per phase for the over-time series (fewer when a round is slow: see sampler.ts), and at least as often as the observer wants them. */
 const samplingInterval = (observer: RunObserver, plan: RunPlan): number => Math.min(observer.intervalMs, plan.phaseMs / 4);
 
 /** What the cluster of a mode is started with: the run's flags, and an idle timeout that outlasts the longest stall. */

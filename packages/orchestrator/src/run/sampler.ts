@@ -3,8 +3,8 @@ import type { RunObserver } from '../model/live.js';
 import type { LiveMonitor } from './live-monitor.js';
 
 /**
- * Samples the run every `sampleMs` (at least four times per phase, for the
- * over-time series) and hands the observer a sample no more often than it asked
+ * Samples the run every `sampleMs` (a quarter phase or less, for the over-time
+ * series) and hands the observer a sample no more often than it asked
  * (the live view ~2/s, plain lines 1/s). A slow round is skipped, never queued:
  * on 2 cores a sample must not pile up behind the run.
  */
