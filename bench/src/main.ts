@@ -16,6 +16,7 @@ import { hideBin } from 'yargs/helpers';
 import { brokerFanout, demoRun, demoWallRatio, firehose, overheadSeconds, resyncEfficiency, scale, type FirehosePoint, type ScalePoint } from './demo.js';
 import { DEFAULTS } from '@state-divergence/orchestrator';
 import { pingPong, rawFanout, singleStream } from './stack.js';
+import { renderBenchTable, round, type BenchResults, type Figure } from './table.js';
 
 const argv = yargs(hideBin(process.argv))
   .scriptName('bench')
@@ -32,14 +33,6 @@ const runs = argv.runs ?? (quick ? 1 : 3);
 const seconds = quick ? 1 : 3;
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
-interface Figure {
-  median: number;
-  min: number;
-  max: number;
-  runs: number[];
-}
-
-const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
 const figure = (values: number[]): Figure => ({ median: round(median(values)), min: round(min(values)), max: round(max(values)), runs: values.map((v) => round(v)) });
 
 async function repeat(label: string, fn: () => Promise<number>): Promise<Figure> {
@@ -158,7 +151,7 @@ const maxConsumersNoDrop = ok.length > 0 ? Math.max(...ok) : 0;
 // (6) resync efficiency
 const resync = await repeatMany('resync efficiency (2 s phases)', () => resyncEfficiency(quick ? 1 : 2));
 
-const results = {
+const results: BenchResults = {
   machine: {
     cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version, quick, runs, secondsPerThroughputSample: seconds,
   },
@@ -172,52 +165,11 @@ const results = {
   demoWallRatio: demoWall?.median ?? null,
   demoWall,
   scale: { points: scalePoints, maxConsumersNoDrop },
-  resync: { ...resync, bytesRatio: resync.bytesRatio.median },
+  resync: { ...resync, bytesRatio: resync.bytesRatio.median, bytesRatioRuns: resync.bytesRatio },
   wallSeconds: round((performance.now() - started) / 1000, 1),
 };
 mkdirSync(dirname(argv.out), { recursive: true });
 writeFileSync(argv.out, JSON.stringify(results, null, 2) + '\n');
 
-function firehoseLine(p: FirehosePoint): string {
-  return `publisher ${round(p.achievedRatio * 100, 1)} % of the rate; healthy drops ${p.healthyDrops}, p99 ${p.healthyP99Ms} ms; the frozen consumer: ${p.stalledDropped} dropped, ${p.stalledWrong} of 12 keys wrong at the end`;
-}
-const f = (x: Figure, digits = 0, unit = '') => `${x.median.toFixed(digits)}${unit} (${x.min.toFixed(digits)}–${x.max.toFixed(digits)})`;
-const target = (ok: boolean) => (ok ? 'met' : '**not met**');
-const lines = [
-  `## Benchmarks (${results.machine.cpus} cores, ${results.machine.model}, Node ${process.version}; median of ${runs}, min–max in brackets${quick ? '; --quick' : ''})`,
-  '',
-  '| measurement | result | target |',
-  '|---|---|---|',
-  `| (1) raw QUIC, 1 stream, 64-byte frames, 1 per write | ${f(stack.quic1)} frames/s | |`,
-  `| (1) raw QUIC, 64 frames per write | ${f(stack.quic64)} frames/s | |`,
-  `| (1) loopback TCP, 64 frames per write | ${f(stack.tcp64)} frames/s | |`,
-  `| (1) raw QUIC, 256 frames per write, 1,350-byte datagrams | ${f(stack.quic256)} frames/s | |`,
-  `| (1) raw QUIC, 256 frames per write, 16,384-byte datagrams | ${f(stack.quic256Large)} frames/s (x${transport.stream.speedup}) | |`,
-  ...fanoutCounts.map((n) => `| (2) broker fan-out, lossless, ${n} consumer(s) | ${f(fanout[n]!.broker)} events/s per consumer | |`),
-  `| (2) raw QUIC fan-out to 3 processes, 256 per write | ${f(pairs.raw)} frames/s per consumer | |`,
-  `| (2) fanout.ratio3 = broker ÷ raw at 3, each run's pair | ${f(pairs.ratio, 2)} | >= 0.8 in every run: ${target(pairs.ratio.min >= 0.8)} |`,
-  `| (2) the same at 16,384-byte datagrams: broker / raw / ratio | ${f(pairs.brokerLarge)} / ${f(pairs.rawLarge)} / ${f(pairs.ratioLarge, 2)} | |`,
-  `| (2) transport.datagramSpeedup = broker fan-out to 3 at 16,384 ÷ at 1,350 (raw: ${f(pairs.rawSpeedup, 2)}) | ${f(pairs.speedup, 2)} | |`,
-  `| (3) raw QUIC ping-pong p50 / p99 | ${f(ping.p50, 2, ' ms')} / ${f(ping.p99, 2, ' ms')} | |`,
-  `| (3) healthy publish→apply before the stall p50 / p99 / p999 | ${f(latency.beforeP50, 1, ' ms')} / ${f(latency.beforeP99, 1, ' ms')} / ${f(latency.beforeP999, 1, ' ms')} | |`,
-  `| (3) healthy publish→apply during the stall p50 / p99 / p999 | ${f(latency.stallP50, 1, ' ms')} / ${f(latency.stallP99, 1, ' ms')} / ${f(latency.stallP999, 1, ' ms')} | |`,
-  `| (3) latency.stallP99Ratio = during ÷ before | ${round(stallP99Ratio, 2)} | <= 1.5: ${target(stallP99Ratio <= 1.5)} |`,
-  `| (3) latency.p99VsPingPong = during ÷ ping-pong p99 | ${round(p99VsPingPong, 2)} | <= 3: ${target(p99VsPingPong <= 3)} |`,
-  `| (4) overheadSeconds (one mode at --duration 1, minus 5 s) | ${f(overhead, 2, ' s')} | < 1.0 s: ${target(overhead.median < 1)} |`,
-  demoWall === null ? '| (4) demoWallRatio | not measured with --quick | |' : `| (4) demoWallRatio = default demo wall time ÷ 60 s | ${f(demoWall, 3)} | <= 1.05: ${target(demoWall.median <= 1.05)} |`,
-  ...scalePoints.map(
-    (p) =>
-      `| (5) ${p.consumers} consumers, resync, 400/s | ${p.completed ? `${p.verdict}; healthy drops+lags ${p.healthyDropsOrLags}; publisher ${round(p.publisherRatio * 100, 0)} % of its rate; healthy p99 ${p.healthyP99Ms} ms; CPU s ${Object.entries(p.byKind).map(([k, v]) => `${k} ${v.cpuSeconds}`).join(', ')}; peak RSS MiB ${Object.entries(p.byKind).map(([k, v]) => `${k} ${v.peakRssMiB}`).join(', ')}` : `did not complete: ${p.error}`} | |`,
-  ),
-  `| (5) scale.maxConsumersNoDrop (no healthy drop or lag, publisher >= 95 % of its rate) | ${maxConsumersNoDrop} | 64: ${target(maxConsumersNoDrop >= 64)} |`,
-  `| (6) resync.bytesRatio = resync bytes ÷ bytes of the keys missed | ${f(resync.bytesRatio, 3)} | |`,
-  `| (6) resync bytes ÷ a full snapshot / ÷ replaying every missed event | ${f(resync.vsFullSnapshot, 2)} / ${f(resync.vsReplay, 2)} | |`,
-  ...firehoseRuns.map((p) => `| (7) firehose: 12 keys, ${p.rate}/s, 3 consumers, 16,384-byte datagrams | ${firehoseLine(p)} | |`),
-  `| (7) firehose.achievedRatio (median) | ${firehoseResult.achievedRatio} | >= 0.95 with no healthy drop: ${target(firehoseResult.achievedRatio >= 0.95 && firehoseRuns.every((p) => p.healthyDrops === 0))} |`,
-  ...ladder.map((p) => `| (7) firehose ladder: ${p.rate}/s | ${firehoseLine(p)} | |`),
-  `| (7) firehose.maxRateHeld (no healthy drop, >= 95 % of the rate) | ${quick ? 'not measured with --quick' : maxRateHeld === null ? `none: even ${ladder[0]!.rate}/s did not hold` : `${maxRateHeld}/s`} | |`,
-  '',
-  `Wall time ${results.wallSeconds} s. Percentiles: simple-statistics quantileSorted over every sample in the window; the first second of publishing (or half the phase) is excluded as warm-up, and the first 10% of ping-pongs.`,
-];
-process.stdout.write(lines.join('\n') + '\n');
+process.stdout.write(renderBenchTable(results).join('\n') + '\n');
 process.exit(0);

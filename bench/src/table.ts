@@ -1,0 +1,93 @@
+/**
+ * The benchmark's markdown table, drawn from `bench/results.json` alone: `npm run bench`
+ * prints it after measuring, and `npm run results` draws docs/RESULTS.md with it from
+ * the stored file, so the two never disagree. Type-only imports: loading this module
+ * starts nothing.
+ */
+import type { FirehosePoint, ScalePoint } from './demo.js';
+
+export interface Figure {
+  median: number;
+  min: number;
+  max: number;
+  runs: number[];
+}
+
+/** What results.json holds: every figure the table shows, and the machine it was measured on. */
+export interface BenchResults {
+  machine: { cpus: number; model: string; node: string; quick: boolean; runs: number; secondsPerThroughputSample: number };
+  stack: { quic1: Figure; quic64: Figure; tcp64: Figure; quic256: Figure; quic256Large: Figure };
+  /** Per consumer count, the broker's lossless fan-out (and at 3 the raw QUIC one beside it). */
+  fanout: { [consumers: number]: { broker: Figure; raw?: Figure }; ratio3: number; ratio3Runs: Figure };
+  transport: {
+    stream: { small: Figure; large: Figure; speedup: number };
+    fanout3: { broker: Figure; raw: Figure; brokerLarge: Figure; rawLarge: Figure; ratioLarge: Figure; rawSpeedup: Figure; speedup: Figure };
+    datagramSpeedup: number;
+  };
+  firehose: { rate: number; achievedRatio: number; healthyDrops: number[]; healthyP99Ms: Array<number | null>; runs: FirehosePoint[]; ladder: FirehosePoint[]; maxRateHeld: number | null };
+  latency: Record<'pingPong', Record<'p50' | 'p99', Figure>> & Record<'beforeP50' | 'beforeP99' | 'beforeP999' | 'stallP50' | 'stallP99' | 'stallP999', Figure> & { stallP99Ratio: number; p99VsPingPong: number };
+  overheadSeconds: number;
+  overhead: Figure;
+  demoWallRatio: number | null;
+  demoWall: Figure | null;
+  scale: { points: ScalePoint[]; maxConsumersNoDrop: number };
+  /** `bytesRatio` is the median; `bytesRatioRuns` its figure (absent from results written before it was kept). */
+  resync: Record<'vsFullSnapshot' | 'vsReplay', Figure> & { bytesRatio: number; bytesRatioRuns?: Figure };
+  wallSeconds: number;
+}
+
+export const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
+const f = (x: Figure, digits = 0, unit = '') => `${x.median.toFixed(digits)}${unit} (${x.min.toFixed(digits)}–${x.max.toFixed(digits)})`;
+const target = (ok: boolean) => (ok ? 'met' : '**not met**');
+
+function firehoseLine(p: FirehosePoint): string {
+  return `publisher ${round(p.achievedRatio * 100, 1)} % of the rate; healthy drops ${p.healthyDrops}, p99 ${p.healthyP99Ms} ms; the frozen consumer: ${p.stalledDropped} dropped, ${p.stalledWrong} of 12 keys wrong at the end`;
+}
+
+function scaleLine(p: ScalePoint): string {
+  if (!p.completed) return `| (5) ${p.consumers} consumers, resync, 400/s | did not complete: ${p.error} | |`;
+  const kinds = (field: 'cpuSeconds' | 'peakRssMiB') => Object.entries(p.byKind).map(([k, v]) => `${k} ${v[field]}`).join(', ');
+  return `| (5) ${p.consumers} consumers, resync, 400/s | ${p.verdict}; healthy drops+lags ${p.healthyDropsOrLags}; publisher ${round(p.publisherRatio * 100, 0)} % of its rate; healthy p99 ${p.healthyP99Ms} ms; CPU s ${kinds('cpuSeconds')}; peak RSS MiB ${kinds('peakRssMiB')} | |`;
+}
+
+/** The table, its heading and the closing line on percentiles, as `npm run bench` prints them. */
+export function renderBenchTable(results: BenchResults): string[] {
+  const { machine, stack, fanout, transport, latency, overhead, demoWall, scale, resync, firehose } = results;
+  const { fanout3 } = transport;
+  const fanoutCounts = Object.keys(fanout).filter((k) => /^\d+$/.test(k)).map(Number).sort((a, b) => a - b);
+  const { stallP99Ratio, p99VsPingPong } = latency;
+  const { maxConsumersNoDrop } = scale;
+  return [
+    `## Benchmarks (${machine.cpus} cores, ${machine.model}, Node ${machine.node}; median of ${machine.runs}, min–max in brackets${machine.quick ? '; --quick' : ''})`,
+    '',
+    '| measurement | result | target |',
+    '|---|---|---|',
+    `| (1) raw QUIC, 1 stream, 64-byte frames, 1 per write | ${f(stack.quic1)} frames/s | |`,
+    `| (1) raw QUIC, 64 frames per write | ${f(stack.quic64)} frames/s | |`,
+    `| (1) loopback TCP, 64 frames per write | ${f(stack.tcp64)} frames/s | |`,
+    `| (1) raw QUIC, 256 frames per write, 1,350-byte datagrams | ${f(stack.quic256)} frames/s | |`,
+    `| (1) raw QUIC, 256 frames per write, 16,384-byte datagrams | ${f(stack.quic256Large)} frames/s (x${transport.stream.speedup}) | |`,
+    ...fanoutCounts.map((n) => `| (2) broker fan-out, lossless, ${n} consumer(s) | ${f(fanout[n]!.broker)} events/s per consumer | |`),
+    `| (2) raw QUIC fan-out to 3 processes, 256 per write | ${f(fanout3.raw)} frames/s per consumer | |`,
+    `| (2) fanout.ratio3 = broker ÷ raw at 3, each run's pair | ${f(fanout.ratio3Runs, 2)} | >= 0.8 in every run: ${target(fanout.ratio3Runs.min >= 0.8)} |`,
+    `| (2) the same at 16,384-byte datagrams: broker / raw / ratio | ${f(fanout3.brokerLarge)} / ${f(fanout3.rawLarge)} / ${f(fanout3.ratioLarge, 2)} | |`,
+    `| (2) transport.datagramSpeedup = broker fan-out to 3 at 16,384 ÷ at 1,350 (raw: ${f(fanout3.rawSpeedup, 2)}) | ${f(fanout3.speedup, 2)} | |`,
+    `| (3) raw QUIC ping-pong p50 / p99 | ${f(latency.pingPong.p50, 2, ' ms')} / ${f(latency.pingPong.p99, 2, ' ms')} | |`,
+    `| (3) healthy publish→apply before the stall p50 / p99 / p999 | ${f(latency.beforeP50, 1, ' ms')} / ${f(latency.beforeP99, 1, ' ms')} / ${f(latency.beforeP999, 1, ' ms')} | |`,
+    `| (3) healthy publish→apply during the stall p50 / p99 / p999 | ${f(latency.stallP50, 1, ' ms')} / ${f(latency.stallP99, 1, ' ms')} / ${f(latency.stallP999, 1, ' ms')} | |`,
+    `| (3) latency.stallP99Ratio = during ÷ before | ${round(stallP99Ratio, 2)} | <= 1.5: ${target(stallP99Ratio <= 1.5)} |`,
+    `| (3) latency.p99VsPingPong = during ÷ ping-pong p99 | ${round(p99VsPingPong, 2)} | <= 3: ${target(p99VsPingPong <= 3)} |`,
+    `| (4) overheadSeconds (one mode at --duration 1, minus 5 s) | ${f(overhead, 2, ' s')} | < 1.0 s: ${target(overhead.median < 1)} |`,
+    demoWall === null ? '| (4) demoWallRatio | not measured with --quick | |' : `| (4) demoWallRatio = default demo wall time ÷ 60 s | ${f(demoWall, 3)} | <= 1.05: ${target(demoWall.median <= 1.05)} |`,
+    ...scale.points.map(scaleLine),
+    `| (5) scale.maxConsumersNoDrop (no healthy drop or lag, publisher >= 95 % of its rate) | ${maxConsumersNoDrop} | 64: ${target(maxConsumersNoDrop >= 64)} |`,
+    `| (6) resync.bytesRatio = resync bytes ÷ bytes of the keys missed | ${resync.bytesRatioRuns ? f(resync.bytesRatioRuns, 3) : resync.bytesRatio.toFixed(3)} | |`,
+    `| (6) resync bytes ÷ a full snapshot / ÷ replaying every missed event | ${f(resync.vsFullSnapshot, 2)} / ${f(resync.vsReplay, 2)} | |`,
+    ...firehose.runs.map((p) => `| (7) firehose: 12 keys, ${p.rate}/s, 3 consumers, 16,384-byte datagrams | ${firehoseLine(p)} | |`),
+    `| (7) firehose.achievedRatio (median) | ${firehose.achievedRatio} | >= 0.95 with no healthy drop: ${target(firehose.achievedRatio >= 0.95 && firehose.runs.every((p) => p.healthyDrops === 0))} |`,
+    ...firehose.ladder.map((p) => `| (7) firehose ladder: ${p.rate}/s | ${firehoseLine(p)} | |`),
+    `| (7) firehose.maxRateHeld (no healthy drop, >= 95 % of the rate) | ${machine.quick ? 'not measured with --quick' : firehose.maxRateHeld === null ? `none: even ${firehose.ladder[0]!.rate}/s did not hold` : `${firehose.maxRateHeld}/s`} | |`,
+    '',
+    `Wall time ${results.wallSeconds} s. Percentiles: simple-statistics quantileSorted over every sample in the window; the first second of publishing (or half the phase) is excluded as warm-up, and the first 10% of ping-pongs.`,
+  ];
+}
