@@ -2,11 +2,14 @@
 export { spawnRole } from './run/child/spawn-role.js';
 export type { ChildHandle, ChildRegistry } from './run/child/child-handle.js';
 export { startCluster, type Cluster, type ClusterSpec } from './run/cluster.js';
+export { brokerEndpoint, brokerInit, consumerInit, publisherInit } from './run/child-inits.js';
 export { runMode, type RunContext } from './run/run-mode.js';
 export type { ModeResult } from './check/outcome.js';
-export type { RunObserver } from './model/live.js';
+export type { LiveSnapshot, RunObserver } from './model/live.js';
 export { normalizeOptions } from './cli/normalize-options.js';
 export { DEFAULTS, type Options, type RawOptions } from './model/options.js';
+export type { Fault } from './model/faults.js';
+export { UsageError } from './model/errors.js';
 export { silentProgress } from './report/progress.js';
 export { summarizeLatency, type LatencySummary } from './check/latency.js';
 export { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './run/transport-settings.js';

@@ -1,10 +1,12 @@
 import type { BrokerEndpoint, BrokerInit, ConsumerInit, LogSettings, Mode, OverflowPolicy, PublisherInit } from '@state-divergence/protocol';
+import { RunError } from '../model/errors.js';
+import type { ChildHandle } from './child/child-handle.js';
 import type { RunCertificate } from './tls.js';
 import { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './transport-settings.js';
 
 /** The configuration messages of each role, in one place for the CLI's runs and the benchmarks. */
 
-export const HOST = '127.0.0.1';
+const HOST = '127.0.0.1';
 
 export function brokerInit(settings: {
   mode: Mode;
@@ -22,6 +24,15 @@ export function brokerInit(settings: {
     batchMaxEvents: BATCH_MAX_EVENTS, streamWindowBytes: STREAM_WINDOW_BYTES, datagramBytes: settings.datagramSize, heartbeatMs: HEARTBEAT_MS,
     certPem: settings.tls.certPem, keyPem: settings.tls.keyPem, idleTimeoutMs: settings.idleTimeoutMs, token: settings.token, log: settings.log,
   };
+}
+
+/**
+ * Where clients reach the broker that `init` configured, once it has said ready: its port, and the
+ * pin, token and transport settings of its own init, so a client can never be told other ones.
+ */
+export function brokerEndpoint(broker: ChildHandle<'broker'>, init: BrokerInit): BrokerEndpoint {
+  if (broker.port === undefined) throw new RunError('E_IPC', `broker (pid ${broker.pid}) said ready without a port`);
+  return { host: init.host, port: broker.port, caPem: init.certPem, idleTimeoutMs: init.idleTimeoutMs, datagramBytes: init.datagramBytes, token: init.token };
 }
 
 /** How a consumer subscribes in each mode: today's consumer, or one that can recover. */

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { BrokerEndpoint, ChildRole, InitOf, LogSettings, Mode, OverflowPolicy } from '@state-divergence/protocol';
 import { TOKEN_BYTES } from '@state-divergence/protocol';
 import { errorMessage, type Logger } from '@state-divergence/runtime';
-import { RunError } from '../model/errors.js';
-import { brokerInit, consumerInit, HOST, publisherInit } from './child-inits.js';
+import { brokerEndpoint, brokerInit, consumerInit, publisherInit } from './child-inits.js';
 import type { ChildHandle } from './child/child-handle.js';
 import { spawnRole, type ForeignCommand, type SpawnOptions } from './child/spawn-role.js';
 import { generateRunCertificate } from './tls.js';
@@ -92,11 +91,9 @@ export async function startCluster(
   const certificate = generateRunCertificate();
   const { mode, keys, queueCapacity, overflow, log, datagramSize } = spec;
   const idleTimeoutMs = idleTimeoutFor(spec, readyTimeoutMs);
-  const brokerReady = spawn('broker', 'broker', certificate.then((tls) => brokerInit({ mode, keys, queueCapacity, overflow, tls, token, idleTimeoutMs, datagramSize, log })));
-  const endpoint = Promise.all([brokerReady, certificate]).then(([b, tls]): BrokerEndpoint => {
-    if (b.port === undefined) throw new RunError('E_IPC', `broker (pid ${b.pid}) said ready without a port`);
-    return { host: HOST, port: b.port, caPem: tls.certPem, idleTimeoutMs, datagramBytes: datagramSize, token };
-  });
+  const configured = certificate.then((tls) => brokerInit({ mode, keys, queueCapacity, overflow, tls, token, idleTimeoutMs, datagramSize, log }));
+  const brokerReady = spawn('broker', 'broker', configured);
+  const endpoint = Promise.all([brokerReady, configured]).then(([b, init]) => brokerEndpoint(b, init));
   endpoint.catch(() => {}); // observed by every client's spawn; seen once is enough
   const addConsumer = (name: string): Promise<ChildHandle<'consumer'> | undefined> => {
     const foreign = spec.foreign?.[name];
