@@ -1,5 +1,5 @@
 import type { ConsumerReport } from '@state-divergence/protocol';
-import { check, checkSafely, mergeVerdicts, type CheckInput } from '../packages/orchestrator/src/check/checker.js';
+import { check, checkSafely, mergeVerdicts, type CheckInput } from '@state-divergence/orchestrator/internal';
 
 const report = (entries: Array<[number, number, number]>, options: { endedEarly?: string; coveredAfter?: number } = {}): ConsumerReport => ({
   role: 'consumer',

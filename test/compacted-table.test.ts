@@ -14,7 +14,7 @@ import {
   type Change,
   type Frame,
 } from '@state-divergence/protocol';
-import { CompactedTable } from '../packages/broker/src/compacted-table.js';
+import { CompactedTable } from '@state-divergence/broker/internal';
 
 const change = (key: number, version: number, deleted = false, payloadLength = 8): Change => ({
   key,

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { normalizeOptions } from '@state-divergence/orchestrator';
 import { readForeignMessage } from '@state-divergence/protocol';
-import { splitCommand } from '../packages/orchestrator/src/cli/split-command.js';
+import { splitCommand } from '@state-divergence/orchestrator/internal';
 import { startDemo, tempLogFile } from './helpers/run-demo.js';
 
 const env = { stderrIsTTY: false };

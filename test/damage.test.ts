@@ -1,4 +1,4 @@
-import { overlaps, wrongByDecile } from '../packages/orchestrator/src/check/damage.js';
+import { overlaps, wrongByDecile } from '@state-divergence/orchestrator/internal';
 
 describe('where the damage is', () => {
   test('wrong fraction per hotness decile, hottest keys (lowest indices) first', () => {

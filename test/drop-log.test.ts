@@ -3,7 +3,7 @@
  * they must hold exactly the offsets dropped, as few inclusive runs as there are.
  */
 import fc from 'fast-check';
-import { DropLog } from '../packages/broker/src/drop-log.js';
+import { DropLog } from '@state-divergence/broker/internal';
 
 /** The model: the distinct offsets, sorted, cut into maximal runs. */
 function runs(offsets: number[]): Array<[number, number]> {

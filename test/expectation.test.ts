@@ -3,9 +3,7 @@
  * from missed offsets, range merging, and the live split from the broker's view.
  */
 import { keyProbabilities } from '@state-divergence/protocol';
-import { expectedWrong, mergeRanges } from '../packages/orchestrator/src/check/expectation.js';
-import { liveDivergence, publisherBacklog } from '../packages/orchestrator/src/check/live-divergence.js';
-import { missedKeys } from '../packages/orchestrator/src/check/missed.js';
+import { expectedWrong, liveDivergence, mergeRanges, missedKeys, publisherBacklog } from '@state-divergence/orchestrator/internal';
 
 describe('expectedWrong', () => {
   test('one key (p = 1): wrong exactly when the last change was missed', () => {

@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { isChildMessage, type ChildMessage, type LastWrites } from '@state-divergence/protocol';
 import type { RoleHandlers } from '@state-divergence/runtime';
-import { serveRequest } from '../packages/runtime/src/serve-request.js';
+import { serveRequest } from '@state-divergence/runtime/internal';
 
 const logger = pino({ level: 'silent' });
 const answer: LastWrites = { head: 7, offsets: new Float64Array([3, 0, 7]), dropped: { 'consumer-1': [[2, 4], [6, 6]], 'consumer-2': [] }, disconnectedAt: { 'consumer-1': 6 } };

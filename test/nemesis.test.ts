@@ -3,8 +3,7 @@
  * must not reach past the end of its window.
  */
 import type { ChildHandle } from '@state-divergence/orchestrator';
-import { Nemesis } from '../packages/orchestrator/src/run/nemesis.js';
-import { Timeline } from '../packages/orchestrator/src/run/timeline.js';
+import { Nemesis, Timeline } from '@state-divergence/orchestrator/internal';
 
 /** Just enough of a child for the nemesis: it records what it was sent. */
 function fakeChild(name: string) {

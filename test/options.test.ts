@@ -1,5 +1,4 @@
-import { normalizeOptions } from '../packages/orchestrator/src/cli/normalize-options.js';
-import { UsageError } from '../packages/orchestrator/src/model/errors.js';
+import { normalizeOptions, UsageError } from '@state-divergence/orchestrator';
 
 const tty = { stderrIsTTY: false };
 const usage = (raw: Parameters<typeof normalizeOptions>[0]) => {

@@ -2,9 +2,8 @@
  * The run plan is data: built from the options, checked without a process,
  * and interpreted in order by a clock the test controls.
  */
-import { checkPlan, buildPlan, faultedConsumers, longestStallMs, planLengthMs, stallWindows, type PlanStep, type RunPlan } from '../packages/orchestrator/src/run/plan.js';
-import type { Fault } from '../packages/orchestrator/src/model/faults.js';
-import { interpretPlan, type StepHandlers } from '../packages/orchestrator/src/run/interpret-plan.js';
+import type { Fault } from '@state-divergence/orchestrator';
+import { buildPlan, checkPlan, faultedConsumers, interpretPlan, longestStallMs, planLengthMs, stallWindows, type PlanStep, type RunPlan, type StepHandlers } from '@state-divergence/orchestrator/internal';
 
 const stall3 = (duration: number): Fault[] => [{ kind: 'stall', consumer: 'consumer-3', from: duration, to: 3 * duration }];
 const seedPlan = buildPlan({ duration: 4, faults: stall3(4), publishUntil: null, joinLate: null });

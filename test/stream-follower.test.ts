@@ -3,7 +3,7 @@
  * it counts, and when it notices a gap (only when told to look for one).
  */
 import { SyncKind, type Change, type Frame } from '@state-divergence/protocol';
-import { StreamFollower, type FollowerOptions } from '../packages/consumer/src/stream-follower.js';
+import { StreamFollower, type FollowerOptions } from '@state-divergence/consumer/internal';
 
 const change = (key: number, version: number, value = version * 10, deleted = false): Change => ({ key, version, value, deleted, publishedAt: Date.now(), payloadLength: 8 });
 const event = (offset: number, key: number): Frame => ({ type: 'event', offset, change: change(key, offset) });

@@ -6,7 +6,7 @@
  */
 import { jest } from '@jest/globals';
 import { encodeDigest, encodeSyncEnd, ErrorCode, SyncKind } from '@state-divergence/protocol';
-import { lastWrites, subscriberReports } from '../packages/broker/src/topic-views.js';
+import { lastWrites, subscriberReports } from '@state-divergence/broker/internal';
 import { EVENT_BYTES, LAG_BYTES, setup, show, subscribe, SYNC_END_BYTES, tick } from './fixtures/fake-subscriber.js';
 
 describe('Subscriber: batching and the writer', () => {

@@ -4,7 +4,7 @@
  * the SIGCONT and its blocked writes, all on the broker's clock.
  */
 import type { BlockedWrite, BrokerReport, SubscriberReport } from '@state-divergence/protocol';
-import { absorbedInStalls, type StallBytes } from '../packages/orchestrator/src/check/transport.js';
+import { absorbedInStalls, type StallBytes } from '@state-divergence/orchestrator/internal';
 
 const broker = (blockedWrites: BlockedWrite[]): BrokerReport =>
   ({ role: 'broker', head: 0, lastWriteOffsets: [], digest: '0', subscribers: { 'consumer-3': { blockedWrites } as SubscriberReport } });

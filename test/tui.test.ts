@@ -4,8 +4,8 @@
  */
 import { render } from 'ink-testing-library';
 import { createElement as h } from 'react';
-import { Dashboard, sparkline } from '../packages/orchestrator/src/report/tui.js';
-import type { LiveSnapshot } from '../packages/orchestrator/src/model/live.js';
+import { Dashboard, sparkline } from '@state-divergence/orchestrator/tui';
+import type { LiveSnapshot } from '@state-divergence/orchestrator';
 
 const snapshot: LiveSnapshot = {
   mode: 'lossy',

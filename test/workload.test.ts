@@ -1,7 +1,5 @@
-import { keyName, NAMED_KEYS } from '@state-divergence/protocol';
-import { Authority } from '../packages/publisher/src/authority.js';
-import { createKeyChooser, keyProbabilities, keyWeight } from '../packages/publisher/src/key-chooser.js';
-import { pace } from '../packages/publisher/src/pacer.js';
+import { keyName, keyProbabilities, keyWeight, NAMED_KEYS } from '@state-divergence/protocol';
+import { Authority, createKeyChooser, pace } from '@state-divergence/publisher/internal';
 
 describe('workload', () => {
   test('key weights are floor(keys/(i+1)) clamped to [1, 64]', () => {

@@ -1,0 +1,8 @@
+/**
+ * The broker's parts its unit tests drive without a process or QUIC (the package's `./internal`
+ * export): nothing but tests imports this; the broker itself is the `.` and `./bundle` entries.
+ */
+export { CompactedTable } from './compacted-table.js';
+export { DropLog } from './drop-log.js';
+export { Topic } from './topic.js';
+export { lastWrites, subscriberReports } from './topic-views.js';

@@ -1,0 +1,17 @@
+/**
+ * The orchestrator's parts its unit tests call directly (the package's `./internal` export): the
+ * checker's and the plan's pure functions, the nemesis, the command splitter. Nothing but tests
+ * imports this; the bench and the CLI use `.`. The live view is `./tui`, apart, so that only a
+ * test of it loads ink and react.
+ */
+export { check, checkSafely, mergeVerdicts, type CheckInput } from './check/checker.js';
+export { overlaps, wrongByDecile } from './check/damage.js';
+export { expectedWrong, mergeRanges } from './check/expectation.js';
+export { liveDivergence, publisherBacklog } from './check/live-divergence.js';
+export { missedKeys } from './check/missed.js';
+export { absorbedInStalls, type StallBytes } from './check/transport.js';
+export { buildPlan, checkPlan, faultedConsumers, longestStallMs, planLengthMs, stallWindows, type PlanStep, type RunPlan } from './run/plan.js';
+export { interpretPlan, type StepHandlers } from './run/interpret-plan.js';
+export { Nemesis } from './run/nemesis.js';
+export { Timeline } from './run/timeline.js';
+export { splitCommand } from './cli/split-command.js';

@@ -1,0 +1,7 @@
+/**
+ * The publisher's parts its unit tests drive without a process or QUIC (the package's `./internal`
+ * export): nothing but tests imports this; the publisher itself is the `.` and `./bundle` entries.
+ */
+export { Authority } from './authority.js';
+export { createKeyChooser } from './key-chooser.js';
+export { pace } from './pacer.js';

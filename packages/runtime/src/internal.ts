@@ -1,0 +1,5 @@
+/**
+ * What runChild uses inside and only unit tests call directly (the package's `./internal` export):
+ * no package imports this.
+ */
+export { serveRequest } from './serve-request.js';
