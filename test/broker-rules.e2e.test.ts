@@ -33,7 +33,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await bystander?.close();
-  await broker?.kill();
+  await broker?.process.stop();
 });
 
 async function connectPublisher(name: string): Promise<TestClient> {

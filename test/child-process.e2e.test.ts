@@ -3,24 +3,19 @@
  * a request the child cannot serve answered with an error (the child lives on),
  * and stop() reaping a SIGSTOPped child.
  */
-import { randomBytes } from 'node:crypto';
-import { TOKEN_BYTES } from '@state-divergence/protocol';
-import { createLogger } from '@state-divergence/runtime';
-import { generateRunCertificate, spawnRole, type ChildHandle } from '@state-divergence/orchestrator';
-import { brokerInit } from '../packages/orchestrator/src/run/child-inits.js';
+import type { ChildHandle } from '@state-divergence/orchestrator';
 import { isGone } from './helpers/run-demo.js';
+import { startBroker as startRealBroker } from './fixtures/real-broker.js';
 
-const log = { level: 'error', file: null, mode: 'lossy' } as const; // the refusals below are expected: keep them off the test output
-const logger = createLogger('test', log);
 const started: ChildHandle[] = [];
 afterEach(async () => {
   await Promise.all(started.splice(0).map((child) => child.stop()));
 });
 
 async function startBroker(): Promise<ChildHandle<'broker'>> {
-  const tls = await generateRunCertificate();
-  const init = brokerInit({ mode: 'lossy', keys: 16, queueCapacity: 8, overflow: 'drop-new', tls, token: randomBytes(TOKEN_BYTES).toString('hex'), idleTimeoutMs: 20_000, datagramSize: 1350, log });
-  return spawnRole({ role: 'broker', name: 'broker', init, logger, track: (child) => started.push(child) });
+  const { process: broker } = await startRealBroker({ mode: 'lossy', keys: 16, queueCapacity: 8 });
+  started.push(broker);
+  return broker;
 }
 
 describe('a child process, driven over IPC', () => {

@@ -22,7 +22,7 @@ let publisher: TestClient | undefined;
 
 afterAll(async () => {
   await Promise.all([watcher?.close(), sleeper?.close(), publisher?.close()]);
-  await broker?.kill();
+  await broker?.process.stop();
 });
 
 interface LogLine {
@@ -69,7 +69,7 @@ test('LAG.to is the head when the LAG is sent, equal to the SYNC_END that follow
   // write applied by the watcher before the next), until the broker's write to it stays pending: then
   // events wait in its queue. Only then can an overflow not be answered at once, so the LAG must wait
   // for the sleeper to read again - the case that tells "head when sent" from "head at overflow".
-  const queued = async () => (await broker.report()).subscribers['sleeper']?.queued ?? 0;
+  const queued = async () => (await broker.process.gather(REPLY_MS)).subscribers['sleeper']?.queued ?? 0;
   for (let round = 0; round < 500 && (await queued()) === 0; round++) await publish(4, 4);
   expect(await queued()).toBeGreaterThan(0);
 

@@ -11,7 +11,6 @@ import { readFileSync } from 'node:fs';
 import { encodeHello, encodePublish, ErrorCode, Role, StartKind, type Frame, type LastWrites } from '@state-divergence/protocol';
 import { sleep } from '@state-divergence/runtime';
 import { REPLY_MS, startBroker, type RealBroker, type TestClient } from './fixtures/real-broker.js';
-import { startConsumer, type RealConsumer } from './fixtures/real-consumer.js';
 import { Replica } from './fixtures/replica.js';
 
 const KEYS = 64;
@@ -51,7 +50,7 @@ async function until(condition: () => boolean | Promise<boolean>, what: string):
 /** A broker under disconnect, a watcher that reads everything (it paces the publisher) and the publisher. */
 async function cluster() {
   const broker = await startBroker({ mode: 'lossy', keys: KEYS, queueCapacity: CAPACITY, overflow: 'disconnect' });
-  cleanup.push(() => broker.kill());
+  cleanup.push(() => broker.process.stop());
   const token = Buffer.from(broker.endpoint.token, 'hex');
   const watcher = await Replica.subscribe(broker, 'watcher', StartKind.latest);
   cleanup.push(() => watcher.close());
@@ -100,7 +99,7 @@ test('a subscriber that stops reading gets ERROR slowConsumer after what was in 
   const { firstOffset, lastOffset } = await publishUntilDisconnected('sleeper');
   expect(lastOffset - firstOffset + 1).toBe(CAPACITY + 1); // its full queue and the event that overflowed
 
-  const during = await broker.lastWrites();
+  const during = await broker.process.lastWrites(REPLY_MS);
   expect(during).toMatchObject({ head: head(), dropped: { sleeper: [[firstOffset, lastOffset]], watcher: [] }, disconnectedAt: { sleeper: lastOffset } });
   expectOffsets(during, lastOffsets);
 
@@ -110,7 +109,7 @@ test('a subscriber that stops reading gets ERROR slowConsumer after what was in 
   await publish(20, 16);
   await again.waitForVersion(head());
   expect(again.problems).toEqual([]);
-  const after = await broker.lastWrites();
+  const after = await broker.process.lastWrites(REPLY_MS);
   expect(after).toMatchObject({ head: head(), dropped: { sleeper: [[firstOffset, lastOffset]] }, disconnectedAt: {} });
   expectOffsets(after, lastOffsets);
 
@@ -121,7 +120,7 @@ test('a subscriber that stops reading gets ERROR slowConsumer after what was in 
   const offsets = framesBefore.map((frame: Frame) => (frame.type === 'event' ? frame.offset : -1));
   expect(offsets).toEqual(Array.from({ length: firstOffset - welcome.headOffset - 1 }, (_, i) => welcome.headOffset + 1 + i));
 
-  const report = await broker.report();
+  const report = await broker.process.gather(REPLY_MS);
   expect(report.subscribers['sleeper']).toMatchObject({ disconnects: 1, dropped: CAPACITY + 1, droppedRanges: [[firstOffset, lastOffset]], endedEarly: null });
   expect(report.subscribers['watcher']).toMatchObject({ disconnects: 0, dropped: 0 });
   expect(watcher.problems).toEqual([]);
@@ -129,21 +128,21 @@ test('a subscriber that stops reading gets ERROR slowConsumer after what was in 
 
 test('a frozen consumer process learns of the disconnect after SIGCONT, subscribes again at latest under the same name, and records what it skipped', async () => {
   const { broker, publish, publishUntilDisconnected, head } = await cluster();
-  const consumer: RealConsumer = await startConsumer(broker, 'consumer-1');
-  cleanup.push(() => consumer.kill());
+  const consumer = await broker.startConsumer('consumer-1');
+  cleanup.push(() => consumer.stop());
   await publish(10, 16);
-  await until(async () => (await consumer.status()).lastOffset === head(), 'the consumer to apply the first events');
+  await until(async () => (await consumer.status(REPLY_MS)).lastOffset === head(), 'the consumer to apply the first events');
 
   consumer.freeze();
   const { firstOffset, lastOffset } = await publishUntilDisconnected('consumer-1');
   await publish(30, 16); // published while it has no subscription: skipped when it subscribes again at latest
-  expect((await broker.lastWrites()).disconnectedAt).toEqual({ 'consumer-1': lastOffset });
+  expect((await broker.process.lastWrites(REPLY_MS)).disconnectedAt).toEqual({ 'consumer-1': lastOffset });
   consumer.thaw();
 
-  await until(async () => (await consumer.status()).reconnects === 1, 'the consumer to subscribe again');
+  await until(async () => (await consumer.status(REPLY_MS)).reconnects === 1, 'the consumer to subscribe again');
   await publish(10, 16);
-  await until(async () => (await consumer.status()).lastOffset === head(), 'the consumer to apply events after its new subscription');
-  const report = await consumer.report();
+  await until(async () => (await consumer.status(REPLY_MS)).lastOffset === head(), 'the consumer to apply events after its new subscription');
+  const report = await consumer.gather(REPLY_MS);
   expect(report).toMatchObject({ disconnects: 1, reconnects: 1, endedEarly: null });
   // It had everything before the broker's first drop; the new WELCOME's head is at or past the disconnect and the events after it.
   expect(report.skippedRanges).toHaveLength(1);
@@ -152,7 +151,7 @@ test('a frozen consumer process learns of the disconnect after SIGCONT, subscrib
   expect(skippedTo).toBeGreaterThanOrEqual(lastOffset + 30);
   expect(skippedTo).toBeLessThan(head());
 
-  const brokerReport = await broker.report();
+  const brokerReport = await broker.process.gather(REPLY_MS);
   expect(brokerReport.subscribers['consumer-1']).toMatchObject({ disconnects: 1, droppedRanges: [[firstOffset, lastOffset]], endedEarly: null, lastAccepted: head() });
-  expect((await broker.lastWrites()).disconnectedAt).toEqual({});
+  expect((await broker.process.lastWrites(REPLY_MS)).disconnectedAt).toEqual({});
 });
