@@ -1,5 +1,5 @@
 import { isOfRole, type ChildRole, type CountersOf, type DigestVerdict, type LastWrites, type OrchestratorCommand, type ProcessResources, type ReportOf, type RoleMessages } from '@state-divergence/protocol';
-import { sleep, type Logger } from '@state-divergence/runtime';
+import type { Logger } from '@state-divergence/runtime';
 import { RunError } from '../../model/errors.js';
 import { ChildChannel, type ContractBreach } from './channel.js';
 import type { ChildHandle, Listener } from './child-handle.js';
@@ -108,8 +108,21 @@ export class RoleProcess<R extends ChildRole> implements ChildHandle<R> {
     return this.stopping;
   }
 
-  private gone(withinMs: number): Promise<boolean> {
-    return Promise.race([this.exited.then(() => true), sleep(withinMs).then(() => false)]);
+  /**
+   * True once the process has exited, false after `withinMs`. The timer is cleared either way: a
+   * child that exits at once leaves nothing pending behind its stop (which would keep a test
+   * runner, or any library caller, alive for the rest of the grace period).
+   */
+  private async gone(withinMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), withinMs);
+    });
+    try {
+      return await Promise.race([this.exited.then(() => true), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
@@ -129,6 +142,6 @@ export class RoleProcess<R extends ChildRole> implements ChildHandle<R> {
     }
     this.logger.warn({ child: this.name, childPid: this.pid }, `no exit within ${STOP_GRACE_MS} ms of stop; SIGKILL`);
     this.group.kill();
-    await Promise.race([this.exited, sleep(STOP_GRACE_MS)]);
+    await this.gone(STOP_GRACE_MS);
   }
 }
