@@ -34,12 +34,13 @@ async function answer({ id, kind }, handlers) {
   }
 }
 
-/** Acts on every command until the channel closes: requests, phase changes, stop. */
+/** Acts on every command until the channel closes: requests, phase changes, the run's end, stop. */
 export function serve(handlers) {
   process.on('message', (message) => {
     switch (message?.type) {
       case 'request': return void answer(message, handlers);
       case 'phase': return handlers.phase(message.phase);
+      case 'ending': return handlers.ending();
       case 'stop': return handlers.stop();
       default: return undefined; // nothing else is sent to a consumer
     }

@@ -23,6 +23,5 @@ export function createLog(proc, settings) {
     warn: (msg, fields) => write(LEVELS.warn, msg, fields),
     error: (msg, fields) => write(LEVELS.error, msg, fields),
     setPhase: (next) => (phase = next),
-    phase: () => phase,
   };
 }

@@ -92,6 +92,7 @@ serve({
     versions: () => subscription.replica.versions(),
   },
   phase: (phase) => log.setPhase(phase),
+  ending: () => void (subscription.ending = true),
   stop: () => void exit(0),
 });
 setInterval(() => send({ type: 'progress', counters: counters() }), PROGRESS_MS).unref();

@@ -72,6 +72,8 @@ export class Subscription {
     this.skippedRanges = [];
     this.endedEarly = null;
     this.closing = false;
+    /** The orchestrator said the run is over (`ending`): a stream that ends now is not an early end. */
+    this.ending = false;
     this.digestWaiters = [];
   }
 
@@ -146,7 +148,7 @@ export class Subscription {
 
   #end(reason) {
     // Our own shutdown, or the run's end, is not an early end.
-    if (this.endedEarly !== null || this.closing || this.log.phase() === 'teardown') return;
+    if (this.endedEarly !== null || this.closing || this.ending) return;
     this.endedEarly = reason;
     this.log.warn('subscription ended early', { reason });
     this.onEnd(reason);

@@ -16,7 +16,7 @@ import {
   type Frame,
   type HelloFrame,
 } from '@state-divergence/protocol';
-import { currentLogPhase, errorMessage, withDeadline, type Logger } from '@state-divergence/runtime';
+import { errorMessage, withDeadline, type Logger } from '@state-divergence/runtime';
 import { readFrames } from '@state-divergence/runtime/quic';
 import type { Subscriber } from './subscriber.js';
 import type { SubscriptionSpec, Topic } from './topic.js';
@@ -40,6 +40,8 @@ export interface SessionContext {
   /** init.token as bytes. */
   token: Buffer;
   logger: Logger;
+  /** The orchestrator said the run is over (ChildContext.ending): a stream failing now is no news. */
+  ending: () => boolean;
   /** Only one publisher feeds the topic; a second one is refused. */
   publisher: { connected: boolean };
 }
@@ -208,7 +210,7 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
       return;
     }
     const reason = `stream failed: ${errorMessage(error)}`;
-    const level = topic.closing || currentLogPhase() === 'teardown' ? 'debug' : 'warn';
+    const level = topic.closing || context.ending() ? 'debug' : 'warn';
     if (subscriber) subscriber.end(reason, level);
     else logger[level]({ client: name, reason }, 'client stream failed');
   } finally {

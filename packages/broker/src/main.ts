@@ -5,9 +5,9 @@ import { serveClient, type SessionContext } from './client-session.js';
 import { Topic } from './topic.js';
 import { lastWrites, subscriberCounters, subscriberReports } from './topic-views.js';
 
-await runChild('broker', async ({ init, logger }) => {
+await runChild('broker', async ({ init, logger, ending }) => {
   const topic = new Topic(init.mode, init.overflow);
-  const context: SessionContext = { topic, init, token: Buffer.from(init.token, 'hex'), logger, publisher: { connected: false } };
+  const context: SessionContext = { topic, init, token: Buffer.from(init.token, 'hex'), logger, ending, publisher: { connected: false } };
   const server = await startQuicServer({
     host: init.host,
     certPem: init.certPem,

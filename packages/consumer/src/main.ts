@@ -50,7 +50,7 @@ function reportOf({ follower, subscription, coveredAfter, endedEarly }: Self): C
   };
 }
 
-await runChild('consumer', async ({ init, logger, send }) => {
+await runChild('consumer', async ({ init, logger, send, ending }) => {
   const snapshot = init.subscribeWith === 'snapshot';
   const session = await connectToBroker(init.broker, { role: Role.subscriber, name: init.name, start: snapshot ? StartKind.snapshot : StartKind.latest }, logger);
   let endedEarly: string | null = null;
@@ -71,6 +71,7 @@ await runChild('consumer', async ({ init, logger, send }) => {
     endpoint: init.broker,
     name: init.name,
     logger,
+    ending,
     onEnd: (reason) => {
       endedEarly = reason;
       logger.warn({ reason, applied: follower.applied, lastOffset: follower.lastOffset }, 'subscription ended early');

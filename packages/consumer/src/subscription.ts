@@ -1,5 +1,5 @@
 import { ErrorCode, Role, StartKind, type BrokerEndpoint, type ErrorFrame } from '@state-divergence/protocol';
-import { currentLogPhase, errorMessage, type Logger } from '@state-divergence/runtime';
+import { errorMessage, type Logger } from '@state-divergence/runtime';
 import { connectToBroker, type BrokerSession } from '@state-divergence/runtime/quic';
 import type { StreamFollower } from './stream-follower.js';
 
@@ -7,6 +7,8 @@ export interface SubscriptionOptions {
   endpoint: BrokerEndpoint;
   name: string;
   logger: Logger;
+  /** The orchestrator said the run is over (ChildContext.ending): a stream ending now is not an early end. */
+  ending: () => boolean;
   /** The subscription ended for good: reported as an early end, so a broken connection is never mistaken for drops. */
   onEnd: (reason: string) => void;
 }
@@ -79,7 +81,7 @@ export class Subscription {
 
   private end(reason: string): void {
     // Our own shutdown, or the run's end (every process is being stopped), is not an early end.
-    if (this.ended || this.closing || currentLogPhase() === 'teardown') return;
+    if (this.ended || this.closing || this.options.ending()) return;
     this.ended = true;
     this.options.onEnd(reason);
   }

@@ -86,6 +86,7 @@ export function isOrchestratorCommand(value: unknown): value is OrchestratorComm
       return isString(value.phase);
     case 'endSubscriber':
       return isString(value.name) && isString(value.reason);
+    case 'ending':
     case 'stop':
       return true;
     default:

@@ -121,8 +121,13 @@ export type OrchestratorCommand =
   | { type: 'start'; durationMs: number }
   /** Answered by one `reply` with the same id, or a `refused` when the child cannot serve it. */
   | { type: 'request'; id: number; kind: RequestKind }
-  /** The run entered a phase: bound into every later log line of the child. */
+  /** The run entered a phase: bound into every later log line of the child, and nothing else. */
   | { type: 'phase'; phase: string }
+  /**
+   * The run is over and every process is about to be stopped: a stream that ends from now on is
+   * the run's end, not a failure. Answered by nothing; a later request's reply confirms it was taken (IPC is ordered).
+   */
+  | { type: 'ending' }
   /** Broker: forget a subscriber whose process the orchestrator saw die (QUIC would take the idle timeout to notice). */
   | { type: 'endSubscriber'; name: string; reason: string }
   | { type: 'stop' };

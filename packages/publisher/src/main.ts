@@ -1,5 +1,5 @@
 import { encodePublish, Role } from '@state-divergence/protocol';
-import { currentLogPhase, errorMessage, runChild, wallClockMs } from '@state-divergence/runtime';
+import { errorMessage, runChild, wallClockMs } from '@state-divergence/runtime';
 import { connectToBroker, type BrokerSession } from '@state-divergence/runtime/quic';
 import { Authority } from './authority.js';
 import { pace } from './pacer.js';
@@ -8,18 +8,19 @@ import { pace } from './pacer.js';
  * The broker never sends a publisher anything after WELCOME except an ERROR
  * frame before it closes the stream: either way publishing cannot go on.
  */
-function watchRefusal(session: BrokerSession, state: () => { done: boolean; closing: boolean }, fail: (error: unknown) => void): void {
+function watchRefusal(session: BrokerSession, state: () => { done: boolean; closing: boolean; ending: boolean }, fail: (error: unknown) => void): void {
   void (async () => {
     for await (const frame of session.frames) {
       if (frame.type === 'error') throw new Error(`broker refused publishing: ${frame.message}`);
     }
     if (!state().done) throw new Error('the broker closed the publishing stream');
   })().catch((error: unknown) => {
-    if (!state().closing && currentLogPhase() !== 'teardown') fail(error); // the run's end closed it
+    const { closing, ending } = state();
+    if (!closing && !ending) fail(error); // our own close, or the run's end, closed it
   });
 }
 
-await runChild('publisher', async ({ init, logger, send, exit }) => {
+await runChild('publisher', async ({ init, logger, send, exit, ending }) => {
   const authority = new Authority(init.keys, init.seed, init.payload, init.deleteRatio);
   const session = await connectToBroker(init.broker, { role: Role.publisher, name: init.name }, logger);
   let published = 0;
@@ -29,7 +30,7 @@ await runChild('publisher', async ({ init, logger, send, exit }) => {
   let blockedMs = 0;
   let closing = false;
 
-  watchRefusal(session, () => ({ done, closing }), (error) => {
+  watchRefusal(session, () => ({ done, closing, ending: ending() }), (error) => {
     logger.error({ err: error }, 'publishing stream failed');
     send({ type: 'fatal', message: errorMessage(error) });
     void exit(1);

@@ -37,6 +37,12 @@ export interface ChildContext<I extends ChildInit> {
   init: I;
   logger: Logger;
   send(message: ChildMessage): void;
+  /**
+   * True once the orchestrator has said the run is over (`ending`): every process is about to be
+   * stopped, so a stream that ends from now on is the run's end, not a failure. Only that command
+   * sets it; the log phase is a log field and decides nothing.
+   */
+  ending(): boolean;
   /** Ends the process: closes transports (bounded), then exits with `code`. */
   exit(code: number): Promise<never>;
 }
@@ -60,8 +66,15 @@ async function awaitInit<R extends ChildRole>(role: R): Promise<InitOf<R>> {
   return first;
 }
 
+/** What a command may change in the child's own lifecycle. */
+interface Lifecycle {
+  exit(code: number): Promise<never>;
+  /** The run is over: see ChildContext.ending. */
+  markEnding(): void;
+}
+
 /** Acts on each command from the orchestrator until the channel closes. */
-async function serveCommands(role: RoleHandlers, exit: (code: number) => Promise<never>, logger: Logger): Promise<void> {
+async function serveCommands(role: RoleHandlers, lifecycle: Lifecycle, logger: Logger): Promise<void> {
   for await (const raw of getEachMessage()) {
     if (!isOrchestratorCommand(raw)) {
       logger.warn({ message: raw }, 'ignored a malformed command from the orchestrator');
@@ -78,11 +91,14 @@ async function serveCommands(role: RoleHandlers, exit: (code: number) => Promise
       case 'phase':
         setLogPhase(command.phase);
         break;
+      case 'ending':
+        lifecycle.markEnding();
+        break;
       case 'endSubscriber':
         role.endSubscriber?.(command.name, command.reason);
         break;
       case 'stop':
-        await exit(0);
+        await lifecycle.exit(0);
     }
   }
 }
@@ -100,6 +116,7 @@ export async function runChild<R extends ChildRole>(roleName: R, setUp: (context
   const logger = createLogger(init.name, init.log);
   let handlers: RoleHandlers | undefined;
   let exiting = false;
+  let ending = false;
 
   const exit = async (code: number): Promise<never> => {
     if (!exiting) {
@@ -124,13 +141,13 @@ export async function runChild<R extends ChildRole>(roleName: R, setUp: (context
   process.on('SIGTERM', () => void exit(0));
 
   try {
-    handlers = await setUp({ init, logger, send, exit });
+    handlers = await setUp({ init, logger, send, exit, ending: () => ending });
   } catch (error) {
     fail(error);
     return;
   }
   const role = handlers;
-  serveCommands(role, exit, logger).catch(fail);
+  serveCommands(role, { exit, markEnding: () => (ending = true) }, logger).catch(fail);
   setInterval(() => {
     const counters = role.counters();
     logger.info(counters, 'counters');

@@ -1,4 +1,4 @@
-export { createLogger, currentLogPhase, setLogPhase, type Logger } from './logger.js';
+export { createLogger, setLogPhase, type Logger } from './logger.js';
 export { runChild, type ChildContext, type RoleHandlers } from './child.js';
 export { processResources } from './resources.js';
 export { withDeadline, sleep } from './deadline.js';

@@ -10,19 +10,13 @@ export type { Logger } from 'pino';
  * process.exit(). Logging is per-second and per-phase, never per event, so the
  * cost of sync writes does not matter.
  */
-/** The phase of the run this process is in; every line carries it (pino mixin, so a key never repeats). */
+/**
+ * The phase of the run this process is in; every line carries it (pino mixin, so a key never repeats).
+ * A log field only: whether the run is ending is the `ending` command's (ChildContext.ending).
+ */
 let currentPhase: string | undefined;
 export function setLogPhase(phase: string): void {
   currentPhase = phase;
-}
-
-/**
- * The phase this process was last told. `teardown` means the run is over and
- * every process is being stopped: a stream that ends now is the end of the run,
- * not a failure worth a warning.
- */
-export function currentLogPhase(): string | undefined {
-  return currentPhase;
 }
 
 export function createLogger(proc: string, settings: LogSettings): Logger {

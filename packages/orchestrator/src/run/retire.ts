@@ -5,13 +5,17 @@ import type { ClusterWatch } from './watch.js';
 const TEARDOWN_ACK_MS = 500;
 
 /**
- * Every child is told the run is over, and each that can answer confirms it
- * (IPC is ordered: a reply to a later request means the phase was taken), so a
- * stream that ends under it from here on is not logged as a failure.
+ * Every child is told the run is over (`ending`; the `teardown` phase is only its
+ * log lines' field), and each that can answer confirms it (IPC is ordered: a
+ * reply to a later request means `ending` was taken), so a stream that ends
+ * under it from here on is not taken for a failure.
  */
 export async function announceTeardown(children: ChildHandle[]): Promise<void> {
   const live = children.filter((c) => c.alive && !c.frozen);
-  for (const child of live) child.send({ type: 'phase', phase: 'teardown' });
+  for (const child of live) {
+    child.send({ type: 'phase', phase: 'teardown' });
+    child.send({ type: 'ending' });
+  }
   await Promise.all(live.map((child) => child.status(TEARDOWN_ACK_MS).catch(() => undefined)));
 }
 
