@@ -7,6 +7,6 @@ export type * from './ipc-reports.js';
 export * from './keyspace.js';
 export { digestMix, DIGEST_SEED_HIGH, DIGEST_SEED_LOW, StateDigest } from './digest.js';
 export { publishRefusal, type PublishLimits, type Refusal } from './publish-rules.js';
-export { isChildInit, isChildMessage, isOrchestratorCommand, isRequestKind } from './ipc-guards.js';
+export { childMessageProblem, initProblem, isChildInit, isChildMessage, isOrchestratorCommand, isRequestKind } from './ipc-guards.js';
 export { isGuardianCommand, type GuardianCommand, type GuardianMessage } from './guardian.js';
 export { readForeignMessage, readForeignCounters, readForeignReport, type ForeignRead } from './ipc-foreign.js';

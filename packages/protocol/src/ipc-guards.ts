@@ -1,91 +1,71 @@
-import type { ChildInit, ChildMessage, ChildRole, OrchestratorCommand, RequestKind } from './ipc.js';
+import type { ChildInit, ChildMessage, OrchestratorCommand, RequestKind } from './ipc.js';
+import { countShape, digestShape, isRecord, lastWritesShape, optionalShape, resourcesShape, roleValueProblem, textShape, versionsShape, type Check } from './ipc-shapes.js';
 
 /**
  * Type guards for what arrives over the IPC channel: the other side is another
- * process, so its messages are checked for shape, not cast. A message that
- * fails is dropped by the receiver (and logged), never trusted.
+ * process, so its messages are checked for shape, field by field and per role
+ * (ipc-shapes.ts), not cast. A message that fails is dropped by the receiver
+ * (and logged with what is wrong), never trusted.
  */
+
+export { isRecord };
 
 const REQUEST_KINDS: ReadonlySet<string> = new Set<RequestKind>(['status', 'gather', 'digest', 'versions', 'lastWrites']);
-export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
-const isString = (value: unknown): value is string => typeof value === 'string';
-const hasRole = (value: unknown): boolean => isRecord(value) && isString(value.role);
-const isRange = (value: unknown): boolean => Array.isArray(value) && value.length === 2 && isNumber(value[0]) && isNumber(value[1]);
-const isRanges = (value: unknown): boolean => Array.isArray(value) && value.every(isRange);
-/**
- * By its tag, not `instanceof`: a typed array deserialised from the IPC channel
- * belongs to the realm that read it, which is not this module's under a VM
- * (jest runs the tests in one).
- */
-const isFloat64Array = (value: unknown): value is Float64Array => ArrayBuffer.isView(value) && Object.prototype.toString.call(value) === '[object Float64Array]';
-const isRecordOf = (value: unknown, isEntry: (entry: unknown) => boolean): boolean => isRecord(value) && Object.values(value).every(isEntry);
+export const isRequestKind = (value: unknown): value is RequestKind => typeof value === 'string' && REQUEST_KINDS.has(value);
 
-export const isRequestKind = (value: unknown): value is RequestKind => isString(value) && REQUEST_KINDS.has(value);
+/** The value a reply carries must fit its kind: counters and reports by their role, every field. */
+const REPLY_VALUE: Record<RequestKind, Check> = {
+  status: (value, path) => roleValueProblem('counters', value, path),
+  gather: (value, path) => (isRecord(value) ? roleValueProblem('report', value.report, `${path}.report`) ?? resourcesShape(value.resources, `${path}.resources`) : `${path} is not an object`),
+  digest: digestShape,
+  versions: versionsShape,
+  lastWrites: lastWritesShape,
+};
 
-/** The value a reply carries must fit its kind: counters and reports name their role. */
-function isReplyValue(kind: RequestKind, value: unknown): boolean {
-  switch (kind) {
-    case 'status':
-      return hasRole(value);
-    case 'gather':
-      return isRecord(value) && hasRole(value.report) && isRecord(value.resources);
-    case 'digest':
-      return isRecord(value) && 'match' in value;
-    case 'versions':
-      return isFloat64Array(value);
-    case 'lastWrites':
-      return (
-        isRecord(value) &&
-        isNumber(value.head) &&
-        isFloat64Array(value.offsets) &&
-        isRecordOf(value.dropped, isRanges) &&
-        isRecordOf(value.disconnectedAt, isNumber)
-      );
-  }
-}
-
-export function isChildMessage(value: unknown): value is ChildMessage {
-  if (!isRecord(value)) return false;
-  switch (value.type) {
+/** What is wrong with a message a child sent (the first thing, by its path: "reply.value.head is missing"), or nothing. */
+export function childMessageProblem(value: unknown): string | undefined {
+  if (!isRecord(value)) return 'the message is not an object';
+  const { type } = value;
+  switch (type) {
     case 'booted':
+      return countShape(value.pid, 'booted.pid');
     case 'ready':
-      return isNumber(value.pid);
+      return countShape(value.pid, 'ready.pid') ?? optionalShape(countShape)(value.port, 'ready.port');
     case 'progress':
-      return hasRole(value.counters);
+      return roleValueProblem('counters', value.counters, 'progress.counters');
     case 'reply':
-      return isNumber(value.id) && isRequestKind(value.kind) && isReplyValue(value.kind, value.value);
     case 'refused':
-      return isNumber(value.id) && isRequestKind(value.kind) && isString(value.message);
+      if (!isRequestKind(value.kind)) return `${type}.kind is not a request kind`;
+      return countShape(value.id, `${type}.id`) ?? (type === 'reply' ? REPLY_VALUE[value.kind](value.value, `reply.value`) : textShape(value.message, 'refused.message'));
     case 'done':
-      return isNumber(value.published);
+      return countShape(value.published, 'done.published');
     case 'ended':
-      return isString(value.reason);
+      return textShape(value.reason, 'ended.reason');
     case 'fatal':
-      return isString(value.message);
+      return textShape(value.message, 'fatal.message');
     default:
-      return false;
+      return `its type ${JSON.stringify(type) ?? 'undefined'} is not one a child sends`;
   }
 }
 
-const ROLES: ReadonlySet<string> = new Set<ChildRole>(['broker', 'publisher', 'consumer', 'rogue']);
+export const isChildMessage = (value: unknown): value is ChildMessage => childMessageProblem(value) === undefined;
 
-/** An init message: a known role and a name (the role's own fields are the orchestrator's to get right). */
-export function isChildInit(value: unknown): value is ChildInit {
-  return isRecord(value) && isString(value.role) && ROLES.has(value.role) && isString(value.name) && isRecord(value.log);
-}
+/** What is wrong with an init message (every field of its role's init: "init.overflow is missing"), or nothing. */
+export const initProblem = (value: unknown): string | undefined => roleValueProblem('init', value, 'init');
+
+export const isChildInit = (value: unknown): value is ChildInit => initProblem(value) === undefined;
 
 export function isOrchestratorCommand(value: unknown): value is OrchestratorCommand {
   if (!isRecord(value)) return false;
   switch (value.type) {
     case 'start':
-      return isNumber(value.durationMs);
+      return typeof value.durationMs === 'number' && Number.isFinite(value.durationMs);
     case 'request':
-      return isNumber(value.id) && isRequestKind(value.kind);
+      return countShape(value.id, '') === undefined && isRequestKind(value.kind);
     case 'phase':
-      return isString(value.phase);
+      return typeof value.phase === 'string';
     case 'endSubscriber':
-      return isString(value.name) && isString(value.reason);
+      return typeof value.name === 'string' && typeof value.reason === 'string';
     case 'ending':
     case 'stop':
       return true;

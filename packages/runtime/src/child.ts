@@ -1,5 +1,5 @@
 import { getEachMessage, getOneMessage, sendMessage } from 'execa';
-import { isChildInit, isOfRole, isOrchestratorCommand, type ChildInit, type ChildRole, type InitOf, type ChildMessage, type Counters, type DigestVerdict, type LastWrites, type Report } from '@state-divergence/protocol';
+import { initProblem, isChildInit, isOfRole, isOrchestratorCommand, type ChildInit, type ChildRole, type InitOf, type ChildMessage, type Counters, type DigestVerdict, type LastWrites, type Report } from '@state-divergence/protocol';
 import { serveRequest } from './serve-request.js';
 import { createLogger, setLogPhase, type Logger } from './logger.js';
 
@@ -55,15 +55,25 @@ function send(message: ChildMessage): void {
 /**
  * Says `booted`, then waits for the init message. Listening starts first: a
  * message sent before the other side listens is silently dropped. A child told
- * to stop before it was configured (the run gave up on it) exits quietly.
+ * to stop before it was configured (the run gave up on it) exits quietly; one
+ * sent an init it cannot use says which field is wrong and exits 1.
  */
 async function awaitInit<R extends ChildRole>(role: R): Promise<InitOf<R>> {
   const initArrived = getOneMessage();
   await sendMessage({ type: 'booted', pid: process.pid } satisfies ChildMessage);
   const first = await initArrived;
-  if (!isChildInit(first)) process.exit(0);
-  if (!isOfRole(first, role)) throw new Error(`a ${role} process was sent the init message of a ${first.role}`);
+  if (isOrchestratorCommand(first) && first.type === 'stop') process.exit(0);
+  if (!isChildInit(first)) return refuseInit(role, initProblem(first) ?? 'its init is unreadable');
+  if (!isOfRole(first, role)) return refuseInit(role, `init.role is "${first.role}", not "${role}"`);
   return first;
+}
+
+/** No logger exists yet (its settings are in the init): one line on stderr, and `fatal` to the orchestrator. */
+async function refuseInit(role: ChildRole, problem: string): Promise<never> {
+  const message = `a ${role} process cannot start: ${problem}`;
+  process.stderr.write(`${message}\n`);
+  await sendMessage({ type: 'fatal', message } satisfies ChildMessage).catch(() => {});
+  process.exit(1);
 }
 
 /** What a command may change in the child's own lifecycle. */

@@ -1,4 +1,4 @@
-import { isChildMessage, readForeignMessage, type ChildInit, type ChildMessage, type ForeignRead, type OrchestratorCommand, type RequestKind, type RequestReplies } from '@state-divergence/protocol';
+import { childMessageProblem, isChildMessage, readForeignMessage, type ChildInit, type ChildMessage, type ForeignRead, type OrchestratorCommand, type RequestKind, type RequestReplies } from '@state-divergence/protocol';
 import { withDeadline, type Logger } from '@state-divergence/runtime';
 import { RunError } from '../../model/errors.js';
 import type { Listener } from './child-handle.js';
@@ -24,7 +24,7 @@ export type ContractBreach = (failure: string) => void;
 
 /** Our own children's messages are checked for shape; a foreign consumer's are read field by field from JSON. */
 function readOwn(raw: unknown): ForeignRead {
-  return isChildMessage(raw) ? { ok: true, message: raw } : { ok: false, problem: 'sent something that is not a ChildMessage' };
+  return isChildMessage(raw) ? { ok: true, message: raw } : { ok: false, problem: `sent a malformed message: ${childMessageProblem(raw) ?? 'unreadable'}` };
 }
 const readForeign = (raw: unknown): ForeignRead => (raw instanceof UnreadableLine ? { ok: false, problem: raw.problem } : readForeignMessage(raw));
 

@@ -1,0 +1,140 @@
+import { LOG_LEVELS, MODES, OVERFLOW_POLICIES, type BrokerEndpoint, type BrokerInit, type ChildRole, type ConsumerInit, type LogSettings, type PublisherInit, type RoleMessages, type RogueInit } from './ipc.js';
+import type { BlockedWrite, BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, DigestVerdict, LastWrites, LatencySamples, ProcessResources, PublisherCounters, PublisherReport, RogueCounters, RogueReport, SubscriberCounters, SubscriberReport, SyncRecord } from './ipc-reports.js';
+
+/**
+ * The shape of every value that crosses the IPC channel, field by field: each
+ * role's init, counters and report. A check returns nothing when the value
+ * fits, else the first thing wrong, named by its path ("init.overflow is
+ * missing"), so a child refusing its init and the orchestrator refusing a
+ * reply both say exactly why. `fields<T>` must list every key of T (the
+ * compiler sees to it), so a field added to a message type is checked too.
+ */
+export type Check = (value: unknown, path: string) => string | undefined;
+
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+const is = (test: (value: unknown) => boolean, expected: string): Check => (value, path) =>
+  test(value) ? undefined : value === undefined ? `${path} is missing` : `${path} is not ${expected}`;
+
+const number = is((v) => typeof v === 'number' && Number.isFinite(v), 'a number');
+const count = is((v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0, 'a non-negative integer');
+const text = is((v) => typeof v === 'string', 'a string');
+const flag = is((v) => typeof v === 'boolean', 'true or false');
+const oneOf = (values: readonly unknown[]): Check => is((v) => values.includes(v), `one of ${values.map((v) => JSON.stringify(v)).join(', ')}`);
+const nullable = (check: Check): Check => (value, path) => (value === null ? undefined : check(value, path));
+/** For a field marked `?`: absent is fine, present must fit. */
+const optional = (check: Check): Check => (value, path) => (value === undefined ? undefined : check(value, path));
+/**
+ * By its tag, not `instanceof`: a typed array deserialised from the IPC channel
+ * belongs to the realm that read it, which is not this module's under a VM
+ * (jest runs the tests in one).
+ */
+const typedArray = (tag: string): Check => is((v) => ArrayBuffer.isView(v) && Object.prototype.toString.call(v) === `[object ${tag}]`, `a ${tag}`);
+
+/** Each element; the path is built only for the element that fails (a local copy has up to a million). */
+const listOf = (check: Check): Check => (value, path) => {
+  if (!Array.isArray(value)) return is(() => false, 'a list')(value, path);
+  for (let i = 0; i < value.length; i++) if (check(value[i], '') !== undefined) return check(value[i], `${path}[${i}]`);
+  return undefined;
+};
+const tupleOf = (...checks: Check[]): Check => (value, path) => {
+  if (!Array.isArray(value) || value.length !== checks.length) return is(() => false, `a list of ${checks.length}`)(value, path);
+  for (let i = 0; i < checks.length; i++) {
+    const problem = checks[i]!(value[i], `${path}[${i}]`);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+};
+const recordOf = (check: Check): Check => (value, path) => {
+  if (!isRecord(value) || Array.isArray(value)) return is(() => false, 'an object')(value, path);
+  for (const [key, entry] of Object.entries(value)) {
+    const problem = check(entry, `${path}.${key}`);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+};
+/** An object with exactly these checks per field: every key of T, optional ones included. */
+export function fields<T>(shape: { [K in keyof T]-?: Check }): Check {
+  const entries = Object.entries<Check>(shape);
+  return (value, path) => {
+    if (!isRecord(value) || Array.isArray(value)) return is(() => false, 'an object')(value, path);
+    for (const [key, check] of entries) {
+      const problem = check(value[key], `${path}.${key}`);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  };
+}
+
+const range = tupleOf(count, count);
+const ranges = listOf(range);
+const log = fields<LogSettings>({ level: oneOf(LOG_LEVELS), file: nullable(text), mode: nullable(oneOf(MODES)) });
+const broker = fields<BrokerEndpoint>({ host: text, port: count, caPem: text, idleTimeoutMs: number, datagramBytes: count, token: text });
+
+const subscriberCounters = {
+  queued: count, delivered: count, dropped: count, lastAccepted: count, bytesSent: count,
+} satisfies { [K in keyof SubscriberCounters]-?: Check };
+const blockedWrite = fields<BlockedWrite>({ startedAt: number, bytesBefore: count, bytes: count, ms: number });
+const subscriberReport = fields<SubscriberReport>({
+  ...subscriberCounters,
+  droppedRanges: ranges, maxQueued: count, endedEarly: nullable(text), disconnects: count, lags: count,
+  blockedWrites: listOf(blockedWrite), resumes: count, resyncBytes: count, resyncFrames: count, fullSnapshotBytes: count, discarded: count,
+});
+const latency = fields<LatencySamples>({ appliedAt: typedArray('Float64Array'), latencyMs: typedArray('Float64Array') });
+const sync = fields<SyncRecord>({ kind: oneOf(['snapshot', 'delta']), at: number, frames: count, keys: count, bytes: count, offset: count });
+
+/** Every check of one role, found by the value's `role` field. */
+const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } } = {
+  broker: {
+    init: fields<BrokerInit>({
+      role: oneOf(['broker']), name: oneOf(['broker']), mode: oneOf(MODES), host: text, keys: count, queueCapacity: count,
+      overflow: oneOf(OVERFLOW_POLICIES), batchMaxEvents: count, streamWindowBytes: count, datagramBytes: count, heartbeatMs: number,
+      certPem: text, keyPem: text, idleTimeoutMs: number, token: text, log,
+    }),
+    counters: fields<BrokerCounters>({ role: oneOf(['broker']), at: number, head: count, subscribers: recordOf(fields<SubscriberCounters>(subscriberCounters)) }),
+    report: fields<BrokerReport>({ role: oneOf(['broker']), head: count, subscribers: recordOf(subscriberReport), lastWriteOffsets: listOf(count), digest: text }),
+  },
+  publisher: {
+    init: fields<PublisherInit>({ role: oneOf(['publisher']), name: oneOf(['publisher']), broker, keys: count, rate: number, payload: count, seed: number, deleteRatio: number, log }),
+    counters: fields<PublisherCounters>({ role: oneOf(['publisher']), published: count, done: flag }),
+    report: fields<PublisherReport>({
+      role: oneOf(['publisher']), published: count,
+      authority: fields<PublisherReport['authority']>({ versions: listOf(count), values: listOf(count), deleted: listOf(count) }),
+      history: fields<PublisherReport['history']>({ keys: typedArray('Uint32Array'), values: typedArray('Uint32Array'), deleted: typedArray('Uint8Array') }),
+      startedAt: number, stoppedAt: number, blockedMs: number,
+    }),
+  },
+  consumer: {
+    init: fields<ConsumerInit>({ role: oneOf(['consumer']), name: text, broker, subscribeWith: oneOf(['latest', 'snapshot']), detectGaps: flag, log }),
+    counters: fields<ConsumerCounters>({
+      role: oneOf(['consumer']), applied: count, lastOffset: count, endedEarly: nullable(text), syncing: flag, reconnects: count, skippedRanges: ranges, coveredAfter: count,
+    }),
+    report: fields<ConsumerReport>({
+      role: oneOf(['consumer']), applied: count, lastOffset: count, coveredAfter: count, latency, lags: count, resumes: count, syncs: listOf(sync),
+      entries: listOf(tupleOf(count, count, count)), endedEarly: nullable(text), disconnects: count, reconnects: count, skippedRanges: ranges, repairedRanges: optional(ranges),
+    }),
+  },
+  rogue: {
+    init: fields<RogueInit>({ role: oneOf(['rogue']), name: oneOf(['rogue']), broker, decoyCaPem: text, frames: count, seed: number, log }),
+    counters: fields<RogueCounters>({ role: oneOf(['rogue']), connections: count, framesSent: count, done: flag }),
+    report: fields<RogueReport>({
+      role: oneOf(['rogue']), connections: count, framesSent: count, refusals: recordOf(count), closedWithoutError: count,
+      wrongPinRejected: nullable(flag), done: flag, byAttack: recordOf(recordOf(count)),
+    }),
+  },
+};
+const ROLES: readonly unknown[] = Object.keys(ROLE_SHAPES);
+const isRole = (value: unknown): value is ChildRole => ROLES.includes(value);
+
+/** What is wrong with `value` as a role's `init`, `counters` or `report` (its `role` picks which), or nothing. */
+export function roleValueProblem(kind: 'init' | 'counters' | 'report', value: unknown, path: string): string | undefined {
+  if (!isRecord(value)) return is(() => false, 'an object')(value, path);
+  if (!isRole(value.role)) return oneOf(ROLES)(value.role, `${path}.role`);
+  return ROLE_SHAPES[value.role][kind](value, path);
+}
+
+export const resourcesShape = fields<ProcessResources>({ cpuMs: number, maxRssKb: number });
+export const digestShape = fields<DigestVerdict>({ match: nullable(flag), error: optional(text), local: text, broker: text, brokerOffset: count, localOffset: count });
+export const lastWritesShape = fields<LastWrites>({ head: count, offsets: typedArray('Float64Array'), dropped: recordOf(ranges), disconnectedAt: recordOf(count) });
+export const versionsShape = typedArray('Float64Array');
+export { count as countShape, text as textShape, optional as optionalShape };
