@@ -3,9 +3,14 @@
 // instead of resolving, reading and linking hundreds of small modules: that module
 // loading was most of each child's start-up CPU (docs/ARCHITECTURE.md, "Start-up").
 //
+// Beside each bundle, inputs.json lists the project's own files it was built from: the
+// src/ file of each dist/ file esbuild read. The orchestrator refuses
+// to start a bundle older than any of them (packages/orchestrator/src/run/child/bundle-freshness.ts),
+// so an edit followed by `tsc -b` alone, in any package, never runs old code silently.
+//
 //   node scripts/bundle.mjs           bundle (what `npm run build`, `prepare`, `test` and `bench` do)
 //   node scripts/bundle.mjs --clean   remove the bundles
-import { renameSync, rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -21,14 +26,31 @@ const ENTRIES = [
 const outdir = (pkg) => `${root}packages/${pkg}/dist/bundle`;
 const staging = (pkg) => `${outdir(pkg)}.${process.pid}`;
 
+/**
+ * The project's own inputs of one build, relative to the root (esbuild's metafile, run from
+ * there, names them so): for each packages/P/dist/F.js it read, the packages/P/src/F.ts(x) tsc
+ * compiled it from (so an edit is caught whether `tsc -b` ran or not), or the dist/ file itself.
+ */
+function ownInputs(metafile) {
+  return Object.keys(metafile.inputs)
+    .filter((path) => path.startsWith('packages/') && !path.includes('node_modules/'))
+    .map((path) => {
+      const match = /^(packages\/[^/]+)\/dist\/(.+)\.js$/.exec(path);
+      const sources = match === null ? [] : [`${match[1]}/src/${match[2]}.ts`, `${match[1]}/src/${match[2]}.tsx`];
+      return sources.find((source) => existsSync(root + source)) ?? path;
+    });
+}
+
 // Always from scratch (chunk names carry a content hash, so stale ones would pile up), into a
 // staging directory swapped in at the end: a run in progress never finds a bundle half-written.
 if (process.argv.includes('--clean')) {
   for (const { pkg } of ENTRIES) rmSync(outdir(pkg), { recursive: true, force: true });
 } else {
   await Promise.all(
-    ENTRIES.map(({ pkg, entry, external = [], splitting = false }) =>
-      build({
+    ENTRIES.map(async ({ pkg, entry, external = [], splitting = false }) => {
+      const { metafile } = await build({
+        absWorkingDir: root,
+        metafile: true,
         entryPoints: { main: `${root}packages/${pkg}/${entry}` },
         // Inside the package: what the bundle does not contain (the QUIC native addon, which
         // @matrixai/quic requires through createRequire(import.meta.url); ink and react) is
@@ -48,8 +70,10 @@ if (process.argv.includes('--clean')) {
         banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
         sourcemap: true,
         logLevel: 'warning',
-      }),
-    ),
+      });
+      // `root`: where the paths are relative to, from the bundle's own directory once it is in place.
+      writeFileSync(`${staging(pkg)}/inputs.json`, `${JSON.stringify({ root: '../../../..', inputs: ownInputs(metafile) }, null, 1)}\n`);
+    }),
   );
   for (const { pkg } of ENTRIES) {
     rmSync(outdir(pkg), { recursive: true, force: true });

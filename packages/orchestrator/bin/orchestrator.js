@@ -1,4 +1,13 @@
 #!/usr/bin/env node
 // Committed entry point: npm links bins at install time, before `prepare` has built dist/.
 // It runs the CLI's bundle (scripts/bundle.mjs): one file to load instead of hundreds of modules.
-import '../dist/bundle/main.js';
+// First it checks every process's bundle against the files it was built from (one stat each):
+// after an edit and `tsc -b` alone, the bundles would run the old code.
+import { staleBundles } from '../dist/run/child/bundle-freshness.js';
+
+const stale = staleBundles();
+if (stale !== undefined) {
+  process.stderr.write(`orchestrator: ${stale}\n`);
+  process.exit(2); // as for bad input: one line, nothing started
+}
+await import('../dist/bundle/main.js');

@@ -29,7 +29,7 @@ export interface Guardian {
  */
 export function startGuardian(log: LogSettings, logger: Logger): Guardian {
   // Its own group: a Ctrl-C at the terminal must not take it down with the orchestrator.
-  const subprocess = startNodeProcess('@state-divergence/guardian');
+  const subprocess = startNodeProcess('guardian');
   let reachable = true;
   const send = (command: GuardianCommand) => {
     if (reachable) subprocess.sendMessage(command).catch((error: unknown) => logger.warn({ err: error, command: command.type }, 'guardian unreachable'));

@@ -35,7 +35,7 @@ export interface SpawnOptions<R extends ChildRole> {
 }
 
 function start<R extends ChildRole>(options: SpawnOptions<R>): StartedProcess {
-  if (options.foreign === undefined) return fromExeca(startNodeProcess(`@state-divergence/${options.role}`));
+  if (options.foreign === undefined) return fromExeca(startNodeProcess(options.role));
   if (options.role !== 'consumer') throw new RunError('E_SPAWN', `only a consumer can be foreign, not the ${options.role}`);
   return startForeign(options.foreign.argv);
 }

@@ -1,7 +1,6 @@
-import { statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { RunError } from '../../model/errors.js';
 import { execaNode } from 'execa';
+import { bundlePath, staleBundle, type BundledPackage } from './bundle-freshness.js';
 
 /**
  * Starts one of our packages' process bundle (its `./bundle` export, built by
@@ -15,8 +14,8 @@ import { execaNode } from 'execa';
  * channel disconnects (runtime/src/child.ts), and the guardian covers the rest.
  * Children log to stderr or the log file; stdout belongs to the report.
  */
-export function startNodeProcess(packageName: string) {
-  return execaNode(bundleOf(packageName), [], {
+export function startNodeProcess(pkg: BundledPackage) {
+  return execaNode(bundleOf(pkg), [], {
     ipc: true,
     serialization: 'advanced',
     stdin: 'ignore',
@@ -29,15 +28,14 @@ export function startNodeProcess(packageName: string) {
 }
 
 /**
- * The package's bundle, refused when it is missing or older than what tsc built: `tsc -b` alone
- * (an editor's watch build, `npm run typecheck`) leaves the old bundle, which would run old code.
+ * The package's bundle, refused when it is missing or older than any of the project's own files
+ * it was built from (bundle-freshness.ts): `tsc -b` alone (an editor's watch build, `npm run
+ * typecheck`) leaves the old bundle, which would run old code. The CLI checks every bundle before
+ * it starts anything (bin/orchestrator.js); this covers the bench and the tests, which import it.
  */
-function bundleOf(packageName: string): string {
-  const bundle = fileURLToPath(import.meta.resolve(`${packageName}/bundle`));
-  const built = fileURLToPath(import.meta.resolve(packageName));
-  const modified = (path: string) => statSync(path, { throwIfNoEntry: false })?.mtimeMs;
-  const bundled = modified(bundle);
-  if (bundled === undefined) throw new RunError('E_SPAWN', `${packageName} has no bundle (${bundle}): run npm run build`);
-  if (bundled < (modified(built) ?? 0)) throw new RunError('E_SPAWN', `${packageName}'s bundle is older than its dist/: run npm run build`);
+function bundleOf(pkg: BundledPackage): string {
+  const bundle = bundlePath(pkg);
+  const stale = staleBundle(bundle, pkg);
+  if (stale !== undefined) throw new RunError('E_SPAWN', stale);
   return bundle;
 }
