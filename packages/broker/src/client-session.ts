@@ -77,7 +77,7 @@ async function serveSubscriber(frames: Frames, subscriber: Subscriber, context: 
   const { topic } = context;
   for await (const frame of frames) {
     judgePublish(frame, context);
-    if (frame.type === 'resume') subscriber.resume(frame.fromOffset);
+    if (frame.type === 'resume') subscriber.resume(notBeyondHead(frame.fromOffset, 'resume from', topic));
     else if (frame.type === 'digestRequest') subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size));
     else throw new ProtocolViolation(ErrorCode.unexpectedFrame, `subscriber sent ${frame.type}; after hello a subscriber may only send resume or digestRequest`);
   }
@@ -97,11 +97,18 @@ function openingFrames(hello: HelloFrame, topic: Topic): Buffer[] {
     case StartKind.snapshot:
       return [...topic.table.stateFramesSince(0, true), encodeSyncEnd(SyncKind.snapshot, topic.headOffset)];
     case StartKind.offset:
-      if (hello.startOffset > topic.headOffset) {
-        throw new ProtocolViolation(ErrorCode.malformedFrame, `start offset ${hello.startOffset} is beyond the head ${topic.headOffset}`);
-      }
-      return [...topic.table.stateFramesSince(hello.startOffset), encodeSyncEnd(SyncKind.delta, topic.headOffset)];
+      return [...topic.table.stateFramesSince(notBeyondHead(hello.startOffset, 'start offset', topic)), encodeSyncEnd(SyncKind.delta, topic.headOffset)];
   }
+}
+
+/**
+ * An offset a subscriber says it already has (HELLO's start offset, RESUME's `from`) names an
+ * event the broker assigned, or it is a claim nothing can answer: a delta from beyond the head
+ * would be empty, and the subscriber would take SYNC_END for "current".
+ */
+function notBeyondHead(offset: number, what: string, topic: Topic): number {
+  if (offset > topic.headOffset) throw new ProtocolViolation(ErrorCode.malformedFrame, `${what} ${offset} is beyond the head ${topic.headOffset}`);
+  return offset;
 }
 
 /**

@@ -73,7 +73,11 @@ function readName(body: Buffer, at: number, length: number): string {
   return bytes.toString('utf8');
 }
 
-/** HELLO: version, role, name (UTF-8), start kind and offset, token; every field checked. */
+/**
+ * HELLO: version, role, name (UTF-8), start kind and offset, token; every field checked.
+ * A start offset means something only with start kind `offset`, and a publisher starts
+ * nowhere: anything else would be a HELLO whose meaning a reader has to guess.
+ */
 function parseHello(body: Buffer): Frame {
   requireLength('hello', body, 3);
   const role = body.readUInt8(1);
@@ -85,13 +89,20 @@ function parseHello(body: Buffer): Frame {
   const tokenAt = 3 + nameLength + 9;
   const tokenLength = body.readUInt8(tokenAt);
   requireLength('hello', body, tokenAt + 1 + tokenLength, true);
+  const startOffset = readU64(body, 4 + nameLength, 'start offset');
+  if (role === Role.publisher && start !== StartKind.latest) {
+    throw new FrameDecodeError(ErrorCode.malformedFrame, `a publisher's hello must have start kind 0 (latest), got ${start}`);
+  }
+  if (start !== StartKind.offset && startOffset !== 0) {
+    throw new FrameDecodeError(ErrorCode.malformedFrame, `hello has start offset ${startOffset} with start kind ${start}; only start kind 2 (offset) carries one`);
+  }
   return {
     type: 'hello',
     protocolVersion: body.readUInt8(0),
     role: role as Role,
     name: readName(body, 3, nameLength),
     start: start as StartKind,
-    startOffset: readU64(body, 4 + nameLength, 'start offset'),
+    startOffset,
     token: Uint8Array.prototype.slice.call(body, tokenAt + 1, tokenAt + 1 + tokenLength),
   };
 }
