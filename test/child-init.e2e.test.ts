@@ -9,8 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { execaNode } from 'execa';
 import { TOKEN_BYTES } from '@state-divergence/protocol';
 import { createLogger } from '@state-divergence/runtime';
-import { generateRunCertificate, spawnRole, type ChildHandle } from '@state-divergence/orchestrator';
-import { brokerInit } from '../packages/orchestrator/src/run/child-inits.js';
+import { brokerInit, generateRunCertificate, spawnRole, type ChildHandle } from '@state-divergence/orchestrator';
 
 const log = { level: 'error', file: null, mode: 'lossy' } as const;
 const started: ChildHandle[] = [];

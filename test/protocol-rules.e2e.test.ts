@@ -30,7 +30,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await bystander?.close();
-  await broker?.kill();
+  await broker?.process.stop();
 });
 
 /** A client whose HELLO was welcomed. */
