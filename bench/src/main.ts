@@ -17,18 +17,20 @@ import { brokerFanout, demoRun, demoWallRatio, firehose, overheadSeconds, resync
 import { DEFAULTS } from '@state-divergence/orchestrator';
 import { pingPong, rawFanout, singleStream } from './stack.js';
 import { renderBenchTable, round, type BenchResults, type Figure } from './table.js';
+import { insaneFigures } from './sanity.js';
 
 const argv = yargs(hideBin(process.argv))
   .scriptName('bench')
   .options({
-    quick: { type: 'boolean', default: false, describe: 'One run of each, short: a smoke test under a minute' },
+    quick: { type: 'boolean', default: false, describe: 'One run of each, short: the smoke test of the benchmark itself (exit 1 if a figure is missing or insane)' },
     runs: { type: 'number', describe: 'Runs per figure [default: 3, or 1 with --quick]' },
-    out: { type: 'string', default: fileURLToPath(new URL('../results.json', import.meta.url)), describe: 'Where to write the JSON results' },
+    out: { type: 'string', describe: 'Where to write the JSON results [default: bench/results.json; with --quick, bench/results-quick.json, so a smoke run never replaces the measured results docs/RESULTS.md is generated from]' },
   })
   .strict()
   .parseSync();
 
 const quick = argv.quick;
+const out = argv.out ?? fileURLToPath(new URL(quick ? '../results-quick.json' : '../results.json', import.meta.url));
 const runs = argv.runs ?? (quick ? 1 : 3);
 const seconds = quick ? 1 : 3;
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
@@ -168,8 +170,10 @@ const results: BenchResults = {
   resync: { ...resync, bytesRatio: resync.bytesRatio.median, bytesRatioRuns: resync.bytesRatio },
   wallSeconds: round((performance.now() - started) / 1000, 1),
 };
-mkdirSync(dirname(argv.out), { recursive: true });
-writeFileSync(argv.out, JSON.stringify(results, null, 2) + '\n');
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
 
 process.stdout.write(renderBenchTable(results).join('\n') + '\n');
-process.exit(0);
+const problems = insaneFigures(results);
+for (const problem of problems) process.stderr.write(`bench: ${problem}\n`);
+process.exit(problems.length === 0 ? 0 : 1);
