@@ -15,10 +15,10 @@ const reaper = reapAfterEach();
 const fixture = (name: string): string => `node ${fileURLToPath(new URL(`./fixtures/foreign/${name}.mjs`, import.meta.url))}`;
 
 /** One lossy run with a misbehaving foreign consumer; every pid it started, from the log and the run's own events. */
-async function runWith(name: string, command: string) {
+async function runWith(name: string, command: string, extra: string[] = []) {
   const logFile = tempLogFile();
   reaper.track(logFile);
-  const result = await startDemo(['--mode', 'lossy', '--duration', '1', '--json', '--log-file', logFile, '--consumer-cmd', `${name}=${command}`]);
+  const result = await startDemo(['--mode', 'lossy', '--duration', '1', '--json', '--log-file', logFile, '--consumer-cmd', `${name}=${command}`, ...extra]);
   if (result.exitCode !== 3) throw new Error(failureDetail(result));
   const document = JSON.parse(String(result.stdout)) as RunDocument;
   const run: ModeRun = document.runs[0]!;
@@ -37,8 +37,9 @@ function expectOthersJudged(run: ModeRun, foreign: string): void {
 
 test('one that never says ready: the run goes on without it, its row says so, exit 3, nothing left running', async () => {
   const command = fixture('never-ready');
-  const { run, row, stderr, spawned, survivors } = await runWith('consumer-2', command);
-  const failure = `consumer-2 (foreign: ${command}) sent no \`ready\` within`;
+  // 5 s instead of the default 18: the run waits out the whole timeout for a consumer that never answers.
+  const { run, row, stderr, spawned, survivors } = await runWith('consumer-2', command, ['--ready-timeout', '5']);
+  const failure = `consumer-2 (foreign: ${command}) sent no \`ready\` within 5 s`;
   expect(row).toMatchObject({ command, verdict: 'unknown', applied: null });
   expect(row.contract).toEqual([expect.stringContaining(failure)]);
   expect(row.endedEarly).toMatch(/never became ready/);

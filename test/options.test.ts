@@ -19,6 +19,11 @@ describe('options', () => {
     });
   });
 
+  test('--ready-timeout is in seconds; without it the cluster scales the default to its size (null here)', () => {
+    expect(normalizeOptions({ readyTimeout: 2.5 }, tty).readyTimeoutMs).toBe(2500);
+    expect(normalizeOptions({}, tty).readyTimeoutMs).toBeNull();
+  });
+
   test('both is the seed\'s two columns; all adds resync', () => {
     expect(normalizeOptions({ mode: 'both' }, tty).modes).toEqual(['lossy', 'lossless']);
     expect(normalizeOptions({ mode: 'resync' }, tty).modes).toEqual(['resync']);
@@ -38,6 +43,7 @@ describe('options', () => {
     expect(usage({ rate: Number.NaN })).toMatch(/got not a number$/);
     expect(usage({ payload: 70_000 })).toMatch(/^--payload must be an integer from 0 to 65536/);
     expect(usage({ datagramSize: 65_527 })).toBe('--datagram-size must be an integer from 1200 to 16384, got 65527');
+    expect(usage({ readyTimeout: 0.5 })).toBe('--ready-timeout must be a number of seconds from 1 to 600, got 0.5');
     expect(usage({ datagramSize: 1000 })).toBe('--datagram-size must be an integer from 1200 to 16384, got 1000');
     expect(usage({ stall: ['consumer-1,consumer-2,consumer-3'] })).toMatch(/leave at least one/);
   });

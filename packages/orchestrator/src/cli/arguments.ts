@@ -32,6 +32,7 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
     'delete-ratio': { type: 'number', default: DEFAULTS.deleteRatio, describe: 'Fraction of changes that delete their key' },
     'rogue-frames': { type: 'number', default: DEFAULTS.rogueFrames, describe: 'A hostile client sends this many bad frames during the run (wrong pin, wrong token, garbage); the outcome must not change' },
     'consumer-cmd': { type: 'array', string: true, describe: 'Run a consumer someone else wrote as NAME: NAME=CMD, split like a shell would (no shell runs it); it speaks docs/CONSUMER.md. Repeatable' },
+    'ready-timeout': { type: 'number', describe: 'Seconds each process may take to start and say ready before it counts as stuck (a foreign consumer that never says ready is then left out) [default: 15 + 0.5 per process]' },
     'join-late': { type: 'string', describe: 'A consumer that subscribes only when the stall starts (snapshot under resync, latest otherwise)' },
     tui: { type: 'boolean', default: DEFAULTS.tui, describe: 'Terminal UI (--no-tui for plain text)' },
     json: { type: 'boolean', default: DEFAULTS.json, describe: 'Print one JSON document on stdout instead of the report' },

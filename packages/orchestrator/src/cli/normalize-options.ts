@@ -79,6 +79,7 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
     joinLate,
     rogueFrames: checkNumber('rogue-frames', raw.rogueFrames ?? DEFAULTS.rogueFrames, integerIn(0, 1_000_000)),
     consumerCmd: parseConsumerCommands(raw.consumerCmd ?? [], valid),
+    readyTimeoutMs: raw.readyTimeout === undefined ? null : 1000 * checkNumber('ready-timeout', raw.readyTimeout, { min: 1, max: 600, integer: false, what: 'a number of seconds from 1 to 600' }),
     tui: raw.tui ?? DEFAULTS.tui,
     json: raw.json ?? DEFAULTS.json,
     logFile: raw.logFile ?? DEFAULTS.logFile,

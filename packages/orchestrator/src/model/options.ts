@@ -55,6 +55,7 @@ export interface RawOptions {
   joinLate?: string | undefined;
   rogueFrames?: number;
   consumerCmd?: Array<string | number>;
+  readyTimeout?: number | undefined;
   tui?: boolean;
   json?: boolean;
   logFile?: string | undefined;
@@ -90,6 +91,11 @@ export interface Options {
   rogueFrames: number;
   /** Consumers the orchestrator did not write, run from a command line (--consumer-cmd), in consumer order. */
   consumerCmd: ConsumerCommand[];
+  /**
+   * How long each process may take to start and say ready, ms; null: 15 s plus half a second
+   * per process (booting is CPU-bound, and every process of a mode boots at once).
+   */
+  readyTimeoutMs: number | null;
   tui: boolean;
   json: boolean;
   logFile: string | null;

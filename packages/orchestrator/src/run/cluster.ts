@@ -24,6 +24,8 @@ export interface ClusterSpec {
   consumers: string[];
   /** Hostile frames a rogue client sends (0: no rogue). */
   rogueFrames: number;
+  /** How long each process may take to say ready, ms; null: 15 s plus half a second per process. */
+  readyTimeoutMs: number | null;
   /** QUIC idle timeout: must outlast the longest stall. */
   idleTimeoutMs: number;
   log: LogSettings;
@@ -84,7 +86,7 @@ export async function startCluster(
   const { logger, track } = context;
   // Every process boots at once and booting is CPU-bound: on 2 cores fifty of them take
   // ~15 s. Allow 15 s plus half a second per process before calling one stuck.
-  const readyTimeoutMs = 15_000 + 500 * (spec.consumers.length + 3);
+  const readyTimeoutMs = spec.readyTimeoutMs ?? 15_000 + 500 * (spec.consumers.length + 3);
   const spawn = <R extends ChildRole>(role: R, name: string, init: Promise<InitOf<R>>, more: Partial<SpawnOptions<R>> = {}) => spawnRole({ role, name, init, logger, readyTimeoutMs, track, ...more });
   // Admission: the pinned certificate proves the broker to clients; the token proves clients to the broker.
   const token = randomBytes(TOKEN_BYTES).toString('hex');
