@@ -9,11 +9,20 @@ import { isGone, pidsInLog, readLog, reapAfterEach, startDemo, survivorsAfter, t
 
 const reaper = reapAfterEach();
 
+/**
+ * Half-second phases with consumer-3 frozen from 0.5 s. A run that the test interrupts is given a
+ * stall far longer than the test (it never ends by itself: whenever the test acts, the consumer is
+ * frozen); one that must complete, a 2 s stall (800 events at 400/s: the default 512-event queue
+ * overflows, and a healthy consumer has 1.3 s of slack).
+ */
+const INTERRUPTED = ['--duration', '0.5', '--stall', 'consumer-3@0.5-60'];
+const COMPLETED = ['--duration', '0.5', '--stall', 'consumer-3@0.5-2.5'];
+
 /** Starts a run (lossy unless told) and waits (bounded) until consumer-3 is frozen. */
-async function startFrozenRun(extra: string[] = [], mode = 'lossy') {
+async function startFrozenRun(extra: string[] = INTERRUPTED, mode = 'lossy') {
   const logFile = tempLogFile();
   reaper.track(logFile);
-  const demo = startDemo(['--mode', mode, '--duration', '2', '--log-file', logFile, ...extra]);
+  const demo = startDemo(['--mode', mode, '--log-file', logFile, ...extra]);
   const deadline = Date.now() + 30_000;
   let stallLine: LogLine | undefined;
   while (!stallLine && Date.now() < deadline) {
@@ -55,7 +64,7 @@ describe('teardown', () => {
   });
 
   test.each(['lossy', 'lossless'])('%s: a consumer killed mid-run is reported as ended early, the others are still checked, and the exit code says so', async (mode) => {
-    const run = await startFrozenRun(['--json'], mode);
+    const run = await startFrozenRun([...COMPLETED, '--json'], mode);
     const victim = run.pidOf('consumer-2');
     process.kill(victim, 'SIGKILL');
     const result = await run.demo;
