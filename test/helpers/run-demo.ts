@@ -81,6 +81,13 @@ export type RunDocument = JsonDocument;
 export type ModeRun = JsonRun;
 export type ConsumerResult = JsonRun['consumers'][number];
 
+/** A consumer's row by name; fails with the names it has when there is none. */
+export function consumerOf(run: ModeRun, name: string): ConsumerResult {
+  const found = run.consumers.find((c) => c.name === name);
+  if (found === undefined) throw new Error(`no ${name} in the ${run.mode} run (it has ${run.consumers.map((c) => c.name).join(', ')})`);
+  return found;
+}
+
 /** A broker report is missing only if the broker could not be gathered: a failed run, not a finding. */
 export function brokerOf(run: ModeRun): NonNullable<ModeRun['broker']> {
   if (run.broker === null) throw new Error(`the ${run.mode} run has no broker report`);
