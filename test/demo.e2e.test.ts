@@ -71,6 +71,12 @@ describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () =
     expect(dropped).toBeGreaterThan(10 * droppedRanges.length);
   });
 
+  test('orchestrator analyze rebuilds the same --json document from the log file alone', async () => {
+    const analyzed = await execa('node', [ORCHESTRATOR, 'analyze', run.logFile, '--json'], { reject: false });
+    expect(analyzed.exitCode).toBe(0);
+    expect(JSON.parse(analyzed.stdout)).toEqual(run.document);
+  });
+
   test('no process of the run is left afterwards, the frozen one included', () => {
     expect(pidsInLog(run.log)).toHaveLength(7); // the orchestrator, its guardian, the broker, the publisher, 3 consumers
     expect(run.survivors).toEqual([]); // found (within 5 s of the exit) before anything was killed
@@ -78,24 +84,18 @@ describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () =
 });
 
 describe('orchestrator analyze', () => {
-  test('rebuilds the same --json document from the log file alone', async () => {
-    const { document, logFile } = await runDemo(['--mode', 'lossy', '--duration', '1']);
-    const analyzed = await execa('node', [ORCHESTRATOR, 'analyze', logFile, '--json'], { reject: false });
-    expect(analyzed.exitCode).toBe(0);
-    expect(JSON.parse(analyzed.stdout)).toEqual(document);
-  });
-
   test('rebuilds the same text report the run printed, and the same HTML report', async () => {
     const logFile = tempLogFile();
     const html = logFile.replace(/\.ndjson$/, '.html');
-    const printed = await startDemo(['--mode', 'lossy', '--duration', '1', '--log-file', logFile, '--report', html]);
+    // Half-second phases, consumer-3 frozen for 2 s: 800 events, enough to overflow the default queue.
+    const printed = await startDemo(['--mode', 'lossy', '--duration', '0.5', '--stall', 'consumer-3@0.5-2.5', '--log-file', logFile, '--report', html]);
     expect(printed.exitCode).toBe(0);
     const page = readFileSync(html, 'utf8');
     // Self-contained: nothing to fetch, nothing to run; the charts are inline SVG.
     expect(page).not.toMatch(/<script|https?:\/\/|<link /);
     expect(page.match(/<svg /g)!.length).toBe(3); // wrong over time, publisher rate, wrong by key rank
     expect(page).toContain('What each column cost');
-    expect(page).toMatch(/consumer-3 \(stalled\)<\/td><td>\d+<\/td><td class="bad">\d+ of 2000 wrong/);
+    expect(page).toMatch(/consumer-3 \(stalled 0\.5-2\.5 s\)<\/td><td>\d+<\/td><td class="bad">\d+ of 2000 wrong/);
     const rebuilt = html.replace(/\.html$/, '-rebuilt.html');
     expect((await execa('node', [ORCHESTRATOR, 'analyze', logFile, '--report', rebuilt], { reject: false })).exitCode).toBe(0);
     expect(readFileSync(rebuilt, 'utf8')).toBe(page);

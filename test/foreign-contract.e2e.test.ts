@@ -14,11 +14,14 @@ import { failureDetail, ORCHESTRATOR, pidsInLog, readLog, reapAfterEach, startDe
 const reaper = reapAfterEach();
 const fixture = (name: string): string => `node ${fileURLToPath(new URL(`./fixtures/foreign/${name}.mjs`, import.meta.url))}`;
 
-/** One lossy run with a misbehaving foreign consumer; every pid it started, from the log and the run's own events. */
+/**
+ * One lossy run with a misbehaving foreign consumer; every pid it started, from the log and the run's
+ * own events. Half-second phases, our consumer-3 frozen for 2 s (800 events: the default queue overflows).
+ */
 async function runWith(name: string, command: string, extra: string[] = []) {
   const logFile = tempLogFile();
   reaper.track(logFile);
-  const result = await startDemo(['--mode', 'lossy', '--duration', '1', '--json', '--log-file', logFile, '--consumer-cmd', `${name}=${command}`, ...extra]);
+  const result = await startDemo(['--mode', 'lossy', '--duration', '0.5', '--stall', 'consumer-3@0.5-2.5', '--json', '--log-file', logFile, '--consumer-cmd', `${name}=${command}`, ...extra]);
   if (result.exitCode !== 3) throw new Error(failureDetail(result));
   const document = JSON.parse(String(result.stdout)) as RunDocument;
   const run: ModeRun = document.runs[0]!;
@@ -64,7 +67,7 @@ test('one that answers gather with garbage: the contract failure says where the 
   const page = readFileSync(html, 'utf8');
   expect(page).toContain('<small>foreign: node ');
   expect(page).toContain('contract failure: consumer-3 (foreign: ');
-  expect(page).toMatch(/consumer-3 \(stalled\)<br><small>foreign: [^<]*<\/small><\/td><td>\?<\/td><td class="bad">unknown<\/td>/);
+  expect(page).toMatch(/consumer-3 \(stalled 0\.5-2\.5 s\)<br><small>foreign: [^<]*<\/small><\/td><td>\?<\/td><td class="bad">unknown<\/td>/);
 });
 
 test('one that exits mid-run: ended early and a contract failure, the others judged', async () => {
