@@ -15,3 +15,4 @@ export { interpretPlan, type StepHandlers } from './run/interpret-plan.js';
 export { Nemesis } from './run/nemesis.js';
 export { Timeline } from './run/timeline.js';
 export { splitCommand } from './cli/split-command.js';
+export { ChildChannel } from './run/child/channel.js';

@@ -86,9 +86,19 @@ export class ChildChannel {
     return () => this.listeners.delete(listener);
   }
 
-  /** Fire and forget; a send that fails is logged, since the child may be mid-exit. */
+  /**
+   * Fire and forget; a send that fails is logged, since the child may be mid-exit. execa throws
+   * synchronously once the channel is closed (the child just died): that must not escape either,
+   * or a request made at that instant would throw after creating its reply promise, and that
+   * promise's rejection (the child's exit) would reach no one.
+   */
   send(message: OrchestratorCommand): void {
-    this.subprocess.sendMessage(message).catch((error: unknown) => this.logger.warn({ child: this.who, type: message.type, err: error }, 'IPC send failed'));
+    const failed = (error: unknown) => this.logger.warn({ child: this.who, type: message.type, err: error }, 'IPC send failed');
+    try {
+      this.subprocess.sendMessage(message).catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   }
 
   /** Sends the init message; a failure fails the spawn. */
