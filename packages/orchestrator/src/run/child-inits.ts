@@ -1,4 +1,4 @@
-import type { BrokerEndpoint, BrokerInit, ConsumerInit, LogSettings, Mode, OverflowPolicy, PublisherInit } from '@state-divergence/protocol';
+import { modeSpec, type BrokerEndpoint, type BrokerInit, type ConsumerInit, type LogSettings, type Mode, type OverflowPolicy, type PublisherInit } from '@state-divergence/protocol';
 import type { RunCertificate } from './tls.js';
 import { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './transport-settings.js';
 
@@ -24,10 +24,10 @@ export function brokerInit(settings: {
   };
 }
 
-/** How a consumer subscribes in each mode: today's consumer, or one that can recover. */
+/** How a consumer subscribes is its mode's (protocol's modes.ts): today's consumer, or one that can recover. */
 export function consumerInit(name: string, broker: BrokerEndpoint, mode: Mode, log: LogSettings): ConsumerInit {
-  const behaviour = mode === 'resync' ? { subscribeWith: 'snapshot', detectGaps: true } as const : { subscribeWith: 'latest', detectGaps: false } as const;
-  return { role: 'consumer', name, broker, ...behaviour, log };
+  const { subscribeWith, detectGaps } = modeSpec(mode);
+  return { role: 'consumer', name, broker, subscribeWith, detectGaps, log };
 }
 
 export function publisherInit(
