@@ -44,7 +44,12 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
   const marker = faults !== '' ? `  <- ${faults}` : consumer.name === options.joinLate ? '  <- joined late' : '';
   const lines: string[] = [];
   if (consumer.verdict === 'unknown') {
-    const why = consumer.applied === null ? 'its copy could not be gathered' : `${consumer.wrongKeys.length} keys differ, but the drain gave up while it was still catching up`;
+    const why =
+      consumer.applied === null
+        ? 'its copy could not be gathered'
+        : result.checkerError !== null
+          ? `${consumer.wrongKeys.length} keys differ, but ${result.checkerError}`
+          : `${consumer.wrongKeys.length} keys differ, but the drain gave up while it was still catching up`;
     lines.push(`    ${name}  applied ${applied}   state UNKNOWN (${why})${marker}`);
   } else if (consumer.wrongKeys.length === 0) {
     lines.push(`    ${name}  applied ${applied}   state CORRECT${marker}`);
@@ -125,7 +130,7 @@ export function renderMode(result: JsonRun, options: JsonConfig): string {
 function summarise(result: JsonRun, options: JsonConfig): string {
   const wrong = result.consumers.filter((c) => c.verdict === 'invalid');
   const throttle = `publisher ${rate(result.publisher.rateInStall)} of ${rate(options.rate)} during the stall`;
-  if (result.valid === 'unknown') return `${MODE_SHORT[result.mode]}: outcome UNKNOWN (a consumer could not be checked); ${throttle}`;
+  if (result.valid === 'unknown') return `${MODE_SHORT[result.mode]}: outcome UNKNOWN (${result.checkerError ?? 'a consumer could not be checked'}); ${throttle}`;
   if (wrong.length === 0) return `${MODE_SHORT[result.mode]}: every consumer correct; ${throttle}`;
   const worst = wrong.map((c) => `${c.name} ${c.wrongCount} keys`).join(', ');
   return `${MODE_SHORT[result.mode]}: ${wrong.length} of ${result.consumers.length} consumers permanently wrong (${worst}), none told; ${throttle}`;
