@@ -111,7 +111,7 @@ export function renderMode(result: JsonRun, options: JsonConfig): string {
         `    ${o.a} and ${o.b}: ${o.both} keys wrong for both, ${o.onlyA} only for ${o.a}, ${o.onlyB} only for ${o.b}` +
         (o.jaccard === null ? '' : ` (Jaccard ${o.jaccard}${o.onlyA + o.onlyB > 0 ? ': they disagree with each other too' : ''})`),
     ),
-    `    checker: ${result.valid}; unexplained: ${result.unexplained}${result.checkerError === null ? '' : ` (${result.checkerError})`}`,
+    `    checker: ${result.valid}; unexplained: ${result.checkerError === null ? result.unexplained : `unknown (${result.checkerError})`}`,
   ];
   if (result.rogue !== null) {
     const r = result.rogue;
