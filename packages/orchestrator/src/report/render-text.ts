@@ -1,3 +1,4 @@
+import { modeSpec, throttlesPublisher } from '@state-divergence/protocol';
 import type { LatencySummary } from '../check/latency.js';
 import { faultLabel } from '../model/faults.js';
 import type { JsonConfig, JsonRun } from './document.js';
@@ -153,11 +154,13 @@ export function renderClosing(results: JsonRun[], options: JsonConfig): string {
   const lines = results.map((r) => `  ${summarise(r, options)}`);
   if (results.length > 1) {
     lines.push('', ...costTable(results), '');
-    const modes = new Set(results.map((r) => r.mode));
-    if (modes.has('lossy') && modes.has('lossless')) {
+    const modes = results.map((r) => r.mode);
+    if (modes.some((m) => modeSpec(m).silentLoss) && modes.some(throttlesPublisher)) {
       lines.push('  Neither seed column is free: one is silently wrong, the other lets the slowest consumer throttle everyone.');
     }
-    if (modes.has('resync')) lines.push('  resync keeps the publisher at rate and repairs the stalled consumer with a delta: the gap closed, at the cost above.');
+    for (const mode of modes.filter((m) => modeSpec(m).queuePolicy === 'resync')) {
+      lines.push(`  ${MODE_SHORT[mode]} keeps the publisher at rate and repairs the stalled consumer with a delta: the gap closed, at the cost above.`);
+    }
   }
   return lines.join('\n') + '\n';
 }
