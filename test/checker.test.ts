@@ -28,13 +28,14 @@ const authority = { versions: [6, 9, 3, 0, 7, 8], values: [11, 22, 30, 0, 40, 0]
 const lastWriteOffsets = [6, 9, 3, 0, 7, 8];
 const correct: Array<[number, number, number]> = [[0, 6, 11], [1, 9, 22], [2, 3, 30], [4, 7, 40]];
 
-const run = (consumers: CheckInput['consumers']) => check({ authority, history, lastWriteOffsets, consumers });
+const broker = { head: 9, lastWriteOffsets };
+const run = (consumers: CheckInput['consumers']) => check({ authority, history, broker, consumers });
 const one = (entries: Array<[number, number, number]>, missedRanges: Array<[number, number]> = [], coveredAfter = 0) =>
-  run([{ name: 'c', faulted: true, report: report(entries, { coveredAfter }), missedRanges }]).consumers[0]!;
+  run([{ name: 'c', faulted: true, report: report(entries, { coveredAfter }), dropped: missedRanges }]).consumers[0]!;
 
 describe('checker', () => {
   test('a consumer holding exactly the authority is valid, and a deleted key it does not hold is right', () => {
-    const result = run([{ name: 'c1', faulted: false, report: report(correct), missedRanges: [] }]);
+    const result = run([{ name: 'c1', faulted: false, report: report(correct), dropped: [] }]);
     expect(result.verdict).toBe('valid');
     expect(result.consumers[0]).toMatchObject({ verdict: 'valid', wrongKeys: [], lost: 0, unexpected: 0, unexplainedKeys: [] });
   });
@@ -80,17 +81,17 @@ describe('checker', () => {
 
   test('a consumer whose copy could not be gathered is unknown, never valid', () => {
     const result = run([
-      { name: 'c1', faulted: false, report: report(correct), missedRanges: [] },
-      { name: 'c2', faulted: false, report: null, missedRanges: [] },
+      { name: 'c1', faulted: false, report: report(correct), dropped: [] },
+      { name: 'c2', faulted: false, report: null, dropped: [] },
     ]);
     expect(result.consumers[1]!.verdict).toBe('unknown');
     expect(result.verdict).toBe('unknown');
   });
 
   test('a wrong consumer the drain gave up on is unknown (maybe only late), not invalid', () => {
-    const result = run([{ name: 'c', faulted: true, report: report([[0, 6, 11]]), missedRanges: [], undrained: 'at offset 6, broker queued up to 9' }]);
+    const result = run([{ name: 'c', faulted: true, report: report([[0, 6, 11]]), dropped: [], undrained: 'at offset 6, broker queued up to 9' }]);
     expect(result.consumers[0]!.verdict).toBe('unknown');
-    const right = run([{ name: 'c', faulted: true, report: report(correct), missedRanges: [], undrained: 'slow' }]);
+    const right = run([{ name: 'c', faulted: true, report: report(correct), dropped: [], undrained: 'slow' }]);
     expect(right.consumers[0]!.verdict).toBe('valid');
   });
 
@@ -101,7 +102,7 @@ describe('checker', () => {
   });
 
   test('ended-early consumers carry the reason through', () => {
-    const result = run([{ name: 'c1', faulted: false, report: report([], { endedEarly: 'stream failed: idle timeout' }), missedRanges: [] }]);
+    const result = run([{ name: 'c1', faulted: false, report: report([], { endedEarly: 'stream failed: idle timeout' }), dropped: [] }]);
     expect(result.consumers[0]).toMatchObject({ endedEarly: 'stream failed: idle timeout', lost: 4 });
   });
 
@@ -109,10 +110,10 @@ describe('checker', () => {
     const input: CheckInput = {
       authority,
       history,
-      lastWriteOffsets,
+      broker,
       consumers: [
-        { name: 'c1', faulted: false, report: report(correct), missedRanges: [] },
-        { name: 'c2', faulted: true, report: null, missedRanges: [], died: 'its process killed by SIGKILL mid-run' },
+        { name: 'c1', faulted: false, report: report(correct), dropped: [] },
+        { name: 'c2', faulted: true, report: null, dropped: [], died: 'its process killed by SIGKILL mid-run' },
       ],
     };
     const result = checkSafely(input, () => {

@@ -56,6 +56,7 @@ const counters = () => ({
   reconnects: subscription.reconnects,
   skippedRanges: subscription.skippedRanges,
   coveredAfter: subscription.coveredAfter,
+  repairedRanges: subscription.replica.repairedRanges,
 });
 
 const report = () => ({
@@ -65,7 +66,6 @@ const report = () => ({
   lags: subscription.replica.lags,
   resumes: subscription.replica.resumes,
   syncs: subscription.replica.syncs,
-  repairedRanges: subscription.replica.repairedRanges,
   disconnects: subscription.disconnects,
 });
 

@@ -66,7 +66,7 @@ async function servePublisher(frames: Frames, name: string, context: SessionCont
     judgePublish(frame, context);
     if (frame.type !== 'publish') throw new ProtocolViolation(ErrorCode.unexpectedFrame, `publisher sent ${frame.type}; only publish is allowed`);
     // Lossless: pausing here stops reads from this stream; QUIC flow control does the rest.
-    const room = topic.overflow === 'block' ? topic.waitForRoom() : undefined;
+    const room = topic.queuePolicy === 'block' ? topic.waitForRoom() : undefined;
     if (room) await room;
     topic.publish(frame.change, frame.body);
   }

@@ -1,4 +1,4 @@
-import { encodeProgress } from '@state-divergence/protocol';
+import { encodeProgress, modeSpec } from '@state-divergence/protocol';
 import { runChild } from '@state-divergence/runtime';
 import { startQuicServer } from '@state-divergence/runtime/quic';
 import { serveClient, type SessionContext } from './client-session.js';
@@ -18,11 +18,11 @@ await runChild('broker', async ({ init, logger, ending }) => {
     logger,
     onStream: (stream) => void serveClient(stream, context),
   });
-  logger.info({ host: init.host, port: server.port, datagramBytes: init.datagramBytes, queueCapacity: init.queueCapacity, overflow: topic.overflow, batchMaxEvents: init.batchMaxEvents }, 'listening');
+  logger.info({ host: init.host, port: server.port, datagramBytes: init.datagramBytes, queueCapacity: init.queueCapacity, queuePolicy: topic.queuePolicy, batchMaxEvents: init.batchMaxEvents }, 'listening');
 
-  // Resync mode's heartbeat: an idle subscriber learns the head, so it (and the
-  // drain step) can tell "current" from "silently behind".
-  if (topic.overflow === 'resync') {
+  // The heartbeat (a mode's row says whether it has one): an idle subscriber learns
+  // the head, so it (and the drain step) can tell "current" from "silently behind".
+  if (modeSpec(init.mode).heartbeat) {
     setInterval(() => {
       for (const subscriber of [...topic.subscribers.values()]) if (subscriber.idle) subscriber.sendControl(encodeProgress(topic.headOffset));
     }, init.heartbeatMs).unref();

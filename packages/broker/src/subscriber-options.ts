@@ -1,21 +1,15 @@
-import type { OverflowPolicy } from '@state-divergence/protocol';
+import type { QueuePolicy } from '@state-divergence/protocol';
 import type { Logger } from '@state-divergence/runtime';
 import type { CompactedTable } from './compacted-table.js';
 import type { Subscriber } from './subscriber.js';
 import type { SubscriberStats } from './subscriber-stats.js';
 
-/**
- * What a full queue means: lossy mode's three policies (drop the new event,
- * drop the oldest queued one, disconnect the subscriber), lossless blocks (the
- * Topic waits), resync lags.
- */
-export type QueuePolicy = OverflowPolicy | 'block' | 'resync';
-
 export interface SubscriberOptions {
   name: string;
   capacity: number;
   batchMaxEvents: number;
-  overflow: QueuePolicy;
+  /** What a full queue means (protocol's QueuePolicy): under `block` the Topic waited for room before offering. */
+  queuePolicy: QueuePolicy;
   table: CompactedTable;
   headOffset: () => number;
   /** This name's figures, kept across its subscriptions. */

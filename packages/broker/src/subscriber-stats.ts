@@ -81,6 +81,7 @@ export class SubscriberStats {
       droppedRanges: this.drops.ranges,
       maxQueued: this.maxQueued,
       endedEarly: this.endedEarly,
+      disconnectedAt: this.disconnectedAt,
       disconnects: this.disconnects,
       lags: this.costs.lags,
       blockedWrites: this.blockedWrites(),

@@ -62,7 +62,7 @@ export class Subscriber {
   offer(offset: number, event: Buffer): boolean {
     if (this.endedEarly !== null || this.recovery.pending) return true;
     if (this.queued >= this.options.capacity) {
-      switch (this.options.overflow) {
+      switch (this.options.queuePolicy) {
         case 'resync':
           this.markLagged({ from: this.lastWritten, signal: true });
           return true;
@@ -93,7 +93,7 @@ export class Subscriber {
   /** At-most-once: this offset is lost for this subscriber only, and nobody tells it. Logged once per run of drops. */
   drop(offset: number): void {
     if (this.dropsInRun === 0) {
-      this.options.logger.info({ subscriber: this.name, policy: this.options.overflow, firstOffset: offset, queued: this.queued }, 'drops started');
+      this.options.logger.info({ subscriber: this.name, policy: this.options.queuePolicy, firstOffset: offset, queued: this.queued }, 'drops started');
     }
     this.dropsInRun += 1;
     this.stats.drops.add(offset);
@@ -140,7 +140,7 @@ export class Subscriber {
 
   private endDropRun(offset: number): void {
     if (this.dropsInRun === 0) return;
-    this.options.logger.info({ subscriber: this.name, policy: this.options.overflow, dropped: this.dropsInRun, resumedAt: offset }, 'drops ended');
+    this.options.logger.info({ subscriber: this.name, policy: this.options.queuePolicy, dropped: this.dropsInRun, resumedAt: offset }, 'drops ended');
     this.dropsInRun = 0;
   }
 

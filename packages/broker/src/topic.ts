@@ -1,24 +1,22 @@
-import { encodeEventFromPublishBody, type Change, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
+import { encodeEventFromPublishBody, queuePolicyOf, type Change, type Mode, type OverflowPolicy, type QueuePolicy } from '@state-divergence/protocol';
 import { CompactedTable } from './compacted-table.js';
 import { Subscriber } from './subscriber.js';
-import type { QueuePolicy, SubscriberOptions } from './subscriber-options.js';
+import type { SubscriberOptions } from './subscriber-options.js';
 import { SubscriberStats } from './subscriber-stats.js';
 
 /** What a subscription's session supplies; the Topic supplies the rest. */
 export type SubscriptionSpec = Pick<SubscriberOptions, 'name' | 'capacity' | 'batchMaxEvents' | 'write' | 'farewell' | 'logger'>;
 
-/** `--overflow` chooses among lossy mode's policies; the other modes have one each. */
-const policyOf = (mode: Mode, lossy: OverflowPolicy): QueuePolicy => (mode === 'lossy' ? lossy : mode === 'lossless' ? 'block' : 'resync');
-
 /**
  * The change stream: assigns offsets and fans each event out to every
  * subscriber. An event is encoded once; all queues share the same bytes.
  *
- * lossy    - a full queue drops the new event for that subscriber only, or the
- *            oldest queued one, or ends its subscription (`--overflow`).
- * lossless - the publisher's reader waits (waitForRoom) before each event until
+ * What a full queue does is the mode's queue policy (protocol's modes.ts):
+ * an `--overflow` policy drops the new event for that subscriber only, or the
+ *            oldest queued one, or ends its subscription;
+ * block    - the publisher's reader waits (waitForRoom) before each event until
  *            every queue has room, so a full queue stops the broker reading and
- *            QUIC flow control pushes back to the publisher.
+ *            QUIC flow control pushes back to the publisher;
  * resync   - a full queue turns into a lag signal plus a delta (see Subscriber);
  *            nobody waits and nothing is lost.
  * Every mode keeps the compacted table: it also answers digests and snapshots.
@@ -34,13 +32,14 @@ export class Topic {
   readonly table = new CompactedTable();
   /** Set when the broker shuts down: streams failing after this are expected, not news. */
   closing = false;
-  readonly overflow: QueuePolicy;
+  /** What a full subscriber queue does in this run: the mode's policy, or `--overflow`'s where the mode leaves it to the flag. */
+  readonly queuePolicy: QueuePolicy;
 
   constructor(
     readonly mode: Mode,
-    lossyOverflow: OverflowPolicy = 'drop-new',
+    overflow: OverflowPolicy = 'drop-new',
   ) {
-    this.overflow = policyOf(mode, lossyOverflow);
+    this.queuePolicy = queuePolicyOf(mode, overflow);
   }
 
   /**
@@ -53,7 +52,7 @@ export class Topic {
     if (stats === undefined) this.stats.set(spec.name, (stats = new SubscriberStats()));
     const subscriber = new Subscriber({
       ...spec,
-      overflow: this.overflow,
+      queuePolicy: this.queuePolicy,
       table: this.table,
       headOffset: () => this.head,
       stats,

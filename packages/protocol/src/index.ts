@@ -10,3 +10,4 @@ export { publishRefusal, type PublishLimits, type Refusal } from './publish-rule
 export { childMessageProblem, initProblem, isChildInit, isChildMessage, isOrchestratorCommand, isRequestKind } from './ipc-guards.js';
 export { isGuardianCommand, type GuardianCommand, type GuardianMessage } from './guardian.js';
 export { readForeignMessage, readForeignCounters, readForeignReport, type ForeignRead } from './ipc-foreign.js';
+export { MODE_TABLE, modeSpec, queuePolicyOf, throttlesPublisher, type ModeSpec, type QueuePolicy } from './modes.js';

@@ -85,7 +85,9 @@ function syncs(v: unknown, path: string): SyncRecord[] {
 
 export function readForeignCounters(v: unknown): ConsumerCounters {
   const r = record(v, 'counters');
+  const repaired = r.repairedRanges === undefined ? {} : { repairedRanges: ranges(r.repairedRanges, 'repairedRanges') };
   return {
+    ...repaired,
     role: 'consumer',
     applied: count(r.applied, 'applied'),
     lastOffset: count(r.lastOffset, 'lastOffset'),

@@ -59,6 +59,8 @@ export interface ConsumerCounters {
   skippedRanges: Array<[number, number]>;
   /** The stream reached it from this offset on (see ConsumerReport): a late `latest` subscriber missed everything before. */
   coveredAfter: number;
+  /** Offsets deltas it asked for gave back so far (see ConsumerReport); absent: none. */
+  repairedRanges?: Array<[number, number]>;
 }
 
 export type Counters = BrokerCounters | PublisherCounters | ConsumerCounters | RogueCounters;
@@ -74,6 +76,11 @@ export interface SubscriberReport extends SubscriberCounters {
   maxQueued: number;
   /** Why its latest subscription ended (null while it is subscribed). */
   endedEarly: string | null;
+  /**
+   * The offset the broker disconnected it at as a slow consumer, when it has not
+   * subscribed again (null otherwise): nothing after it reached this name (as LastWrites.disconnectedAt).
+   */
+  disconnectedAt: number | null;
   /** Lossy mode under `--overflow disconnect`: times the broker ended its stream with ERROR slowConsumer. */
   disconnects: number;
   /** Resync mode: times the queue overflowed and was replaced by a lag signal + delta. */

@@ -77,7 +77,7 @@ const subscriberCounters = {
 const blockedWrite = fields<BlockedWrite>({ startedAt: number, bytesBefore: count, bytes: count, ms: number });
 const subscriberReport = fields<SubscriberReport>({
   ...subscriberCounters,
-  droppedRanges: ranges, maxQueued: count, endedEarly: nullable(text), disconnects: count, lags: count,
+  droppedRanges: ranges, maxQueued: count, endedEarly: nullable(text), disconnectedAt: nullable(count), disconnects: count, lags: count,
   blockedWrites: listOf(blockedWrite), resumes: count, resyncBytes: count, resyncFrames: count, fullSnapshotBytes: count, discarded: count,
 });
 const latency = fields<LatencySamples>({ appliedAt: typedArray('Float64Array'), latencyMs: typedArray('Float64Array') });
@@ -108,6 +108,7 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
     init: fields<ConsumerInit>({ role: oneOf(['consumer']), name: text, broker, subscribeWith: oneOf(['latest', 'snapshot']), detectGaps: flag, log }),
     counters: fields<ConsumerCounters>({
       role: oneOf(['consumer']), applied: count, lastOffset: count, endedEarly: nullable(text), syncing: flag, reconnects: count, skippedRanges: ranges, coveredAfter: count,
+      repairedRanges: optional(ranges),
     }),
     report: fields<ConsumerReport>({
       role: oneOf(['consumer']), applied: count, lastOffset: count, coveredAfter: count, latency, lags: count, resumes: count, syncs: listOf(sync),

@@ -8,9 +8,9 @@
  */
 
 import type { BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, Counters, DigestVerdict, LastWrites, ProcessResources, PublisherCounters, PublisherReport, Report, RogueCounters, RogueReport } from './ipc-reports.js';
-
-export const MODES = ['lossy', 'lossless', 'resync'] as const;
-export type Mode = (typeof MODES)[number];
+import type { Mode, OverflowPolicy } from './modes.js';
+// Each mode's name and meaning live in modes.ts, the one table of what a mode does.
+export { MODES, OVERFLOW_POLICIES, type Mode, type OverflowPolicy } from './modes.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -40,15 +40,6 @@ export interface BrokerEndpoint {
   token: string;
 }
 
-/**
- * What a lossy broker does with an event for a subscriber whose queue is full:
- * drop the new event (the seed's broker), drop the oldest queued one (a ring:
- * a consumer that wakes gets the newest changes), or end the subscriber's
- * stream with an ERROR (Redis's output-buffer limit, NATS's slow consumer).
- */
-export const OVERFLOW_POLICIES = ['drop-new', 'drop-oldest', 'disconnect'] as const;
-export type OverflowPolicy = (typeof OVERFLOW_POLICIES)[number];
-
 export interface BrokerInit {
   role: 'broker';
   name: 'broker';
@@ -57,7 +48,7 @@ export interface BrokerInit {
   /** Keyspace size, for the per-key report. */
   keys: number;
   queueCapacity: number;
-  /** Lossy mode only: what a full queue does (see OverflowPolicy). */
+  /** What a full queue does where the mode's queue policy is `overflow` (modes.ts). */
   overflow: OverflowPolicy;
   /** Most events one write to one subscriber carries. */
   batchMaxEvents: number;

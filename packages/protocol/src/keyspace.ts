@@ -37,12 +37,3 @@ export function keyProbabilities(keys: number): number[] {
   const total = weights.reduce((a, b) => a + b, 0);
   return weights.map((w) => w / total);
 }
-
-/**
- * Expected number of keys whose last write is among the last `lost` changes:
- * sum over k of 1 - (1 - p_k)^lost. When a consumer loses the tail of the
- * stream, that is how many keys it should end up wrong about.
- */
-export function expectedKeysTouched(keys: number, lost: number): number {
-  return keyProbabilities(keys).reduce((sum, p) => sum + 1 - (1 - p) ** lost, 0);
-}

@@ -1,4 +1,6 @@
 import type { ConsumerReport } from '@state-divergence/protocol';
+import type { OffsetRange } from './expectation.js';
+import { isMissed, missedRanges } from './missed.js';
 
 /** Jepsen's three outcomes: a checker that cannot tell says so. */
 export type Verdict = 'valid' | 'invalid' | 'unknown';
@@ -21,18 +23,21 @@ export interface History {
 export interface CheckInput {
   authority: Authority;
   history: History;
-  /** Broker: offset of each key's last write. */
-  lastWriteOffsets: ArrayLike<number>;
+  /**
+   * From the broker's report: its head and the offset of each key's last write.
+   * null when the report could not be gathered: which writes never reached whom
+   * is then unknown, so no wrong key can be explained and the verdict is `unknown`.
+   */
+  broker: { head: number; lastWriteOffsets: ArrayLike<number> } | null;
   consumers: Array<{
     name: string;
     /** Faulted at some point of the run: stalled, slowed or crashed. */
     faulted: boolean;
     report: ConsumerReport | null;
-    /**
-     * Offsets this consumer missed, inclusive ranges: dropped for it by the broker,
-     * or skipped when it subscribed again at `latest` (its report's skippedRanges).
-     */
-    missedRanges: Array<[number, number]>;
+    /** The broker's side of what it missed (missed.ts; its report says the rest): offsets dropped for it, inclusive ranges. */
+    dropped: OffsetRange[];
+    /** Where the broker disconnected it as a slow consumer, if it never subscribed again. */
+    disconnectedAt?: number | null;
     /** Set when its process died: it could not say why its subscription ended, the orchestrator saw it. */
     died?: string | null;
     /** Set when the drain gave up on it: a wrong key may only be late, so wrong means unknown. */
@@ -54,9 +59,10 @@ export interface ConsumerCheck {
   unexpected: number;
   /**
    * Keys where the wrong set and the explanation disagree: wrong although the
-   * key's last write was neither dropped for this consumer nor published before
-   * it subscribed (a late `latest` subscriber), or explained yet right. Must be
-   * 0: a nonzero count is a bug in the demo, not a result.
+   * consumer did not miss the key's last write (missed.ts: dropped for it,
+   * skipped, before its `latest` subscription, after a disconnect, and not
+   * repaired), or explained yet right. Must be 0: a nonzero count is a bug in
+   * the demo, not a result. Empty when the broker's report is missing (unknown).
    */
   unexplainedKeys: number[];
   endedEarly: string | null;
@@ -65,7 +71,10 @@ export interface ConsumerCheck {
 export interface CheckResult {
   verdict: Verdict;
   consumers: ConsumerCheck[];
-  /** Set when the checker itself failed: the verdict is then `unknown`, never a guess. */
+  /**
+   * Set when the run as a whole could not be judged (the checker failed, or the
+   * broker's report is missing): the verdict is then `unknown`, never a guess.
+   */
   error?: string;
 }
 
@@ -76,17 +85,41 @@ export function mergeVerdicts(verdicts: Verdict[]): Verdict {
   return 'valid';
 }
 
-function inRanges(offset: number, ranges: Array<[number, number]>): boolean {
-  return ranges.some(([from, to]) => offset >= from && offset <= to);
-}
-
 function emitted(history: History, key: number, version: number, value: number): boolean {
   const i = version - 1;
   return i >= 0 && i < history.keys.length && history.keys[i] === key && history.values[i] === value && history.deleted[i] === 0;
 }
 
+/** Why nothing can be explained without the broker's report. */
+export const NO_BROKER_REPORT =
+  "the broker's report could not be gathered: which writes it dropped for whom is unknown, so no wrong key can be explained";
+
+/**
+ * Keys where the wrong set and the explanation disagree, ascending. Explained:
+ * the key's authoritative last write never reached this consumer (missed.ts),
+ * except a delete of a key it does not hold, which did no harm.
+ */
+function unexplained(
+  broker: NonNullable<CheckInput['broker']>,
+  authority: Authority,
+  consumer: CheckInput['consumers'][number] & { report: ConsumerReport },
+  held: ReadonlyMap<number, unknown>,
+  wrong: ReadonlySet<number>,
+): number[] {
+  const missed = missedRanges({ head: broker.head, dropped: consumer.dropped, disconnectedAt: consumer.disconnectedAt ?? null }, consumer.report);
+  const explained = new Set<number>();
+  for (let key = 0; key < broker.lastWriteOffsets.length; key++) {
+    const offset = broker.lastWriteOffsets[key]!;
+    if (offset === 0 || !isMissed(missed, offset)) continue;
+    if (authority.deleted[key] === 1 && !held.has(key)) continue;
+    explained.add(key);
+  }
+  const keys = [...wrong].filter((k) => !explained.has(k)).concat([...explained].filter((k) => !wrong.has(k)));
+  return keys.sort((a, b) => a - b);
+}
+
 function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][number]): ConsumerCheck {
-  const { authority, history } = input;
+  const { authority, history, broker } = input;
   const base = { name: consumer.name, faulted: consumer.faulted, endedEarly: consumer.report?.endedEarly ?? consumer.died ?? null };
   if (consumer.report === null) {
     return { ...base, verdict: 'unknown', applied: null, wrongKeys: [], lost: 0, unexpected: 0, unexplainedKeys: [] };
@@ -118,21 +151,9 @@ function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][numb
       wrong.add(key);
     }
   }
-  // Explained: the key's authoritative last write never reached this consumer -
-  // the broker dropped it, a re-subscribe skipped it, or it predates a `latest`
-  // subscription - except a
-  // delete of a key it does not hold, which did no harm.
-  const explained = new Set<number>();
-  const { coveredAfter } = consumer.report;
-  for (let key = 0; key < input.lastWriteOffsets.length; key++) {
-    const offset = input.lastWriteOffsets[key]!;
-    if (offset === 0 || (offset > coveredAfter && !inRanges(offset, consumer.missedRanges))) continue;
-    if (authority.deleted[key] === 1 && !held.has(key)) continue;
-    explained.add(key);
-  }
-  const unexplainedKeys = [...wrong].filter((k) => !explained.has(k)).concat([...explained].filter((k) => !wrong.has(k)));
   const wrongKeys = [...wrong].sort((a, b) => a - b);
-  const verdict: Verdict = wrongKeys.length === 0 ? 'valid' : consumer.undrained ? 'unknown' : 'invalid';
+  // Without the broker's report a wrong key cannot be told from a bug: unknown, not invalid.
+  const verdict: Verdict = wrongKeys.length === 0 ? 'valid' : consumer.undrained || broker === null ? 'unknown' : 'invalid';
   return {
     ...base,
     verdict,
@@ -140,7 +161,7 @@ function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][numb
     wrongKeys,
     lost,
     unexpected,
-    unexplainedKeys: unexplainedKeys.sort((a, b) => a - b),
+    unexplainedKeys: broker === null ? [] : unexplained(broker, authority, { ...consumer, report: consumer.report }, held, wrong),
   };
 }
 
@@ -153,6 +174,7 @@ function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][numb
  */
 export function check(input: CheckInput): CheckResult {
   const consumers = input.consumers.map((consumer) => checkConsumer(input, consumer));
+  if (input.broker === null) return { verdict: 'unknown', consumers, error: NO_BROKER_REPORT };
   return { verdict: mergeVerdicts(consumers.map((c) => c.verdict)), consumers };
 }
 

@@ -1,7 +1,7 @@
 import type { CheckResult } from './checker.js';
 import { wrongByDecile } from './damage.js';
 import { expectedWrong } from './expectation.js';
-import { missedKeys, missedRangesOf } from './missed.js';
+import { brokerEvidenceOf, missedKeys, missedRanges } from './missed.js';
 import type { GatheredRun } from './run-types.js';
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
@@ -12,17 +12,27 @@ function survival(wrong: number[], missed: number[] | null): Array<number | null
   return wrong.map((w, d) => ((missed[d] ?? 0) === 0 ? null : round3(w / missed[d]!)));
 }
 
-/** Per consumer: wrong and missed fractions by hotness decile, and the expected number of wrong keys. */
+/**
+ * Per consumer: wrong and missed fractions by hotness decile, and the expected
+ * number of wrong keys, from what it missed (missed.ts). Without the broker's
+ * report or its own, what it missed is unknown: its expectation and missed
+ * fractions are left out (null in the document), never guessed.
+ */
 export function damageBy(run: GatheredRun, result: CheckResult) {
   const { authority, history, published } = run.publisher;
   const keys = authority.versions.length;
+  const { broker } = run;
   // Offsets are the broker's, the history is the publisher's; they are one sequence unless something was refused.
-  const sameSequence = (run.broker?.lastWriteOffsets ?? []).every((offset, key) => offset === (authority.versions[key] ?? 0));
+  const sameSequence = broker !== null && broker.lastWriteOffsets.every((offset, key) => offset === (authority.versions[key] ?? 0));
   const keyAt = (offset: number) => history.keys[offset - 1];
   const missedByDecile: Record<string, number[] | null> = {};
   const expected: Record<string, number> = {};
   for (const c of run.consumers) {
-    const missed = missedRangesOf(run, c, true);
+    if (broker === null || c.report === null) {
+      missedByDecile[c.name] = null;
+      continue;
+    }
+    const missed = missedRanges(brokerEvidenceOf(broker, c.name), c.report);
     expected[c.name] = expectedWrong(keys, published, missed);
     missedByDecile[c.name] = sameSequence ? wrongByDecile([...missedKeys(missed, keyAt)], keys) : null;
   }

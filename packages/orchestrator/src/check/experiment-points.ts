@@ -7,10 +7,11 @@ import type { ModeResult } from './run-types.js';
  */
 
 export type Regime = 'silence' | 'churn';
-export interface ChurnPoint { keys: number; rate: number; regime: Regime; queueCapacity: number; published: number; dropped: number; wrongFraction: number; expectedFraction: number }
-export interface QueuePoint { capacity: number; rate: number; firstDropMs: number | null; dropped: number; wrong: number; expectedWrong: number }
+/** Each point's expectation is the run report's (null: what the consumer missed is unknown, and so is the run's verdict). */
+export interface ChurnPoint { keys: number; rate: number; regime: Regime; queueCapacity: number; published: number; dropped: number; wrongFraction: number; expectedFraction: number | null }
+export interface QueuePoint { capacity: number; rate: number; firstDropMs: number | null; dropped: number; wrong: number; expectedWrong: number | null }
 export interface OverlapPoint { windows: 'same' | 'staggered'; jaccard: number | null; both: number; onlyOne: number; wrong: [number, number] }
-export interface HotnessPoint { shape: string; deciles: number[]; survival: Array<number | null>; wrong: number; expectedWrong: number }
+export interface HotnessPoint { shape: string; deciles: number[]; survival: Array<number | null>; wrong: number; expectedWrong: number | null }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
@@ -25,17 +26,17 @@ function measured(result: ModeResult) {
   const check = result.check.consumers.find((c) => c.faulted);
   if (check === undefined) throw new Error(`the ${result.mode} run has no faulted consumer to measure`);
   const queue = result.broker?.subscribers[check.name];
-  return { check, queue, name: check.name };
+  return { check, queue, name: check.name, expectedWrong: result.damage.expectedWrong[check.name] ?? null };
 }
 
 export function churnPoint(result: ModeResult, settings: { keys: number; rate: number; regime: Regime; queueCapacity: number }): ChurnPoint {
-  const { check, queue, name } = measured(result);
+  const { check, queue, expectedWrong } = measured(result);
   return {
     ...settings,
     published: result.published,
     dropped: queue?.dropped ?? 0,
     wrongFraction: round3(check.wrongKeys.length / settings.keys),
-    expectedFraction: round3((result.damage.expectedWrong[name] ?? 0) / settings.keys),
+    expectedFraction: expectedWrong === null ? null : round3(expectedWrong / settings.keys),
   };
 }
 
@@ -45,11 +46,11 @@ export function churnPoint(result: ModeResult, settings: { keys: number; rate: n
  * published at startedAt + o / rate; the stall began when the `stalled` phase did.
  */
 export function queuePoint(result: ModeResult, settings: { capacity: number; rate: number }): QueuePoint {
-  const { check, queue, name } = measured(result);
+  const { check, queue, expectedWrong } = measured(result);
   const first = queue?.droppedRanges[0]?.[0];
   const { publishingStartedAt, stallWindow } = result.timing;
   const firstDropMs = first === undefined ? null : Math.round(publishingStartedAt + (first * 1000) / settings.rate - stallWindow.from);
-  return { ...settings, firstDropMs, dropped: queue?.dropped ?? 0, wrong: check.wrongKeys.length, expectedWrong: result.damage.expectedWrong[name] ?? 0 };
+  return { ...settings, firstDropMs, dropped: queue?.dropped ?? 0, wrong: check.wrongKeys.length, expectedWrong };
 }
 
 export function overlapPoint(result: ModeResult, windows: OverlapPoint['windows']): OverlapPoint {
@@ -60,10 +61,10 @@ export function overlapPoint(result: ModeResult, windows: OverlapPoint['windows'
 
 /** Survival per decile: of the keys that missed at least one update, the fraction still wrong (null: none missed). */
 export function hotnessPoint(result: ModeResult, shape: string): HotnessPoint {
-  const { check, name } = measured(result);
+  const { check, name, expectedWrong } = measured(result);
   const wrong = result.damage.byDecile[name] ?? [];
   const survival = result.damage.survivalByDecile[name] ?? wrong.map(() => null);
-  return { shape, deciles: wrong, survival, wrong: check.wrongKeys.length, expectedWrong: result.damage.expectedWrong[name] ?? 0 };
+  return { shape, deciles: wrong, survival, wrong: check.wrongKeys.length, expectedWrong };
 }
 
 /**

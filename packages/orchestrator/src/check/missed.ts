@@ -1,19 +1,78 @@
+import type { BrokerReport } from '@state-divergence/protocol';
 import type { OffsetRange } from './expectation.js';
 import { unrepaired } from './repaired.js';
-import type { GatheredRun } from './run-types.js';
 
 /**
- * The offsets a consumer missed and did not get back: what the broker dropped
- * for it and what it skipped when it subscribed again at `latest`, less what a
- * delta it asked for re-sent (repaired). With `beforeSubscription`, also
- * everything before a late `latest` subscription began (a late joiner, a
- * restarted process): the checker keeps that apart, the expectation counts it.
+ * What a consumer missed: the one answer the checker (which wrong keys are
+ * explained), the expectation (how many keys should end wrong) and the live
+ * view (diverged or behind) all use, so the live figure and the verdict cannot
+ * disagree about what never reached a consumer.
  */
-export function missedRangesOf(run: GatheredRun, consumer: GatheredRun['consumers'][number], beforeSubscription: boolean): OffsetRange[] {
-  const report = consumer.report;
-  const dropped = run.broker?.subscribers[consumer.name]?.droppedRanges ?? [];
-  const before: OffsetRange[] = beforeSubscription && report && report.coveredAfter > 0 ? [[1, report.coveredAfter]] : [];
-  return unrepaired([...dropped, ...before, ...(report?.skippedRanges ?? [])], report?.repairedRanges ?? []);
+
+/** The broker's side, as of its head: from its report at the end, from a `lastWrites` answer while the run goes on. */
+export interface BrokerEvidence {
+  /** The highest offset assigned: nothing after it exists yet. */
+  head: number;
+  /** Offsets the broker dropped for this name. */
+  dropped: OffsetRange[];
+  /** The offset it disconnected this name at as a slow consumer, when the name has not subscribed again (null otherwise). */
+  disconnectedAt: number | null;
+}
+
+/** The broker's side for one name, from its final report. */
+export function brokerEvidenceOf(broker: BrokerReport, name: string): BrokerEvidence {
+  const subscriber = broker.subscribers[name];
+  return { head: broker.head, dropped: subscriber?.droppedRanges ?? [], disconnectedAt: subscriber?.disconnectedAt ?? null };
+}
+
+/** The consumer's side: from its report at the end, from its counters while the run goes on. */
+export interface ConsumerEvidence {
+  /** Its stream reached it from this offset on: a `latest` subscription never sees [1, coveredAfter]. */
+  coveredAfter: number;
+  /** Skipped when it subscribed again at `latest`. */
+  skippedRanges: OffsetRange[];
+  /** Given back by deltas it asked for: not missed, whatever the broker dropped there. */
+  repairedRanges?: OffsetRange[] | undefined;
+}
+
+/**
+ * The offsets a consumer missed and did not get back, sorted and merged:
+ * dropped for it by the broker, skipped at a re-subscribe, before a late
+ * `latest` subscription, after a disconnect it has not subscribed again from;
+ * less what a delta it asked for repaired. A key whose last write is in one of
+ * them will never arrive: the consumer ends wrong about it.
+ */
+export function missedRanges(broker: BrokerEvidence, consumer: ConsumerEvidence): OffsetRange[] {
+  const missed: OffsetRange[] = [...broker.dropped, ...consumer.skippedRanges];
+  if (consumer.coveredAfter > 0) missed.push([1, consumer.coveredAfter]);
+  if (broker.disconnectedAt !== null) missed.push([broker.disconnectedAt + 1, broker.head]);
+  return unrepaired(missed, consumer.repairedRanges ?? []);
+}
+
+/**
+ * A consumer whose process is gone (crashed, its successor not subscribed yet)
+ * holds nothing, and what comes back is what its mode's subscription brings: a
+ * snapshot gives back every key (all repaired: behind, not diverged), a
+ * `latest` subscription nothing before it (all missed).
+ */
+export function goneConsumer(subscribeWith: 'latest' | 'snapshot', head: number): ConsumerEvidence & { lastOffset: number } {
+  return subscribeWith === 'snapshot'
+    ? { lastOffset: 0, coveredAfter: 0, skippedRanges: [], repairedRanges: head > 0 ? [[1, head]] : [] }
+    : { lastOffset: 0, coveredAfter: head, skippedRanges: [] };
+}
+
+/** Is `offset` in one of the sorted, non-overlapping ranges? (binary search: keyspaces run to 1,000,000) */
+export function isMissed(ranges: OffsetRange[], offset: number): boolean {
+  let lo = 0;
+  let hi = ranges.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [a, b] = ranges[mid]!;
+    if (offset < a) hi = mid - 1;
+    else if (offset > b) lo = mid + 1;
+    else return true;
+  }
+  return false;
 }
 
 /**

@@ -3,7 +3,7 @@ import { checkSafely, type CheckInput } from './checker.js';
 import { overlaps } from './damage.js';
 import { damageBy } from './damage-by-consumer.js';
 import { summarizeLatency } from './latency.js';
-import { missedRangesOf } from './missed.js';
+import { brokerEvidenceOf } from './missed.js';
 import { absorbedInStalls } from './transport.js';
 import type { ConsumerLatency, GatheredRun, ModeResult, PublisherOutcome, Recovery } from './run-types.js';
 
@@ -69,12 +69,11 @@ function checkInput(run: GatheredRun): CheckInput {
   return {
     authority: publisher.authority,
     history: publisher.history,
-    lastWriteOffsets: broker?.lastWriteOffsets ?? [],
-    consumers: run.consumers.map((c) => ({
-      ...c,
-      missedRanges: missedRangesOf(run, c, false),
-      undrained: run.drain.behind[c.name] ?? null,
-    })),
+    broker: broker === null ? null : { head: broker.head, lastWriteOffsets: broker.lastWriteOffsets },
+    consumers: run.consumers.map((c) => {
+      const side = broker === null ? null : brokerEvidenceOf(broker, c.name);
+      return { ...c, dropped: side?.dropped ?? [], disconnectedAt: side?.disconnectedAt ?? null, undrained: run.drain.behind[c.name] ?? null };
+    }),
   };
 }
 

@@ -98,6 +98,7 @@ export interface ModeResult {
     missedByDecile: Record<string, number[] | null>;
     /** Per decile, of the keys that missed an update, the share still wrong ("hot keys self-repair" or not). */
     survivalByDecile: Record<string, Array<number | null> | null>;
+    /** Absent where what it missed is unknown (its report or the broker's is missing). */
     expectedWrong: Record<string, number>;
     faultedOverlap: Overlap[];
   };

@@ -1,30 +1,35 @@
-import { expectedKeysTouched } from '@state-divergence/protocol';
 import type { ModeResult } from './outcome.js';
 
 export interface SweepPoint {
   rate: number;
   keys: number;
   published: number;
-  /** Events the broker dropped for the stalled consumer(s), averaged. */
+  /** Events the broker dropped for the faulted consumer(s), averaged. */
   dropped: number;
   wrong: number;
   wrongFraction: number;
-  /** sum_k 1 - (1 - p_k)^dropped, over keys: what losing the last `dropped` changes should cost. */
-  expectedFraction: number;
+  /**
+   * What the run report expects them to end wrong about (check/expectation.ts
+   * over what each of them missed, missed.ts), averaged, as a fraction of the
+   * keys; null when what they missed is unknown (the run's verdict is then unknown).
+   */
+  expectedFraction: number | null;
 }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
+const mean = (values: number[]): number => values.reduce((sum, v) => sum + v, 0) / values.length;
 
 /**
- * One point of a sweep, from one lossy run: the stalled consumers' damage beside
- * the analytic expectation for the drops the broker reported. Publishing stops
- * when the stall ends, so a consumer loses the tail of the stream: the
- * expectation is the number of distinct keys among that tail.
+ * One point of a sweep, from one lossy run: the faulted consumers' damage beside
+ * the expectation the run's own report gives for what they missed, whatever the
+ * shape of the run (publishing ending with the stall or going on after it).
  */
 export function sweepPoint(result: ModeResult, settings: { rate: number; keys: number }): SweepPoint {
-  const stalled = result.check.consumers.filter((c) => c.faulted);
-  const dropped = stalled.reduce((sum, c) => sum + (result.broker?.subscribers[c.name]?.dropped ?? 0), 0) / stalled.length;
-  const wrong = stalled.reduce((sum, c) => sum + c.wrongKeys.length, 0) / stalled.length;
+  const faulted = result.check.consumers.filter((c) => c.faulted);
+  const dropped = mean(faulted.map((c) => result.broker?.subscribers[c.name]?.dropped ?? 0));
+  const wrong = mean(faulted.map((c) => c.wrongKeys.length));
+  const expected = faulted.map((c) => result.damage.expectedWrong[c.name]);
+  const known = expected.every((e): e is number => e !== undefined);
   return {
     rate: settings.rate,
     keys: settings.keys,
@@ -32,6 +37,6 @@ export function sweepPoint(result: ModeResult, settings: { rate: number; keys: n
     dropped: Math.round(dropped),
     wrong: Math.round(wrong),
     wrongFraction: round3(wrong / settings.keys),
-    expectedFraction: round3(expectedKeysTouched(settings.keys, Math.round(dropped)) / settings.keys),
+    expectedFraction: known ? round3(mean(expected) / settings.keys) : null,
   };
 }

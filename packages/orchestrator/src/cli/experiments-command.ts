@@ -9,7 +9,8 @@ import { runSeries } from '../run/series.js';
 import type { Argv } from 'yargs';
 import { UsageError } from '../model/errors.js';
 import { DESIGN, designExperiments, EXPERIMENTS, type ExperimentName, type ExperimentRun } from './experiments-design.js';
-import { EXIT, runSession } from './session.js';
+import { completedExit, judge, type Judgement } from './exit-code.js';
+import { runSession } from './session.js';
 
 function measure(result: ModeResult, run: ExperimentRun): ExperimentPoint {
   switch (run.experiment) {
@@ -67,13 +68,18 @@ function runExperiments(runs: ExperimentRun[], output: { json: boolean; report: 
   const log = { level: first.logLevel, file: first.logFile, mode: null };
   return runSession('orchestrator experiments', log, async (session) => {
     process.stderr.write(`experiments: ${runs.length} lossy runs of ${output.duration} s phases\n`);
-    const results = await runSeries(runs, { ...session, observer: silentProgress, measure, onPoint: (p) => void process.stderr.write(progressLine(p)) });
+    const judgements: Judgement[] = [];
+    const judged = (result: ModeResult, run: ExperimentRun) => {
+      judgements.push(judge(result));
+      return measure(result, run);
+    };
+    const results = await runSeries(runs, { ...session, observer: silentProgress, measure: judged, onPoint: (p) => void process.stderr.write(progressLine(p)) });
     const document = experimentsDocument(results, { duration: output.duration, seed: output.seed, design: DESIGN });
     process.stdout.write(output.json ? JSON.stringify(document) + '\n' : renderExperiments(document));
     if (output.report !== null) {
       writeFileSync(output.report, renderExperimentsHtml(document));
       process.stderr.write(`orchestrator experiments: HTML report written to ${output.report}\n`);
     }
-    return EXIT.ok;
+    return completedExit('orchestrator experiments', judgements);
   });
 }

@@ -16,8 +16,8 @@ const DESCRIPTION =
   'freezes the stalled consumers with SIGSTOP, resumes them with SIGCONT, and diffs every local copy against the authority.';
 
 const SWEEP_DESCRIPTION =
-  "Runs the lossy mode once per value, fresh processes each time, and sets the stalled consumer's wrong keys\n" +
-  'beside the expectation for the drops the broker reported: sum over keys of 1 - (1 - p_k)^dropped.';
+  "Runs the lossy mode once per value, fresh processes each time, and sets the faulted consumers' wrong keys\n" +
+  "beside the run report's expectation for the offsets they missed. Exits 3, as a run does, when a point could not be fully judged.";
 
 /**
  * The CLI: yargs commands, each with its own --help. yargs only parses; every
@@ -34,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
       .command(['$0', 'run'], 'Run the demo (the default command)', (y) => runArguments(y.usage(`$0 [run] [options]\n\n${DESCRIPTION}`)), async (args) => {
         exitCode = await runCommand(normalizeOptions(args as RawOptions, environment()));
       })
-      .command('sweep', "Lossy at each value of --rate or --keys: the stalled consumer's damage against the expectation", (y) => runArguments(y.usage(`$0 sweep --rate 100,400,1600 [options]   (or --keys 200,2000,20000)\n\n${SWEEP_DESCRIPTION}`), true), async (args) => {
+      .command('sweep', "Lossy at each value of --rate or --keys: the faulted consumers' damage against the expectation", (y) => runArguments(y.usage(`$0 sweep --rate 100,400,1600 [options]   (or --keys 200,2000,20000)\n\n${SWEEP_DESCRIPTION}`), true), async (args) => {
         const { by, runs } = planSweep(args as SweepArguments, environment());
         exitCode = await sweepCommand(by, runs);
       })

@@ -1,4 +1,4 @@
-import { LOG_LEVELS, MAX_PAYLOAD_BYTES, OVERFLOW_POLICIES, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
+import { LOG_LEVELS, MAX_PAYLOAD_BYTES, MODE_TABLE, OVERFLOW_POLICIES, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
 import type { Fault } from '../model/faults.js';
 import { checkSchedule, parseFaults } from './parse-faults.js';
 import { parseConsumerCommands } from './parse-consumer-cmd.js';
@@ -53,7 +53,7 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
   const overflow = raw.overflow ?? DEFAULTS.overflow;
   if (!(OVERFLOW_POLICIES as readonly string[]).includes(overflow)) throw new UsageError(`--overflow must be one of ${OVERFLOW_POLICIES.join(', ')}, got ${overflow}`);
   const modes = EXPANSIONS[mode] ?? [mode as Mode];
-  if (overflow !== DEFAULTS.overflow && !modes.includes('lossy')) throw new UsageError(`--overflow ${overflow} changes the lossy column only; add --mode lossy (or all)`);
+  if (overflow !== DEFAULTS.overflow && !modes.some((m) => MODE_TABLE[m].queuePolicy === 'overflow')) throw new UsageError(`--overflow ${overflow} changes the lossy column only; add --mode lossy (or all)`);
   const logLevel = raw.logLevel ?? (raw.logFile === undefined && environment.stderrIsTTY ? 'warn' : 'info');
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${logLevel}`);

@@ -5,7 +5,8 @@ import { silentProgress, textProgress } from '../report/progress.js';
 import { renderHtml } from '../report/render-html.js';
 import { renderClosing, renderMode } from '../report/render-text.js';
 import { runMode } from '../run/run-mode.js';
-import { EXIT, runSession } from './session.js';
+import { completedExit, judge, type Judgement } from './exit-code.js';
+import { runSession } from './session.js';
 
 /** The closing part of the report: the closing summary, or the whole --json document; and the HTML report if asked. */
 export function printDocument(document: JsonDocument, json: boolean, reportPath: string | null, command = 'orchestrator'): void {
@@ -15,13 +16,6 @@ export function printDocument(document: JsonDocument, json: boolean, reportPath:
     process.stderr.write(`${command}: HTML report written to ${reportPath}\n`);
   }
 }
-
-/** Every contract failure of a foreign consumer (docs/CONSUMER.md), by mode; each sentence names its consumer. */
-const contractFailures = (runs: JsonRun[]): string[] => runs.flatMap((r) => r.consumers.flatMap((c) => c.contract.map((failure) => `${r.mode}: ${failure}`)));
-
-/** The run is complete but not fully judged: a consumer ended early, could not be checked, or broke the child contract. */
-const incomplete = (runs: JsonRun[]): boolean =>
-  runs.some((r) => r.valid === 'unknown' || r.consumers.some((c) => c.endedEarly !== null)) || contractFailures(runs).length > 0;
 
 /** `orchestrator [run]`: every mode in turn, each reported as it ends, then the closing comparison. */
 export function runCommand(options: Options): Promise<number> {
@@ -38,10 +32,13 @@ export function runCommand(options: Options): Promise<number> {
     const { logger } = session;
     logger.info({ version: DOCUMENT_VERSION, config }, 'config');
     const runs: JsonRun[] = [];
+    const judgements: Judgement[] = [];
     const reports: string[] = [];
     try {
       for (const mode of options.modes) {
-        const run = toJsonRun(await runMode(mode, options, { ...session, observer }));
+        const result = await runMode(mode, options, { ...session, observer });
+        judgements.push(judge(result));
+        const run = toJsonRun(result);
         runs.push(run);
         logger.info({ run }, 'result');
         if (options.json) continue;
@@ -54,14 +51,6 @@ export function runCommand(options: Options): Promise<number> {
     }
     for (const report of reports) print(report);
     printDocument({ version: DOCUMENT_VERSION, config, runs }, options.json, options.report);
-    if (!incomplete(runs)) return EXIT.ok;
-    const broken = contractFailures(runs);
-    for (const failure of broken) process.stderr.write(`orchestrator: ${failure}\n`);
-    process.stderr.write(
-      broken.length === 0
-        ? 'orchestrator: the run completed, but a consumer ended early or could not be checked (see the report)\n'
-        : 'orchestrator: the run completed, but a foreign consumer broke the child contract (docs/CONSUMER.md; see the report)\n',
-    );
-    return EXIT.incomplete;
+    return completedExit('orchestrator', judgements);
   });
 }

@@ -4,10 +4,12 @@ import type { Options, RawOptions } from '../model/options.js';
 import { silentProgress } from '../report/progress.js';
 import { renderSweepHtml } from '../report/sweep-html.js';
 import { renderSweep, renderSweepProgress, type SweepBy } from '../report/sweep-text.js';
+import type { ModeResult } from '../check/run-types.js';
 import { sweepPoint } from '../check/sweep-point.js';
 import { runSeries } from '../run/series.js';
 import { normalizeOptions } from './normalize-options.js';
-import { EXIT, runSession } from './session.js';
+import { completedExit, judge, type Judgement } from './exit-code.js';
+import { runSession } from './session.js';
 
 /** What `sweep` takes: the run's flags, with --rate and --keys as text (one of them a comma list). */
 export type SweepArguments = Omit<RawOptions, 'rate' | 'keys'> & { rate?: string | undefined; keys?: string | undefined };
@@ -42,15 +44,17 @@ export function sweepCommand(by: SweepBy, runs: Options[]): Promise<number> {
   const log = { level: first.logLevel, file: first.logFile, mode: null };
   return runSession('orchestrator sweep', log, async (session) => {
     const onPoint = (point: Parameters<typeof renderSweepProgress>[1]) => void (first.json || process.stderr.write(renderSweepProgress(by, point)));
-    const points = await runSeries(
-      runs.map((options) => ({ options })),
-      { ...session, observer: silentProgress, measure: (result, { options }) => sweepPoint(result, options), onPoint },
-    );
+    const judgements: Judgement[] = [];
+    const measure = (result: ModeResult, { options }: { options: Options }) => {
+      judgements.push(judge(result));
+      return sweepPoint(result, options);
+    };
+    const points = await runSeries(runs.map((options) => ({ options })), { ...session, observer: silentProgress, measure, onPoint });
     process.stdout.write(first.json ? JSON.stringify({ sweep: { by, points } }) + '\n' : renderSweep(by, points));
     if (first.report !== null) {
       writeFileSync(first.report, renderSweepHtml(by, points));
       process.stderr.write(`orchestrator sweep: HTML report written to ${first.report}\n`);
     }
-    return EXIT.ok;
+    return completedExit('orchestrator sweep', judgements);
   });
 }

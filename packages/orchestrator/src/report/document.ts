@@ -39,7 +39,7 @@ export function toJsonRun(r: ModeResult) {
   return {
     mode: r.mode,
     valid: r.check.verdict,
-    /** Why the verdict is `unknown` when the checker itself failed (null otherwise). */
+    /** Why the verdict is `unknown` when the run as a whole could not be judged: the checker failed, or the broker's report is missing (null otherwise). */
     checkerError: r.check.error ?? null,
     /** Keys the checker could not explain, over every consumer: must be 0. */
     unexplained: r.check.consumers.reduce((sum, c) => sum + c.unexplainedKeys.length, 0),

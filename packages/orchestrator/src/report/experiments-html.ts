@@ -13,10 +13,10 @@ function charts(document: ExperimentsDocument): string[] {
   for (const keys of [...new Set(churn?.points.map((p) => p.keys) ?? [])]) {
     const mine = churn!.points.filter((p) => p.keys === keys);
     const rates = [...new Set(mine.map((p) => p.rate))];
-    const series: Record<string, number[]> = {};
+    const series: Record<string, Array<number | null>> = {};
     for (const regime of ['silence', 'churn'] as const) {
       series[`${regime} measured`] = rates.map((r) => mine.find((p) => p.rate === r && p.regime === regime)?.wrongFraction ?? 0);
-      series[`${regime} expected`] = rates.map((r) => mine.find((p) => p.rate === r && p.regime === regime)?.expectedFraction ?? 0);
+      series[`${regime} expected`] = rates.map((r) => mine.find((p) => p.rate === r && p.regime === regime)?.expectedFraction ?? null);
     }
     out.push(barChart(`churn, ${keys} keys: wrong fraction by rate (changes/s)`, rates.map(String), series, 'fraction of keys'));
   }

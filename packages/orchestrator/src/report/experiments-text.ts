@@ -9,7 +9,7 @@ function table(header: string[], rows: string[][]): string[] {
 }
 
 function churn(e: NonNullable<ExperimentsDocument['experiments']['churn']>): string[] {
-  const rows = e.points.map((p) => [String(p.keys), String(p.rate), p.regime, String(p.queueCapacity), String(p.published), String(p.dropped), p.wrongFraction.toFixed(3), p.expectedFraction.toFixed(3)]);
+  const rows = e.points.map((p) => [String(p.keys), String(p.rate), p.regime, String(p.queueCapacity), String(p.published), String(p.dropped), p.wrongFraction.toFixed(3), p.expectedFraction === null ? '-' : p.expectedFraction.toFixed(3)]);
   const peaks = e.peaks.map((p) => {
     if (p.expectedFraction < 0.01) return `  ${p.keys} keys: under churn the expectation stays below 1 % at every rate: churn repairs it all`;
     const where = p.rate < p.measuredRates[0] ? 'below' : p.rate > p.measuredRates[1] ? 'above' : 'inside';
@@ -24,7 +24,7 @@ function churn(e: NonNullable<ExperimentsDocument['experiments']['churn']>): str
 }
 
 function queue(e: NonNullable<ExperimentsDocument['experiments']['queue']>): string[] {
-  const rows = e.points.map((p) => [String(p.capacity), String(p.rate), p.firstDropMs === null ? 'none' : String(p.firstDropMs), String(p.dropped), String(p.wrong), String(Math.round(p.expectedWrong))]);
+  const rows = e.points.map((p) => [String(p.capacity), String(p.rate), p.firstDropMs === null ? 'none' : String(p.firstDropMs), String(p.dropped), String(p.wrong), p.expectedWrong === null ? '-' : String(Math.round(p.expectedWrong))]);
   return ['  2. queue: time from SIGSTOP to the first drop, and the damage, by queue capacity', ...table(['capacity', 'rate', 'first drop ms', 'dropped', 'wrong', 'expected'], rows)];
 }
 
@@ -35,7 +35,7 @@ function overlap(e: NonNullable<ExperimentsDocument['experiments']['overlap']>):
 
 function hotness(e: NonNullable<ExperimentsDocument['experiments']['hotness']>): string[] {
   const rows = e.points.flatMap((p) => [
-    [`${p.shape} (${p.wrong} wrong, ${Math.round(p.expectedWrong)} expected)`, 'wrong', ...p.deciles.map(pct)],
+    [`${p.shape} (${p.wrong} wrong, ${p.expectedWrong === null ? 'unknown' : Math.round(p.expectedWrong)} expected)`, 'wrong', ...p.deciles.map(pct)],
     ['', 'survival', ...p.survival.map(pct)],
   ]);
   return [

@@ -1,14 +1,6 @@
-import type { Mode } from '@state-divergence/protocol';
+import { MODE_TABLE, MODES, type Mode } from '@state-divergence/protocol';
 
-/** The seed's names for the columns. */
-export const MODE_LABELS: Record<Mode, string> = {
-  lossy: 'at-most-once (production defaults)',
-  lossless: 'lossless (block at every checkpoint)',
-  resync: 'resync (snapshot + lag signal + delta)',
-};
+/** The seed's names for the columns, and their short forms in tables: each mode's row (protocol's modes.ts). */
+export const MODE_LABELS = Object.fromEntries(MODES.map((m) => [m, MODE_TABLE[m].label])) as Record<Mode, string>;
 
-export const MODE_SHORT: Record<Mode, string> = {
-  lossy: 'at-most-once',
-  lossless: 'lossless',
-  resync: 'resync',
-};
+export const MODE_SHORT = Object.fromEntries(MODES.map((m) => [m, MODE_TABLE[m].short])) as Record<Mode, string>;

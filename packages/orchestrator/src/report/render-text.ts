@@ -1,3 +1,4 @@
+import { modeSpec, throttlesPublisher } from '@state-divergence/protocol';
 import type { LatencySummary } from '../check/latency.js';
 import { faultLabel } from '../model/faults.js';
 import type { JsonConfig, JsonRun } from './document.js';
@@ -44,7 +45,12 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
   const marker = faults !== '' ? `  <- ${faults}` : consumer.name === options.joinLate ? '  <- joined late' : '';
   const lines: string[] = [];
   if (consumer.verdict === 'unknown') {
-    const why = consumer.applied === null ? 'its copy could not be gathered' : `${consumer.wrongKeys.length} keys differ, but the drain gave up while it was still catching up`;
+    const why =
+      consumer.applied === null
+        ? 'its copy could not be gathered'
+        : result.checkerError !== null
+          ? `${consumer.wrongKeys.length} keys differ, but ${result.checkerError}`
+          : `${consumer.wrongKeys.length} keys differ, but the drain gave up while it was still catching up`;
     lines.push(`    ${name}  applied ${applied}   state UNKNOWN (${why})${marker}`);
   } else if (consumer.wrongKeys.length === 0) {
     lines.push(`    ${name}  applied ${applied}   state CORRECT${marker}`);
@@ -105,7 +111,7 @@ export function renderMode(result: JsonRun, options: JsonConfig): string {
         `    ${o.a} and ${o.b}: ${o.both} keys wrong for both, ${o.onlyA} only for ${o.a}, ${o.onlyB} only for ${o.b}` +
         (o.jaccard === null ? '' : ` (Jaccard ${o.jaccard}${o.onlyA + o.onlyB > 0 ? ': they disagree with each other too' : ''})`),
     ),
-    `    checker: ${result.valid}; unexplained: ${result.unexplained}${result.checkerError === null ? '' : ` (${result.checkerError})`}`,
+    `    checker: ${result.valid}; unexplained: ${result.checkerError === null ? result.unexplained : `unknown (${result.checkerError})`}`,
   ];
   if (result.rogue !== null) {
     const r = result.rogue;
@@ -124,7 +130,7 @@ export function renderMode(result: JsonRun, options: JsonConfig): string {
 function summarise(result: JsonRun, options: JsonConfig): string {
   const wrong = result.consumers.filter((c) => c.verdict === 'invalid');
   const throttle = `publisher ${rate(result.publisher.rateInStall)} of ${rate(options.rate)} during the stall`;
-  if (result.valid === 'unknown') return `${MODE_SHORT[result.mode]}: outcome UNKNOWN (a consumer could not be checked); ${throttle}`;
+  if (result.valid === 'unknown') return `${MODE_SHORT[result.mode]}: outcome UNKNOWN (${result.checkerError ?? 'a consumer could not be checked'}); ${throttle}`;
   if (wrong.length === 0) return `${MODE_SHORT[result.mode]}: every consumer correct; ${throttle}`;
   const worst = wrong.map((c) => `${c.name} ${c.wrongCount} keys`).join(', ');
   return `${MODE_SHORT[result.mode]}: ${wrong.length} of ${result.consumers.length} consumers permanently wrong (${worst}), none told; ${throttle}`;
@@ -147,11 +153,13 @@ export function renderClosing(results: JsonRun[], options: JsonConfig): string {
   const lines = results.map((r) => `  ${summarise(r, options)}`);
   if (results.length > 1) {
     lines.push('', ...costTable(results), '');
-    const modes = new Set(results.map((r) => r.mode));
-    if (modes.has('lossy') && modes.has('lossless')) {
+    const modes = results.map((r) => r.mode);
+    if (modes.some((m) => modeSpec(m).silentLoss) && modes.some(throttlesPublisher)) {
       lines.push('  Neither seed column is free: one is silently wrong, the other lets the slowest consumer throttle everyone.');
     }
-    if (modes.has('resync')) lines.push('  resync keeps the publisher at rate and repairs the stalled consumer with a delta: the gap closed, at the cost above.');
+    for (const mode of modes.filter((m) => modeSpec(m).queuePolicy === 'resync')) {
+      lines.push(`  ${MODE_SHORT[mode]} keeps the publisher at rate and repairs the stalled consumer with a delta: the gap closed, at the cost above.`);
+    }
   }
   return lines.join('\n') + '\n';
 }

@@ -44,16 +44,17 @@ export function lineChart(title: string, series: Record<string, Array<number | n
   return `<figure><figcaption>${esc(title)}${unit ? ` (${esc(unit)})` : ''}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${axes(maxY, xLabel, Math.round(maxX * 10) / 10)}${lines.join('')}</svg>${legend(names, names.map(colour))}</figure>`;
 }
 
-/** Grouped bars: one group per category, one bar per series. */
-export function barChart(title: string, categories: string[], series: Record<string, number[]>, unit = ''): string {
+/** Grouped bars: one group per category, one bar per series; no bar where a value is unknown (null). */
+export function barChart(title: string, categories: string[], series: Record<string, Array<number | null>>, unit = ''): string {
   const names = Object.keys(series);
-  const maxY = Math.max(0.0001, ...names.flatMap((n) => series[n]!));
+  const maxY = Math.max(0.0001, ...names.flatMap((n) => series[n]!.filter((v): v is number => v !== null)));
   const group = (W - PAD.left - PAD.right) / categories.length;
   const bar = Math.max(2, (group - 6) / Math.max(1, names.length));
   const y0 = H - PAD.bottom;
   const bars = categories.flatMap((cat, c) =>
     names.map((n, k) => {
-      const v = series[n]![c] ?? 0;
+      const v = series[n]![c] ?? null;
+      if (v === null) return '';
       const height = (v / maxY) * (y0 - PAD.top);
       return `<rect x="${(PAD.left + c * group + 3 + k * bar).toFixed(1)}" y="${(y0 - height).toFixed(1)}" width="${bar.toFixed(1)}" height="${height.toFixed(1)}" fill="${PALETTE[k % PALETTE.length]}"><title>${esc(n)} ${esc(cat)}: ${v}</title></rect>`;
     }),

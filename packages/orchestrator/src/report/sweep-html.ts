@@ -11,11 +11,11 @@ const STYLE =
 export function renderSweepHtml(by: SweepBy, points: SweepPoint[]): string {
   const label = by === 'rate' ? 'rate (changes/s)' : 'keys';
   const xs = points.map((p) => String(p[by]));
-  const chart = barChart(`Stalled consumer's wrong fraction by ${label}`, xs, {
+  const chart = barChart(`Faulted consumers' wrong fraction by ${label}`, xs, {
     measured: points.map((p) => p.wrongFraction),
-    'expected from drops': points.map((p) => p.expectedFraction),
+    expected: points.map((p) => p.expectedFraction),
   });
-  const rows = points.map((p, i) => `<tr><td>${xs[i]}</td><td>${p.published}</td><td>${p.dropped}</td><td>${p.wrong}</td><td>${p.wrongFraction}</td><td>${p.expectedFraction}</td></tr>`).join('');
+  const rows = points.map((p, i) => `<tr><td>${xs[i]}</td><td>${p.published}</td><td>${p.dropped}</td><td>${p.wrong}</td><td>${p.wrongFraction}</td><td>${p.expectedFraction ?? '-'}</td></tr>`).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>state-divergence sweep</title><style>${STYLE}</style></head><body>
 <h1>Damage against ${esc(label)}, at-most-once</h1>${chart}
 <table><tr><th>${esc(label)}</th><th>published</th><th>dropped</th><th>wrong keys</th><th>wrong fraction</th><th>expected</th></tr>${rows}</table>

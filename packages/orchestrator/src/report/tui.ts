@@ -1,6 +1,6 @@
 import { Box, render, Text, useInput, type Instance } from 'ink';
 import { createElement as h, useEffect, useState, type ReactElement } from 'react';
-import type { Mode } from '@state-divergence/protocol';
+import { modeSpec, type Mode } from '@state-divergence/protocol';
 import { MODE_LABELS } from './labels.js';
 import type { PhaseName } from '../model/events.js';
 import type { ConsumerLive, LiveSnapshot, RunObserver } from '../model/live.js';
@@ -61,7 +61,7 @@ export function Dashboard({ snapshot, phase }: { snapshot: LiveSnapshot | undefi
     ...(s?.consumers ?? []).map((c) => h(ConsumerRow, { key: c.name, c, keys: s!.keys })),
     h(Text, null, ' '),
     h(Text, null, `publisher  published ${s?.published ?? 0}   rate ${Math.round(s?.publisherRate ?? 0)}/s (last 2 s)${s?.publisherBacklog ? `   backlog ${s.publisherBacklog} keys held back` : ''}   broker drops: ${drops}`),
-    h(Text, { dimColor: true }, `${s?.consumers.some((c) => c.foreign) ? '* a consumer someone else wrote   ' : ''}${phase.mode === 'lossy' ? 'a consumer is never told it is wrong   ' : ''}[q] quit`),
+    h(Text, { dimColor: true }, `${s?.consumers.some((c) => c.foreign) ? '* a consumer someone else wrote   ' : ''}${modeSpec(phase.mode).silentLoss ? 'a consumer is never told it is wrong   ' : ''}[q] quit`),
   );
 }
 

@@ -1,4 +1,4 @@
-import type { BrokerEndpoint, BrokerInit, ConsumerInit, LogSettings, Mode, OverflowPolicy, PublisherInit } from '@state-divergence/protocol';
+import { modeSpec, type BrokerEndpoint, type BrokerInit, type ConsumerInit, type LogSettings, type Mode, type OverflowPolicy, type PublisherInit } from '@state-divergence/protocol';
 import { RunError } from '../model/errors.js';
 import type { ChildHandle } from './child/child-handle.js';
 import type { RunCertificate } from './tls.js';
@@ -35,10 +35,10 @@ export function brokerEndpoint(broker: ChildHandle<'broker'>, init: BrokerInit):
   return { host: init.host, port: broker.port, caPem: init.certPem, idleTimeoutMs: init.idleTimeoutMs, datagramBytes: init.datagramBytes, token: init.token };
 }
 
-/** How a consumer subscribes in each mode: today's consumer, or one that can recover. */
+/** How a consumer subscribes is its mode's (protocol's modes.ts): today's consumer, or one that can recover. */
 export function consumerInit(name: string, broker: BrokerEndpoint, mode: Mode, log: LogSettings): ConsumerInit {
-  const behaviour = mode === 'resync' ? { subscribeWith: 'snapshot', detectGaps: true } as const : { subscribeWith: 'latest', detectGaps: false } as const;
-  return { role: 'consumer', name, broker, ...behaviour, log };
+  const { subscribeWith, detectGaps } = modeSpec(mode);
+  return { role: 'consumer', name, broker, subscribeWith, detectGaps, log };
 }
 
 export function publisherInit(

@@ -16,6 +16,7 @@ const ROGUE_TIMEOUT_MS = 60_000;
 export interface Collected {
   drain: DrainResult;
   publisher: PublisherReport;
+  /** null: the broker could not hand over its report; the verdict is then unknown (check/checker.ts), never a guess. */
   broker: BrokerReport | null;
   /** Aligned with cluster.consumers; null where the consumer could not answer. */
   consumers: Array<{ report: ConsumerReport | null; digest: DigestVerdict | null }>;

@@ -1,5 +1,6 @@
-import type { CountersOf, LastWrites, Mode } from '@state-divergence/protocol';
+import { modeSpec, type CountersOf, type LastWrites, type Mode } from '@state-divergence/protocol';
 import { liveDivergence, publisherBacklog, type Divergence } from '../check/live-divergence.js';
+import { goneConsumer } from '../check/missed.js';
 import type { FaultKind } from '../model/faults.js';
 import type { PhaseName } from '../model/events.js';
 import type { ConsumerState, LiveSnapshot } from '../model/live.js';
@@ -114,17 +115,20 @@ export class LiveMonitor {
   }
 
   /**
-   * A crashed consumer (or one whose process is gone while its successor starts)
-   * holds nothing: every key written so far is missed. Under resync its successor
-   * subscribes with a snapshot, so those keys are on their way (behind); under
-   * lossy and lossless it subscribes at `latest`, so they will never arrive.
+   * By the consumer's own counters; a crashed consumer (or one whose process is
+   * gone while its successor starts) holds nothing, and gets back what its mode's
+   * subscription brings (missed.ts goneConsumer).
    */
   private split(lastWrites: LastWrites, c: ChildHandle<'consumer'>, fault: FaultKind | null, counters: CountersOf<'consumer'> | undefined): Divergence {
     const gone = fault === 'crash' || !c.alive;
-    const consumer = { name: c.name, lastOffset: counters?.lastOffset ?? 0, coveredAfter: counters?.coveredAfter ?? 0, skippedRanges: counters?.skippedRanges ?? [] };
-    if (!gone) return liveDivergence(lastWrites, consumer);
-    const all = liveDivergence(lastWrites, { ...consumer, lastOffset: 0, coveredAfter: lastWrites.head });
-    return this.parts.mode === 'resync' ? { diverged: 0, behind: all.diverged } : all;
+    if (gone) return liveDivergence(lastWrites, { name: c.name, ...goneConsumer(modeSpec(this.parts.mode).subscribeWith, lastWrites.head) });
+    return liveDivergence(lastWrites, {
+      name: c.name,
+      lastOffset: counters?.lastOffset ?? 0,
+      coveredAfter: counters?.coveredAfter ?? 0,
+      skippedRanges: counters?.skippedRanges ?? [],
+      repairedRanges: counters?.repairedRanges,
+    });
   }
 
   /** Over the run, one sample per tick: seconds since publishing started, and per consumer wrong now, diverged and behind. */

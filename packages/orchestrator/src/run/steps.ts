@@ -1,4 +1,4 @@
-import type { Mode } from '@state-divergence/protocol';
+import { throttlesPublisher, type Mode } from '@state-divergence/protocol';
 import { setLogPhase, sleep, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
 import type { PhaseName } from '../model/events.js';
 import type { RunObserver } from '../model/live.js';
@@ -194,12 +194,13 @@ export class PlanSteps implements StepHandlers {
   }
 
   /**
-   * Lossy and resync never block the publisher: its `done` follows its schedule
-   * within milliseconds. Lossless blocks it while a consumer is frozen, by design:
-   * waiting would only lengthen the stall, so there the thaw does not wait.
+   * A mode that does not throttle the publisher (protocol's modes.ts) lets its
+   * `done` follow its schedule within milliseconds. One that throttles it holds
+   * it while a consumer is frozen, by design: waiting would only lengthen the
+   * stall, so there the thaw does not wait.
    */
   async publishEnd(): Promise<void> {
-    if (this.context.mode === 'lossless') return;
+    if (throttlesPublisher(this.context.mode)) return;
     await this.context.watch.guard(Promise.race([this.publisherDone, sleep(LAST_CHANGE_GRACE_MS)]));
   }
 

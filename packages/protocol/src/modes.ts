@@ -1,0 +1,100 @@
+/**
+ * What each mode (a column of the seed's comparison) does, in one table. The
+ * broker, the consumers' init, the orchestrator's plan and its live view read
+ * a mode's row; none of them switches on a mode's name. A new mode is one row
+ * here plus whatever mechanism its row asks for.
+ */
+
+/**
+ * What a lossy broker does with an event for a subscriber whose queue is full
+ * (`--overflow`): drop the new event (the seed's broker), drop the oldest
+ * queued one (a ring: a consumer that wakes gets the newest changes), or end
+ * the subscriber's stream with an ERROR (Redis's output-buffer limit, NATS's
+ * slow consumer).
+ */
+export const OVERFLOW_POLICIES = ['drop-new', 'drop-oldest', 'disconnect'] as const;
+export type OverflowPolicy = (typeof OVERFLOW_POLICIES)[number];
+
+/**
+ * What a full subscriber queue means at the broker: one of `--overflow`'s
+ * policies (the event is lost for that subscriber), `block` (the broker stops
+ * reading the publisher until every queue has room: flow control throttles the
+ * publisher), or `resync` (the queue is discarded and the subscriber is sent a
+ * lag signal and a delta once it reads again: nothing is lost, nobody waits).
+ */
+export type QueuePolicy = OverflowPolicy | 'block' | 'resync';
+
+export interface ModeSpec {
+  /** The seed's name for the column, and its short form in tables. */
+  label: string;
+  short: string;
+  /** The queue policy, or `overflow`: whichever of OVERFLOW_POLICIES `--overflow` chose. */
+  queuePolicy: 'overflow' | 'block' | 'resync';
+  /**
+   * How a consumer subscribes, and how a crashed consumer's successor subscribes
+   * again: at the head (`latest`: it never sees what came before; the live view
+   * counts those keys as diverged) or from a snapshot (every key comes back: the
+   * live view counts them as behind). After a slow-consumer disconnect (only an
+   * `overflow` policy disconnects) ours subscribes again at `latest`.
+   */
+  subscribeWith: 'latest' | 'snapshot';
+  /** The consumer checks that offsets are contiguous and asks to resume from a gap. */
+  detectGaps: boolean;
+  /** The broker tells an idle subscriber the head now and then, so it (and the drain) can tell current from silently behind. */
+  heartbeat: boolean;
+  /** A consumer can miss events and never be told: the live view says so. */
+  silentLoss: boolean;
+}
+
+export const MODE_TABLE = {
+  lossy: {
+    label: 'at-most-once (production defaults)',
+    short: 'at-most-once',
+    queuePolicy: 'overflow',
+    subscribeWith: 'latest',
+    detectGaps: false,
+    heartbeat: false,
+    silentLoss: true,
+  },
+  lossless: {
+    label: 'lossless (block at every checkpoint)',
+    short: 'lossless',
+    queuePolicy: 'block',
+    subscribeWith: 'latest',
+    detectGaps: false,
+    heartbeat: false,
+    silentLoss: false,
+  },
+  resync: {
+    label: 'resync (snapshot + lag signal + delta)',
+    short: 'resync',
+    queuePolicy: 'resync',
+    subscribeWith: 'snapshot',
+    detectGaps: true,
+    heartbeat: true,
+    silentLoss: false,
+  },
+} as const satisfies Record<string, ModeSpec>;
+
+export type Mode = keyof typeof MODE_TABLE;
+/** Every mode, in the table's order (the order `--mode all` runs them in). */
+export const MODES = Object.keys(MODE_TABLE) as Mode[];
+
+export function modeSpec(mode: Mode): ModeSpec {
+  return MODE_TABLE[mode];
+}
+
+/** The broker's policy for a full queue in this mode, `overflow` being the `--overflow` flag. */
+export function queuePolicyOf(mode: Mode, overflow: OverflowPolicy): QueuePolicy {
+  const policy = MODE_TABLE[mode].queuePolicy;
+  return policy === 'overflow' ? overflow : policy;
+}
+
+/**
+ * A full queue stops the broker reading the publisher, so the slowest consumer
+ * sets everyone's pace, and a frozen one holds the publisher (its `done` may not
+ * come until the consumer is thawed).
+ */
+export function throttlesPublisher(mode: Mode): boolean {
+  return MODE_TABLE[mode].queuePolicy === 'block';
+}

@@ -1,0 +1,113 @@
+/**
+ * A verdict without its evidence is `unknown`, never a guess: without the
+ * broker's report nobody knows which writes never reached whom, so a wrong key
+ * can be neither explained nor called a bug. The run's verdict is unknown with
+ * the reason in the report and --json, and every command that runs the demo
+ * (`run`, `sweep`, `experiments`) exits 3 for it, by the one exit-code rule.
+ */
+import { check, NO_BROKER_REPORT } from '../packages/orchestrator/src/check/checker.js';
+import { assembleOutcome } from '../packages/orchestrator/src/check/outcome.js';
+import { sweepPoint } from '../packages/orchestrator/src/check/sweep-point.js';
+import { completedExit, judge } from '../packages/orchestrator/src/cli/exit-code.js';
+import { toJsonConfig, toJsonRun } from '../packages/orchestrator/src/report/document.js';
+import { renderClosing, renderMode } from '../packages/orchestrator/src/report/render-text.js';
+import { normalizeOptions } from '../packages/orchestrator/src/cli/normalize-options.js';
+import type { BrokerReport } from '@state-divergence/protocol';
+import { authority, consumerReport, gathered, held, history, lastWriteOffsets } from './helpers/gathered-run.js';
+
+const right = consumerReport(held([11, 7, 9, 10, 12, 8]).sort((a, b) => a[0] - b[0]));
+const wrong = consumerReport(held([5, 7, 9, 10, 12, 8]).sort((a, b) => a[0] - b[0])); // k0 at 5, not 11
+const brokerReport: BrokerReport = {
+  role: 'broker',
+  head: 12,
+  lastWriteOffsets,
+  digest: '0',
+  subscribers: {
+    wrong: {
+      queued: 0, delivered: 11, dropped: 1, lastAccepted: 12, bytesSent: 0, droppedRanges: [[11, 11]], maxQueued: 1, endedEarly: null,
+      disconnectedAt: null, disconnects: 0, lags: 0, blockedWrites: [], resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0,
+    },
+  },
+};
+const config = toJsonConfig(normalizeOptions({ mode: 'lossy', keys: 6 }, { stderrIsTTY: false }));
+
+describe('without the broker report', () => {
+  test('check: the run is unknown with the reason; a wrong consumer is unknown, not invalid, and no key is called unexplained; a right one stays valid', () => {
+    const result = check({
+      authority,
+      history,
+      broker: null,
+      consumers: [
+        { name: 'right', faulted: false, report: right, dropped: [] },
+        { name: 'wrong', faulted: true, report: wrong, dropped: [] },
+      ],
+    });
+    expect(result.verdict).toBe('unknown');
+    expect(result.error).toBe(NO_BROKER_REPORT);
+    expect(result.consumers.map((c) => [c.name, c.verdict, c.wrongKeys, c.unexplainedKeys])).toEqual([
+      ['right', 'valid', [], []],
+      ['wrong', 'unknown', [0], []],
+    ]);
+  });
+
+  test('the same consumers with the broker report: invalid, every wrong key explained', () => {
+    const outcome = assembleOutcome(gathered(brokerReport, [['right', right], ['wrong', wrong]]));
+    expect(outcome.check.verdict).toBe('invalid');
+    expect(outcome.check.error).toBeUndefined();
+    expect(outcome.check.consumers[1]).toMatchObject({ verdict: 'invalid', wrongKeys: [0], unexplainedKeys: [] });
+    expect(judge(outcome).reasons).toEqual([]);
+  });
+
+  test('assembleOutcome: unknown with the reason in --json and the text; no BUG line, no expectation guessed; exit 3', () => {
+    const outcome = assembleOutcome(gathered(null, [['right', right], ['wrong', wrong]]));
+    expect(outcome.check.verdict).toBe('unknown');
+    expect(outcome.damage.expectedWrong).toEqual({});
+    const run = toJsonRun(outcome);
+    expect(run).toMatchObject({ valid: 'unknown', checkerError: NO_BROKER_REPORT, unexplained: 0 });
+    expect(run.consumers.map((c) => [c.verdict, c.expectedWrong, c.missedByDecile])).toEqual([
+      ['valid', null, null],
+      ['unknown', null, null],
+    ]);
+    const text = renderMode(run, config);
+    expect(text).not.toMatch(/BUG/);
+    expect(text).toContain(`state UNKNOWN (1 keys differ, but ${NO_BROKER_REPORT})`);
+    expect(text).toContain(`checker: unknown; unexplained: unknown (${NO_BROKER_REPORT})`);
+    expect(renderClosing([run], config)).toContain(`outcome UNKNOWN (${NO_BROKER_REPORT})`);
+    const lines: string[] = [];
+    expect(completedExit('orchestrator', [judge(outcome)], (line) => void lines.push(line))).toBe(3);
+    expect(lines).toEqual([
+      `orchestrator: lossy: the verdict is unknown: ${NO_BROKER_REPORT}\n`,
+      'orchestrator: completed, but a consumer ended early or a verdict is unknown (see the report)\n',
+    ]);
+  });
+});
+
+describe('one exit-code rule for run, sweep and experiments', () => {
+  const judged = assembleOutcome(gathered(brokerReport, [['right', right], ['wrong', wrong]]));
+  const unknown = assembleOutcome(gathered(null, [['right', right], ['wrong', wrong]]));
+  const unchecked = assembleOutcome(gathered(brokerReport, [['right', right], ['wrong', null]]));
+
+  test('a sweep or a series of experiments whose every point was judged exits 0; one unknown or unchecked point makes it 3', () => {
+    const quiet = () => {};
+    expect(completedExit('orchestrator sweep', [judge(judged), judge(judged)], quiet)).toBe(0);
+    expect(completedExit('orchestrator sweep', [judge(judged), judge(unknown)], quiet)).toBe(3);
+    expect(completedExit('orchestrator experiments', [judge(unchecked), judge(judged)], quiet)).toBe(3);
+    expect(judge(unchecked).reasons).toEqual(['lossy: wrong could not be checked (its copy could not be gathered)']);
+  });
+
+  test('a contract failure is named, and so is the rule it broke', () => {
+    const lines: string[] = [];
+    const broken = { ...judged, contract: { right: ['right (foreign: node x.mjs) sent no `ready` within 10 s'] } };
+    expect(completedExit('orchestrator experiments', [judge(broken)], (line) => void lines.push(line))).toBe(3);
+    expect(lines).toEqual([
+      'orchestrator experiments: lossy: right (foreign: node x.mjs) sent no `ready` within 10 s\n',
+      'orchestrator experiments: completed, but a foreign consumer broke the child contract (docs/CONSUMER.md; see the report)\n',
+    ]);
+  });
+
+  test('a sweep point uses the run report\'s expectation, and says unknown rather than guess one', () => {
+    const { expectedWrong } = judged.damage; // both consumers are faulted: the point averages them
+    expect(sweepPoint(judged, { rate: 400, keys: 6 }).expectedFraction).toBe(Math.round(((expectedWrong.right! + expectedWrong.wrong!) / 2 / 6) * 1000) / 1000);
+    expect(sweepPoint(unknown, { rate: 400, keys: 6 }).expectedFraction).toBeNull();
+  });
+});

@@ -1,0 +1,35 @@
+/**
+ * What each mode does is one row of protocol's modes.ts; the broker, the
+ * consumers' init, the plan's steps and the live view read the row.
+ */
+import { MODE_TABLE, MODES, queuePolicyOf, throttlesPublisher, type BrokerEndpoint, type LogSettings } from '@state-divergence/protocol';
+import { Topic } from '../packages/broker/src/topic.js';
+import { consumerInit } from '../packages/orchestrator/src/run/child-inits.js';
+import { MODE_LABELS, MODE_SHORT } from '../packages/orchestrator/src/report/labels.js';
+
+const endpoint: BrokerEndpoint = { host: '127.0.0.1', port: 1, caPem: '', idleTimeoutMs: 1, datagramBytes: 1350, token: '' };
+const log: LogSettings = { level: 'silent', file: null, mode: null };
+
+test('the modes are the table\'s rows, in its order', () => {
+  expect(MODES).toEqual(['lossy', 'lossless', 'resync']);
+  expect(Object.keys(MODE_TABLE)).toEqual(MODES);
+});
+
+test('the broker\'s queue policy is the row\'s, or --overflow\'s where the row leaves it to the flag', () => {
+  expect(MODES.map((m) => new Topic(m, 'disconnect').queuePolicy)).toEqual(['disconnect', 'block', 'resync']);
+  expect(queuePolicyOf('lossy', 'drop-oldest')).toBe('drop-oldest');
+  expect(MODES.filter(throttlesPublisher)).toEqual(['lossless']);
+});
+
+test('a consumer subscribes as its mode\'s row says', () => {
+  expect(MODES.map((m) => consumerInit('consumer-1', endpoint, m, log)).map((i) => [i.subscribeWith, i.detectGaps])).toEqual([
+    ['latest', false],
+    ['latest', false],
+    ['snapshot', true],
+  ]);
+});
+
+test('the report\'s names for the columns are the rows\'', () => {
+  expect(MODE_SHORT).toEqual({ lossy: 'at-most-once', lossless: 'lossless', resync: 'resync' });
+  expect(MODE_LABELS.resync).toBe('resync (snapshot + lag signal + delta)');
+});
