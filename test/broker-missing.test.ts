@@ -5,13 +5,8 @@
  * the reason in the report and --json, and every command that runs the demo
  * (`run`, `sweep`, `experiments`) exits 3 for it, by the one exit-code rule.
  */
-import { check, NO_BROKER_REPORT } from '../packages/orchestrator/src/check/checker.js';
-import { assembleOutcome } from '../packages/orchestrator/src/check/outcome.js';
-import { sweepPoint } from '../packages/orchestrator/src/check/sweep-point.js';
-import { completedExit, judge } from '../packages/orchestrator/src/cli/exit-code.js';
-import { toJsonConfig, toJsonRun } from '../packages/orchestrator/src/report/document.js';
-import { renderClosing, renderMode } from '../packages/orchestrator/src/report/render-text.js';
-import { normalizeOptions } from '../packages/orchestrator/src/cli/normalize-options.js';
+import { normalizeOptions } from '@state-divergence/orchestrator';
+import { assembleOutcome, check, completedExit, judge, NO_BROKER_REPORT, renderClosing, renderMode, sweepPoint, toJsonConfig, toJsonRun } from '@state-divergence/orchestrator/internal';
 import type { BrokerReport } from '@state-divergence/protocol';
 import { authority, consumerReport, gathered, held, history, lastWriteOffsets } from './helpers/gathered-run.js';
 

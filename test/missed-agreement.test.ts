@@ -6,11 +6,7 @@
  * the final verdict agree key for key.
  */
 import type { BrokerReport, ConsumerCounters, ConsumerReport, LastWrites, SubscriberReport } from '@state-divergence/protocol';
-import { check, type CheckInput } from '../packages/orchestrator/src/check/checker.js';
-import { expectedWrong } from '../packages/orchestrator/src/check/expectation.js';
-import { liveDivergence } from '../packages/orchestrator/src/check/live-divergence.js';
-import { goneConsumer, missedRanges } from '../packages/orchestrator/src/check/missed.js';
-import { assembleOutcome } from '../packages/orchestrator/src/check/outcome.js';
+import { assembleOutcome, check, expectedWrong, goneConsumer, liveDivergence, missedRanges, type CheckInput } from '@state-divergence/orchestrator/internal';
 import { authority, gathered, held, history, KEYS, lastWriteOffsets } from './helpers/gathered-run.js';
 
 /**

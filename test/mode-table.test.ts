@@ -3,9 +3,9 @@
  * consumers' init, the plan's steps and the live view read the row.
  */
 import { MODE_TABLE, MODES, queuePolicyOf, throttlesPublisher, type BrokerEndpoint, type LogSettings } from '@state-divergence/protocol';
-import { Topic } from '../packages/broker/src/topic.js';
-import { consumerInit } from '../packages/orchestrator/src/run/child-inits.js';
-import { MODE_LABELS, MODE_SHORT } from '../packages/orchestrator/src/report/labels.js';
+import { Topic } from '@state-divergence/broker/internal';
+import { consumerInit } from '@state-divergence/orchestrator';
+import { MODE_LABELS, MODE_SHORT } from '@state-divergence/orchestrator/internal';
 
 const endpoint: BrokerEndpoint = { host: '127.0.0.1', port: 1, caPem: '', idleTimeoutMs: 1, datagramBytes: 1350, token: '' };
 const log: LogSettings = { level: 'silent', file: null, mode: null };

@@ -3,7 +3,7 @@
  * six keys, no process started.
  */
 import type { BrokerReport, ConsumerReport } from '@state-divergence/protocol';
-import type { GatheredRun } from '../../packages/orchestrator/src/check/outcome.js';
+import type { GatheredRun } from '@state-divergence/orchestrator/internal';
 
 // Twelve changes over six keys, version = offset:
 //   1 k0  2 k1  3 k2  4 k3  5 k0  6 k4  7 k1  8 k5  9 k2  10 k3  11 k0  12 k4

@@ -4,11 +4,17 @@
  * imports this; the bench and the CLI use `.`. The live view is `./tui`, apart, so that only a
  * test of it loads ink and react.
  */
-export { check, checkSafely, mergeVerdicts, type CheckInput } from './check/checker.js';
+export { check, checkSafely, mergeVerdicts, NO_BROKER_REPORT, type CheckInput } from './check/checker.js';
+export { assembleOutcome, type GatheredRun } from './check/outcome.js';
+export { sweepPoint } from './check/sweep-point.js';
+export { completedExit, judge } from './cli/exit-code.js';
+export { toJsonConfig, toJsonRun } from './report/document.js';
+export { renderClosing, renderMode } from './report/render-text.js';
+export { MODE_LABELS, MODE_SHORT } from './report/labels.js';
 export { overlaps, wrongByDecile } from './check/damage.js';
 export { expectedWrong, mergeRanges } from './check/expectation.js';
 export { liveDivergence, publisherBacklog } from './check/live-divergence.js';
-export { missedKeys } from './check/missed.js';
+export { goneConsumer, missedKeys, missedRanges } from './check/missed.js';
 export { absorbedInStalls, type StallBytes } from './check/transport.js';
 export { buildPlan, checkPlan, faultedConsumers, longestStallMs, planLengthMs, stallWindows, type PlanStep, type RunPlan } from './run/plan.js';
 export { interpretPlan, type StepHandlers } from './run/interpret-plan.js';
