@@ -5,8 +5,14 @@
 
 export const PROTOCOL_VERSION = 1;
 
-/** The name the per-run certificate is issued to and clients verify (BoringSSL does not match IP SANs). */
+/**
+ * The name the per-run certificate is issued to and our clients verify: quiche's BoringSSL
+ * checks the server name as a DNS name and never matches an IP SAN (see docs/CONSUMER.md).
+ */
 export const TLS_SERVER_NAME = 'localhost';
+
+/** Where the broker listens (UDP). The certificate also names it, for stacks that verify the address they dialled. */
+export const BROKER_HOST = '127.0.0.1';
 
 /** Every frame starts with a u32 length (of type + body) and a u8 type. */
 export const FRAME_HEADER_LENGTH = 5;

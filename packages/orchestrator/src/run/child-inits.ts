@@ -1,12 +1,10 @@
-import { modeSpec, type BrokerEndpoint, type BrokerInit, type ConsumerInit, type LogSettings, type Mode, type OverflowPolicy, type PublisherInit } from '@state-divergence/protocol';
+import { BROKER_HOST, modeSpec, type BrokerEndpoint, type BrokerInit, type ConsumerInit, type LogSettings, type Mode, type OverflowPolicy, type PublisherInit } from '@state-divergence/protocol';
 import { RunError } from '../model/errors.js';
 import type { ChildHandle } from './child/child-handle.js';
 import type { RunCertificate } from './tls.js';
 import { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './transport-settings.js';
 
 /** The configuration messages of each role, in one place for the CLI's runs and the benchmarks. */
-
-const HOST = '127.0.0.1';
 
 export function brokerInit(settings: {
   mode: Mode;
@@ -20,7 +18,7 @@ export function brokerInit(settings: {
   log: LogSettings;
 }): BrokerInit {
   return {
-    role: 'broker', name: 'broker', mode: settings.mode, host: HOST, keys: settings.keys, queueCapacity: settings.queueCapacity, overflow: settings.overflow,
+    role: 'broker', name: 'broker', mode: settings.mode, host: BROKER_HOST, keys: settings.keys, queueCapacity: settings.queueCapacity, overflow: settings.overflow,
     batchMaxEvents: BATCH_MAX_EVENTS, streamWindowBytes: STREAM_WINDOW_BYTES, datagramBytes: settings.datagramSize, heartbeatMs: HEARTBEAT_MS,
     certPem: settings.tls.certPem, keyPem: settings.tls.keyPem, idleTimeoutMs: settings.idleTimeoutMs, token: settings.token, log: settings.log,
   };
