@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { events, QUICClient } from '@matrixai/quic';
 import Logger, { LogLevel } from '@matrixai/logger';
 import { BROKER_HOST, encodeHello, encodePublish, Role, StartKind, TLS_SERVER_NAME, type Frame } from '@state-divergence/protocol';
+import { generateRunCertificate } from '@state-divergence/orchestrator';
 import { readFrames } from '@state-divergence/runtime/quic';
 import { startBroker, type RealBroker } from './fixtures/real-broker.js';
 import { startUdpRelay } from './fixtures/udp-relay.js';
@@ -85,14 +86,16 @@ test("the broker's datagrams never exceed the receive limit a client advertises 
   }
 });
 
-// 0x100 + a TLS alert is QUIC's CRYPTO_ERROR: 42 bad_certificate, 120 no_application_protocol.
+// 0x100 + a TLS alert is QUIC's CRYPTO_ERROR: 42 bad_certificate, 48 unknown_ca, 120 no_application_protocol.
 test('verifying the address dialled fails the handshake here: quiche (BoringSSL) matches no IP SAN, although the certificate has one', async () => {
   expect(await failure({ serverName: BROKER_HOST })).toEqual({ name: 'ErrorQUICConnectionLocalTLS', errorCode: 0x100 + 42 });
   expect(await failure({ serverName: null })).toEqual({ name: 'ErrorQUICConnectionLocalTLS', errorCode: 0x100 + 42 });
 });
 
-test('a server name the certificate does not carry fails the handshake', async () => {
+test('a server name the certificate does not carry, or a CA other than the init\'s, fails the handshake', async () => {
   expect(await failure({ serverName: 'broker.example' })).toEqual({ name: 'ErrorQUICConnectionLocalTLS', errorCode: 0x100 + 42 });
+  const decoy = await generateRunCertificate();
+  expect(await failure({ config: { ca: decoy.certPem } })).toEqual({ name: 'ErrorQUICConnectionLocalTLS', errorCode: 0x100 + 48 });
 });
 
 test('an ALPN other than quic: the broker refuses the handshake with no_application_protocol', async () => {
