@@ -31,6 +31,7 @@ const reports: Report[] = [
       'consumer-1': {
         ...subscriber, droppedRanges: [[4, 4]], maxQueued: 3, endedEarly: null, disconnectedAt: null, disconnects: 0, lags: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0,
         fullSnapshotBytes: 0, discarded: 0, blockedWrites: [{ startedAt: 1_700_000_000_000, bytesBefore: 100, bytes: 50, ms: 120.5 }],
+        marks: [{ at: 1_700_000_000_000, what: 'drops started', offset: 4 }],
       },
     },
   },

@@ -9,6 +9,9 @@ import { encodeDigest, encodeSyncEnd, ErrorCode, SyncKind } from '@state-diverge
 import { lastWrites, subscriberReports } from '@state-divergence/broker/internal';
 import { EVENT_BYTES, LAG_BYTES, setup, show, subscribe, SYNC_END_BYTES, tick } from './fixtures/fake-subscriber.js';
 
+/** A subscriber mark at any time (the broker's Date.now). */
+const mark = (what: string, offset: number) => ({ at: expect.any(Number), what, offset });
+
 describe('Subscriber: batching and the writer', () => {
   test('events published in one tick go out together on the next, at most batchMaxEvents per write, one write in flight at a time', async () => {
     const { subscriber, sink, publish } = setup({ mode: 'lossy', capacity: 10, batchMaxEvents: 3 });
@@ -147,6 +150,8 @@ describe('Subscriber: a full queue in each mode', () => {
       dropped: 3,
       bytesSent: sink.bytes.reduce((a, b) => a + b, 0), // what the stream got, to the byte
       blockedWrites: [],
+      // Each run of drops, on the broker's clock: the timeline draws them.
+      marks: [mark('subscribed', 0), mark('drops started', 4), mark('drops ended', 6), mark('drops started', 7)],
       lastAccepted: 6,
       droppedRanges: [[4, 5], [7, 7]],
       maxQueued: 2,
@@ -233,6 +238,7 @@ describe('Subscriber: a full queue in each mode', () => {
       dropped: 0,
       bytesSent: sink.bytes.reduce((a, b) => a + b, 0), // what the stream got, to the byte
       blockedWrites: [],
+      marks: [mark('subscribed', 0), mark('lagged', 2), mark('delta sent', 11)],
       lastAccepted: 12,
       droppedRanges: [],
       maxQueued: 3,

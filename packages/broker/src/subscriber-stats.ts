@@ -1,4 +1,4 @@
-import type { BlockedWrite, SubscriberCounters, SubscriberReport } from '@state-divergence/protocol';
+import type { BlockedWrite, SubscriberCounters, SubscriberMark, SubscriberMarkKind, SubscriberReport } from '@state-divergence/protocol';
 import { DropLog } from './drop-log.js';
 import type { RecoveryCosts } from './recovery.js';
 
@@ -6,6 +6,8 @@ import type { RecoveryCosts } from './recovery.js';
 const BLOCKED_WRITE_MS = 100;
 /** The last ones are kept: what a report needs is the stall's, and a starved run blocks often before it. */
 const BLOCKED_WRITES_KEPT = 256;
+/** The first ones are kept: a timeline wants the trouble's start, and a consumer slowed for long can flap between drops and room. */
+const MARKS_KEPT = 512;
 
 /** A write handed to the stream and not yet taken. */
 export interface WriteInFlight {
@@ -39,6 +41,12 @@ export class SubscriberStats {
   /** The latest subscription's write in flight; an older subscription's may still settle after it. */
   private inFlight: WriteInFlight | null = null;
   private readonly blocked: BlockedWrite[] = [];
+  private readonly marks: SubscriberMark[] = [];
+
+  /** Something the timeline shows happened to this name now (the broker's Date.now, as blocked writes). */
+  mark(what: SubscriberMarkKind, offset: number): void {
+    if (this.marks.length < MARKS_KEPT) this.marks.push({ at: Date.now(), what, offset });
+  }
 
   /** A write of `bytes` was handed to the stream: the record to give back to writeEnded. */
   writeStarted(bytes: number): WriteInFlight {
@@ -66,6 +74,7 @@ export class SubscriberStats {
 
   /** A new subscription of this name begins at `offset`. */
   subscribed(offset: number): void {
+    this.mark('subscribed', offset);
     this.lastAccepted = offset;
     this.endedEarly = null;
     this.disconnectedAt = null;
@@ -85,6 +94,7 @@ export class SubscriberStats {
       disconnects: this.disconnects,
       lags: this.costs.lags,
       blockedWrites: this.blockedWrites(),
+      marks: [...this.marks],
       resumes: this.resumes,
       resyncBytes: this.costs.resyncBytes,
       resyncFrames: this.costs.resyncFrames,

@@ -94,6 +94,7 @@ export class Subscriber {
   drop(offset: number): void {
     if (this.dropsInRun === 0) {
       this.options.logger.info({ subscriber: this.name, policy: this.options.queuePolicy, firstOffset: offset, queued: this.queued }, 'drops started');
+      this.stats.mark('drops started', offset);
     }
     this.dropsInRun += 1;
     this.stats.drops.add(offset);
@@ -102,6 +103,7 @@ export class Subscriber {
   /** The client saw a gap and asks for everything after `fromOffset`. */
   resume(fromOffset: number): void {
     this.stats.resumes += 1;
+    this.stats.mark('resume requested', fromOffset);
     this.options.logger.info({ subscriber: this.name, fromOffset }, 'resume requested');
     this.markLagged({ from: Math.min(fromOffset, this.lastWritten), signal: false });
   }
@@ -141,6 +143,7 @@ export class Subscriber {
   private endDropRun(offset: number): void {
     if (this.dropsInRun === 0) return;
     this.options.logger.info({ subscriber: this.name, policy: this.options.queuePolicy, dropped: this.dropsInRun, resumedAt: offset }, 'drops ended');
+    this.stats.mark('drops ended', offset);
     this.dropsInRun = 0;
   }
 
@@ -155,6 +158,7 @@ export class Subscriber {
     for (const dropped of unsent) this.stats.drops.add(dropped);
     this.stats.drops.add(offset);
     this.stats.disconnects += 1;
+    this.stats.mark('disconnected', offset);
     const message = `slow consumer: ${this.name}'s queue of ${this.options.capacity} events was full at offset ${offset}; ${unsent.length + 1} events dropped, subscribe again`;
     this.options.logger.warn(
       { subscriber: this.name, firstOffset: unsent[0] ?? offset, lastOffset: offset, dropped: unsent.length + 1, disconnects: this.stats.disconnects },
@@ -168,6 +172,7 @@ export class Subscriber {
   private markLagged(lag: Lag): void {
     if (this.recovery.mark(lag)) {
       this.options.logger.info({ subscriber: this.name, from: lag.from, discarded: this.queued, head: this.options.headOffset() }, lag.signal ? 'lagged' : 'resuming');
+      if (lag.signal) this.stats.mark('lagged', lag.from);
     }
     this.stats.discarded += this.queued;
     this.queue.clear();
@@ -181,6 +186,7 @@ export class Subscriber {
     const recovery = this.recovery.take();
     if (recovery === undefined) return undefined;
     this.options.logger.info({ subscriber: this.name, from: recovery.from, head: recovery.head, keys: recovery.keys }, 'delta sent');
+    this.stats.mark('delta sent', recovery.head);
     this.stats.lastAccepted = recovery.head;
     this.lastWritten = recovery.head;
     return recovery.frames;

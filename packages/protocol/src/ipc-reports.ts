@@ -30,6 +30,21 @@ export interface BlockedWrite {
   ms: number;
 }
 
+/**
+ * One thing that happened to a subscriber name at the broker, as its log says it:
+ * a subscription began at `offset` (the first, a reconnect, a restart), a run of
+ * drops started at `offset` or ended with `offset` accepted, the queue overflowed
+ * under resync (LAG from `offset`), the subscriber asked to resume from
+ * `offset`, a delta up to `offset` was handed to its stream, or the broker
+ * disconnected it as a slow consumer at `offset`. The report's timeline draws these.
+ */
+export interface SubscriberMark {
+  /** ms since the epoch (the broker's Date.now, as BlockedWrite.startedAt). */
+  at: number;
+  what: SubscriberMarkKind;
+  offset: number;
+}
+export type SubscriberMarkKind = 'subscribed' | 'drops started' | 'drops ended' | 'lagged' | 'resume requested' | 'delta sent' | 'disconnected';
 
 export interface BrokerCounters {
   role: 'broker';
@@ -87,6 +102,8 @@ export interface SubscriberReport extends SubscriberCounters {
   lags: number;
   /** Its last 256 blocked writes, oldest first. */
   blockedWrites: BlockedWrite[];
+  /** What happened to this name at the broker and when, oldest first: its first 512 marks (see SubscriberMark). */
+  marks: SubscriberMark[];
   /** Resumes the subscriber asked for itself (it saw a gap in offsets). */
   resumes: number;
   /** Bytes and frames of LAG, STATE and SYNC_END sent to bring it back (snapshot at subscribe excluded). */

@@ -1,5 +1,5 @@
 import { LOG_LEVELS, MODES, OVERFLOW_POLICIES, type BrokerEndpoint, type BrokerInit, type ChildRole, type ConsumerInit, type LogSettings, type PublisherInit, type RoleMessages, type RogueInit } from './ipc.js';
-import type { BlockedWrite, BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, DigestVerdict, LastWrites, LatencySamples, ProcessResources, PublisherCounters, PublisherReport, RogueCounters, RogueReport, SubscriberCounters, SubscriberReport, SyncRecord } from './ipc-reports.js';
+import type { BlockedWrite, BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, DigestVerdict, LastWrites, LatencySamples, ProcessResources, PublisherCounters, PublisherReport, RogueCounters, RogueReport, SubscriberCounters, SubscriberMark, SubscriberMarkKind, SubscriberReport, SyncRecord } from './ipc-reports.js';
 
 /**
  * The shape of every value that crosses the IPC channel, field by field: each
@@ -75,10 +75,15 @@ const subscriberCounters = {
   queued: count, delivered: count, dropped: count, lastAccepted: count, bytesSent: count,
 } satisfies { [K in keyof SubscriberCounters]-?: Check };
 const blockedWrite = fields<BlockedWrite>({ startedAt: number, bytesBefore: count, bytes: count, ms: number });
+/** Every kind, by key, so one added to the type must be added here too. */
+const MARK_KINDS: Record<SubscriberMarkKind, true> = {
+  subscribed: true, 'drops started': true, 'drops ended': true, lagged: true, 'resume requested': true, 'delta sent': true, disconnected: true,
+};
+const subscriberMark = fields<SubscriberMark>({ at: number, what: oneOf(Object.keys(MARK_KINDS)), offset: count });
 const subscriberReport = fields<SubscriberReport>({
   ...subscriberCounters,
   droppedRanges: ranges, maxQueued: count, endedEarly: nullable(text), disconnectedAt: nullable(count), disconnects: count, lags: count,
-  blockedWrites: listOf(blockedWrite), resumes: count, resyncBytes: count, resyncFrames: count, fullSnapshotBytes: count, discarded: count,
+  blockedWrites: listOf(blockedWrite), marks: listOf(subscriberMark), resumes: count, resyncBytes: count, resyncFrames: count, fullSnapshotBytes: count, discarded: count,
 });
 const latency = fields<LatencySamples>({ appliedAt: typedArray('Float64Array'), latencyMs: typedArray('Float64Array') });
 const sync = fields<SyncRecord>({ kind: oneOf(['snapshot', 'delta']), at: number, frames: count, keys: count, bytes: count, offset: count });
