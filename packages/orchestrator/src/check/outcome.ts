@@ -121,6 +121,7 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
     wrongOverTime: run.wrongOverTime,
     rogue: run.rogue,
     events: run.events,
+    origin: run.origin,
     transport: { datagramBytes: run.datagramBytes, absorbed: absorbedInStalls(run.stallBytes, broker) },
     timing: { publishingStartedAt: publisher.startedAt, stallWindow },
     wallSeconds: run.wallSeconds,

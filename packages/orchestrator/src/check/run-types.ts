@@ -1,6 +1,6 @@
 import type { BrokerReport, ConsumerReport, DigestVerdict, Mode, ProcessResources, PublisherReport, RogueReport, SyncRecord } from '@state-divergence/protocol';
 import type { DrainResult } from '../model/drain.js';
-import type { RunEvent } from '../model/events.js';
+import type { PublishingOrigin, RunEvent } from '../model/events.js';
 import type { Fault } from '../model/faults.js';
 import type { CheckResult } from './checker.js';
 import type { Overlap } from './damage.js';
@@ -106,6 +106,8 @@ export interface ModeResult {
   /** What a hostile client tried during the run, and how the broker answered (--rogue-frames). */
   rogue: RogueReport | null;
   events: RunEvent[];
+  /** When publishing started on the run clock (events) and the wall clock (the children's times). */
+  origin: PublishingOrigin;
   /**
    * The transport the run used, and per stall how much it absorbed before the broker's queue began to fill:
    * with bigger datagrams a frozen consumer's QUIC stack swallows more, and the queue sees less of the stall.
@@ -142,6 +144,7 @@ export interface GatheredRun {
   wrongOverTime: ModeResult['wrongOverTime'];
   processes: ProcessCost[];
   events: RunEvent[];
+  origin: PublishingOrigin;
   wallSeconds: number;
   /** Consumers someone else wrote (--consumer-cmd): their command lines, by name. */
   commands: Record<string, string>;

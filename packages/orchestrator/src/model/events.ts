@@ -1,6 +1,18 @@
 /** The phases of a run, in order; the plan (run/plan.ts) says when each begins. */
 export type PhaseName = 'converged' | 'stalled' | 'recovering' | 'quiesced';
 
+/**
+ * When publishing started (time 0 of the plan, the faults, the charts and the
+ * timeline) on each clock a run's times are on: `runMs` on the orchestrator's
+ * run clock (RunEvent.at: ms since the mode started, monotonic), `wallMs` on the
+ * wall clock (Date.now: what the children stamp, e.g. the broker's subscriber
+ * marks and blocked writes, a consumer's syncs). One host, so one wall clock.
+ */
+export interface PublishingOrigin {
+  runMs: number;
+  wallMs: number;
+}
+
 /** One thing that happened during a run, on the orchestrator's monotonic clock (ms since the mode started). */
 export type RunEvent =
   | { at: number; type: 'spawned'; name: string; pid: number }

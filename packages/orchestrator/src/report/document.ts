@@ -14,7 +14,7 @@ import type { Options } from '../model/options.js';
  * misread. A document (or a log's `config` line) without it is version 1, the
  * shape written before the field existed.
  */
-export const DOCUMENT_VERSION = 2;
+export const DOCUMENT_VERSION = 3;
 
 /** The flags of a run as the document carries them (`modes` is derived from `mode`). */
 export type JsonConfig = Omit<Options, 'modes'>;
@@ -86,7 +86,10 @@ export function toJsonRun(r: ModeResult) {
     wrongOverTime: r.wrongOverTime,
     drain: r.drain,
     rogue: r.rogue,
+    /** The run's own events, `at` on the run clock (ms since the mode started). */
     events: r.events,
+    /** When publishing started on the run clock and the wall clock: seconds since publishing started = (at - origin.runMs) / 1000 for an event, (t - origin.wallMs) / 1000 for a child's Date.now. */
+    origin: r.origin,
     wallSeconds: r.wallSeconds,
   };
 }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { PublishingOrigin } from '../model/events.js';
 
 /**
  * The run's one monotonic clock, read against two marks: the start of the mode
@@ -9,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export class RunClock {
   private readonly started = performance.now();
   private publishing: number | undefined;
+  private publishingWallMs = 0;
 
   /** Ms since the mode started, to 0.1 ms: the time of every RunEvent. */
   sinceStart(): number {
@@ -18,6 +20,13 @@ export class RunClock {
   /** Publishing starts now: the plan's time 0. */
   markPublishing(): void {
     this.publishing = performance.now();
+    this.publishingWallMs = Date.now();
+  }
+
+  /** When publishing started, on the run clock and the wall clock: what converts the children's times to the plan's. */
+  origin(): PublishingOrigin {
+    const runMs = this.publishing === undefined ? 0 : Math.round((this.publishing - this.started) * 10) / 10;
+    return { runMs, wallMs: this.publishingWallMs };
   }
 
   /** Seconds since publishing started, to 0.1 s (0 before it did). */

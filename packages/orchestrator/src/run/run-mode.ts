@@ -2,7 +2,7 @@ import type { LogSettings, Mode } from '@state-divergence/protocol';
 import { processResources, setLogPhase, type Logger } from '@state-divergence/runtime';
 import { assembleOutcome, type GatheredRun, type ModeResult } from '../check/outcome.js';
 import { RunError } from '../model/errors.js';
-import type { PhaseName } from '../model/events.js';
+import type { PhaseName, PublishingOrigin } from '../model/events.js';
 import type { Fault } from '../model/faults.js';
 import type { RunObserver } from '../model/live.js';
 import { ContractLog } from '../model/contract.js';
@@ -104,7 +104,7 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     const collected = await collect(cluster, { watch, published: record.published, drainTimeoutMs, signal: context.signal, logger, timeline, ...(spec.breach && { breach: spec.breach }) });
     await retireForeign(children, watch);
     const foreign = { commands: Object.fromEntries(options.consumerCmd.map((c) => [c.consumer, c.command])), contract: contract.all() };
-    const outcome = assembleOutcome(gatheredRun({ mode, cluster, collected, record, faulted, faults: options.faults, names: consumerNames(options), exits: watch.exits, monitor, children, timeline, seconds: clock.seconds(), intervalMs: sampleMs, foreign }));
+    const outcome = assembleOutcome(gatheredRun({ mode, cluster, collected, record, faulted, faults: options.faults, names: consumerNames(options), exits: watch.exits, monitor, children, timeline, origin: clock.origin(), seconds: clock.seconds(), intervalMs: sampleMs, foreign }));
     logOutcome(logger, outcome);
     return outcome;
   } finally {
@@ -140,6 +140,7 @@ function gatheredRun(parts: {
   monitor: LiveMonitor;
   children: ChildHandle[];
   timeline: Timeline;
+  origin: PublishingOrigin;
   seconds: number;
   intervalMs: number;
   /** Foreign consumers' command lines and contract failures, by name. */
@@ -176,6 +177,7 @@ function gatheredRun(parts: {
       ...parts.children.flatMap((c) => (c.resources ? [{ name: c.name, role: c.role, ...c.resources }] : [])),
     ],
     events: [...parts.timeline.events],
+    origin: parts.origin,
     wallSeconds: parts.seconds,
   };
 }
