@@ -12,6 +12,10 @@ const snapshot: LiveSnapshot = {
   phase: 'stalled',
   seconds: 7.5,
   totalSeconds: 20,
+  faults: [
+    { kind: 'stall', consumer: 'consumer-3', from: 4, to: 12 },
+    { kind: 'slow', consumer: 'consumer-1', from: 2, to: 6, percent: 80 },
+  ],
   keys: 2000,
   published: 3000,
   publisherRate: 401,
@@ -36,6 +40,12 @@ describe('live view', () => {
     expect(frame).toContain('broker drops: consumer-3 1088');
     expect(frame).toContain('a consumer is never told it is wrong');
     expect(frame).toContain('[q] quit');
+  });
+
+  test('the footer states every fault window, as the report shades them', () => {
+    const frame = render(h(Dashboard, { snapshot, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } })).lastFrame()!;
+    expect(frame).toContain('faults: consumer-3 stalled 4-12 s, consumer-1 slowed 2-6 s (80 %)');
+    expect(render(h(Dashboard, { snapshot: { ...snapshot, faults: [] }, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } })).lastFrame()!).not.toContain('faults:');
   });
 
   test('the lossy footer is only for lossy; before the first sample the rows are empty, not invented', () => {

@@ -39,6 +39,12 @@ const PAST: Record<FaultKind, string> = { stall: 'stalled', slow: 'slowed', cras
  */
 export function faultLabel(f: Fault, duration: number): string {
   const seedWindow = f.kind === 'stall' && f.from === duration && f.to === 3 * duration;
-  if (seedWindow) return PAST[f.kind];
-  return `${PAST[f.kind]} ${seconds(f.from)}-${seconds(f.to)} s${f.kind === 'slow' ? ` (${f.percent ?? DEFAULT_SLOW_PERCENT} %)` : ''}`;
+  return seedWindow ? PAST[f.kind] : faultWindow(f);
 }
+
+/** A fault with its window, always: "slowed 4-12 s (50 %)". */
+export const faultWindow = (f: Fault): string =>
+  `${PAST[f.kind]} ${seconds(f.from)}-${seconds(f.to)} s${f.kind === 'slow' ? ` (${f.percent ?? DEFAULT_SLOW_PERCENT} %)` : ''}`;
+
+/** Every fault of a run with its consumer and window, as the live view's footer and the report's legend say them. */
+export const faultWindows = (faults: Fault[]): string => faults.map((f) => `${f.consumer} ${faultWindow(f)}`).join(', ');

@@ -1,5 +1,6 @@
 import type { Mode } from '@state-divergence/protocol';
 import type { PhaseName } from './events.js';
+import type { Fault } from './faults.js';
 
 /** What the live view and the plain progress lines are told while a mode runs. */
 
@@ -33,6 +34,8 @@ export interface LiveSnapshot {
   phase: PhaseName;
   seconds: number;
   totalSeconds: number;
+  /** The run's faults (seconds since publishing started), as the footer states them. */
+  faults: Fault[];
   keys: number;
   published: number;
   /** Changes/s over the last two seconds. */

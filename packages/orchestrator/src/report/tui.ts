@@ -3,6 +3,7 @@ import { createElement as h, useEffect, useState, type ReactElement } from 'reac
 import { modeSpec, type Mode } from '@state-divergence/protocol';
 import { MODE_LABELS } from './labels.js';
 import type { PhaseName } from '../model/events.js';
+import { faultWindows } from '../model/faults.js';
 import type { ConsumerLive, LiveSnapshot, RunObserver } from '../model/live.js';
 
 const SPARKS = '▁▂▃▄▅▆▇█';
@@ -61,6 +62,7 @@ export function Dashboard({ snapshot, phase }: { snapshot: LiveSnapshot | undefi
     ...(s?.consumers ?? []).map((c) => h(ConsumerRow, { key: c.name, c, keys: s!.keys })),
     h(Text, null, ' '),
     h(Text, null, `publisher  published ${s?.published ?? 0}   rate ${Math.round(s?.publisherRate ?? 0)}/s (last 2 s)${s?.publisherBacklog ? `   backlog ${s.publisherBacklog} keys held back` : ''}   broker drops: ${drops}`),
+    ...(s && s.faults.length > 0 ? [h(Text, null, `faults: ${faultWindows(s.faults)}`)] : []),
     h(Text, { dimColor: true }, `${s?.consumers.some((c) => c.foreign) ? '* a consumer someone else wrote   ' : ''}${modeSpec(phase.mode).silentLoss ? 'a consumer is never told it is wrong   ' : ''}[q] quit`),
   );
 }

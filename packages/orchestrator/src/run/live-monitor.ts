@@ -1,7 +1,7 @@
 import { modeSpec, type CountersOf, type LastWrites, type Mode } from '@state-divergence/protocol';
 import { liveDivergence, publisherBacklog, type Divergence } from '../check/live-divergence.js';
 import { goneConsumer } from '../check/missed.js';
-import type { FaultKind } from '../model/faults.js';
+import type { Fault, FaultKind } from '../model/faults.js';
 import type { PhaseName } from '../model/events.js';
 import type { ConsumerState, LiveSnapshot } from '../model/live.js';
 import type { ChildHandle } from './child/child-handle.js';
@@ -61,6 +61,7 @@ export class LiveMonitor {
       faultOf: (name: string) => FaultKind | null;
       keys: number;
       totalSeconds: number;
+      faults: Fault[];
       mode: Mode;
     },
   ) {}
@@ -77,7 +78,7 @@ export class LiveMonitor {
   }
 
   async sample(phase: PhaseName, seconds: number): Promise<LiveSnapshot> {
-    const { publisher, broker, consumers, faulted, faultOf, keys, totalSeconds, mode } = this.parts;
+    const { publisher, broker, consumers, faulted, faultOf, keys, totalSeconds, faults, mode } = this.parts;
     const [authority, lastWrites, publisherCounters] = await Promise.all([
       publisher.versions(REPLY_MS).catch(() => undefined),
       broker.lastWrites(REPLY_MS).catch(() => undefined),
@@ -92,7 +93,7 @@ export class LiveMonitor {
     this.times.push(seconds);
     const brokerCounters = broker.latest;
     return {
-      mode, phase, seconds, totalSeconds, keys, published, publisherRate,
+      mode, phase, seconds, totalSeconds, faults, keys, published, publisherRate,
       publisherBacklog: authority && lastWrites ? publisherBacklog(authority, lastWrites) : null,
       consumers: live.map((c, i) => {
         const track = this.tracks.get(c.name) ?? padded(this.times.length - 1);

@@ -88,7 +88,7 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     const { record, nemesis } = steps;
     const monitor = new LiveMonitor({
       ...cluster, consumers: () => cluster.consumers, faulted: (name) => faulted.includes(name), faultOf: (name) => nemesis.activeFault(name),
-      keys: options.keys, totalSeconds: planLengthMs(plan) / 1000, mode,
+      keys: options.keys, totalSeconds: planLengthMs(plan) / 1000, faults: options.faults, mode,
     });
     teardown.defer('end every fault', () => nemesis.stop());
     clock.markPublishing();
