@@ -93,7 +93,17 @@ describe('orchestrator analyze', () => {
     const page = readFileSync(html, 'utf8');
     // Self-contained: nothing to fetch, nothing to run; the charts are inline SVG.
     expect(page).not.toMatch(/<script|https?:\/\/|<link /);
-    expect(page.match(/<svg /g)!.length).toBe(3); // wrong over time, publisher rate, wrong by key rank
+    expect(page.match(/<svg /g)!.length).toBe(4); // wrong over time, publisher rate, wrong by key rank, the timeline
+    // The stall shaded once on each of the three time drawings (the two charts and the timeline), and on the
+    // timeline consumer-3's freeze, its drops starting inside the stall, and its thaw, at their times.
+    expect(page.match(/<rect class="fault-band" data-fault="stall" data-consumer="consumer-3"/g)).toHaveLength(3);
+    expect(page.match(/class="fault-band"/g)).toHaveLength(3);
+    const timeline = page.slice(page.indexOf('<svg class="timeline"'));
+    const at = (mark: string) => Number(new RegExp(`<title>consumer-3: ${mark}, ([\\d.]+) s</title>`).exec(timeline)?.[1]);
+    expect(at('frozen \\(SIGSTOP\\)')).toBeCloseTo(0.5, 0);
+    expect(at('drops started at offset \\d+')).toBeGreaterThan(at('frozen \\(SIGSTOP\\)'));
+    expect(at('drops started at offset \\d+')).toBeLessThan(at('thawed \\(SIGCONT\\)'));
+    expect(at('thawed \\(SIGCONT\\)')).toBeCloseTo(2.5, 0);
     expect(page).toContain('What each column cost');
     expect(page).toMatch(/consumer-3 \(stalled 0\.5-2\.5 s\)<\/td><td>\d+<\/td><td class="bad">\d+ of 2000 wrong/);
     const rebuilt = html.replace(/\.html$/, '-rebuilt.html');

@@ -3,6 +3,9 @@ import { absorptionSentence } from './absorption.js';
 import type { JsonConfig, JsonDocument, JsonRun } from './document.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
 import { barChart, esc, lineChart } from './svg-charts.js';
+import { timelineSvg } from './svg-timeline.js';
+import { FAULT_COLOURS, timeAxis, type TimeAxis } from './time-axis.js';
+import { timelineRows } from './timeline-rows.js';
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1400px;color:#111827;padding:0 1rem}
 h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2.2rem;border-bottom:1px solid #e5e7eb}
@@ -11,7 +14,8 @@ figure{margin:0;padding:.6rem;border:1px solid #e5e7eb;border-radius:6px}figcapt
 svg{width:100%;height:auto;font-size:11px;fill:#374151}.legend span{margin-right:1rem;font-size:12px}
 .legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 table{border-collapse:collapse;margin:.6rem 0}td,th{border:1px solid #e5e7eb;padding:.25rem .6rem;text-align:right}th{background:#f9fafb}
-td:first-child,th:first-child{text-align:left}.bad{color:#b91c1c;font-weight:600}.ok{color:#0f766e;font-weight:600}`;
+td:first-child,th:first-child{text-align:left}.bad{color:#b91c1c;font-weight:600}.ok{color:#0f766e;font-weight:600}
+.wide{margin-top:1rem}ul.marks{font-size:12px;margin:.4rem 0 0;padding-left:1.2rem;color:#374151}`;
 
 function costTable(runs: JsonRun[]): string {
   const rows = runs.map((r) => {
@@ -52,7 +56,7 @@ const GREY = ['#6b7280', '#9ca3af', '#374151', '#d1d5db'];
  * it will never arrive) and behind (grey: queued or in flight, it will). Changes
  * flow control held back at the publisher count for neither.
  */
-function divergenceChart(run: JsonRun): string {
+function divergenceChart(run: JsonRun, axis: TimeAxis): string {
   const { diverged, behind } = run.wrongOverTime;
   const series: Record<string, Array<number | null>> = {};
   const colours: Record<string, string> = {};
@@ -65,14 +69,21 @@ function divergenceChart(run: JsonRun): string {
   });
   const quiet = Object.keys(diverged).filter((name) => !shown.includes(name));
   const title = `Keys diverged (red) and behind (grey) over time${quiet.length > 0 ? `; 0 throughout: ${quiet.join(', ')}` : ''}`;
-  return lineChart(title, series, run.wrongOverTime.t, 'seconds since publishing started', 'keys', colours);
+  return lineChart(title, series, run.wrongOverTime.t, 'seconds since publishing started', 'keys', colours, axis);
+}
+
+/** What the shading on the time charts means: each fault in its kind's colour, and the phase lines. */
+function faultLegend(axis: TimeAxis): string {
+  const faults = axis.faults.map((f) => `<span><i style="background:${FAULT_COLOURS[f.kind]};opacity:.5"></i>${esc(f.label)}</span>`);
+  return `<div class="legend" data-faults="${axis.faults.length}">Shaded on every time chart: ${faults.join('')}<span>dashed lines: phase boundaries</span></div>`;
 }
 
 function modeSection(run: JsonRun, config: JsonConfig): string {
+  const axis = timeAxis(run, config.duration);
   const deciles = Object.fromEntries(run.consumers.filter((c) => c.wrongCount > 0).map((c) => [c.name, c.wrongByDecile ?? []]));
   const charts = [
-    divergenceChart(run),
-    lineChart('Publisher rate over time', { publisher: run.wrongOverTime.publisherRate }, run.wrongOverTime.t, 'seconds since publishing started', 'changes/s, last 2 s'),
+    divergenceChart(run, axis),
+    lineChart('Publisher rate over time', { publisher: run.wrongOverTime.publisherRate }, run.wrongOverTime.t, 'seconds since publishing started', 'changes/s, last 2 s', {}, axis),
     Object.keys(deciles).length > 0
       ? barChart('Wrong keys by key rank (hottest tenth first)', ['1st', '2nd', '3rd', '4th', '5th', '6th', '7th', '8th', '9th', '10th'], deciles, 'fraction of the tenth')
       : '<figure><figcaption>Wrong keys by key rank</figcaption><p class="ok">No consumer ended wrong.</p></figure>',
@@ -80,7 +91,8 @@ function modeSection(run: JsonRun, config: JsonConfig): string {
   return `<h2>${esc(MODE_LABELS[run.mode])}: <span class="${run.valid === 'valid' ? 'ok' : 'bad'}">${run.valid}</span></h2>
 <p>${run.published} changes published; publisher ${Math.round(run.publisher.achievedRate)}/s overall, ${Math.round(run.publisher.rateInStall)}/s during the stall.</p>
 ${(run.transport?.absorbed ?? []).map((a) => `<p>${esc(a.consumer)}: ${esc(absorptionSentence(a, run.transport.datagramBytes))}.</p>`).join('\n')}
-${consumerTable(run, config)}<div class="grid">${charts.join('')}</div>`;
+${consumerTable(run, config)}${faultLegend(axis)}<div class="grid">${charts.join('')}</div>
+${timelineSvg(timelineRows(run, axis), axis)}`;
 }
 
 /** One self-contained HTML file (inline CSS and SVG; no script, no network) from the --json document. */

@@ -1,22 +1,26 @@
 /** Small inline-SVG charts for the HTML report: no script, no network, nothing to load. */
+import { esc } from './html-escape.js';
+import { timeBackdrop, timeTicksSvg } from './svg-time.js';
+import type { TimeAxis } from './time-axis.js';
 
 const PALETTE = ['#0f766e', '#b91c1c', '#1d4ed8', '#a16207', '#7c3aed', '#be185d', '#15803d', '#c2410c'];
 const W = 640;
 const H = 220;
 const PAD = { left: 48, right: 12, top: 12, bottom: 28 };
+/** A chart over time: room above for the phase names, below for the tick labels and the axis title. */
+const TIME_PAD = { ...PAD, top: 22, bottom: 36 };
 
-const esc = (text: string): string => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-
-function axes(maxY: number, xLabel: string, maxX: number): string {
-  const y0 = H - PAD.bottom;
+/** Grid lines and labels for y; for x, only the range in its title (a time axis gets real ticks instead). */
+function axes(maxY: number, xLabel: string | null, maxX: number, pad: typeof PAD): string {
+  const y0 = H - pad.bottom;
   const ticks = [0, 0.5, 1].map((f) => {
-    const y = y0 - f * (y0 - PAD.top);
-    return `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y}" y2="${y}" stroke="#e5e7eb"/><text x="${PAD.left - 6}" y="${y + 4}" text-anchor="end">${Math.round(f * maxY)}</text>`;
+    const y = y0 - f * (y0 - pad.top);
+    return `<line x1="${pad.left}" x2="${W - pad.right}" y1="${y}" y2="${y}" stroke="#e5e7eb"/><text x="${pad.left - 6}" y="${y + 4}" text-anchor="end">${Math.round(f * maxY)}</text>`;
   });
   return (
     ticks.join('') +
-    `<text x="${W - PAD.right}" y="${H - 6}" text-anchor="end">${esc(xLabel)} (0–${maxX})</text>` +
-    `<line x1="${PAD.left}" x2="${PAD.left}" y1="${PAD.top}" y2="${y0}" stroke="#9ca3af"/>`
+    (xLabel === null ? '' : `<text x="${W - pad.right}" y="${H - 6}" text-anchor="end">${esc(xLabel)} (0–${maxX})</text>`) +
+    `<line x1="${pad.left}" x2="${pad.left}" y1="${pad.top}" y2="${y0}" stroke="#9ca3af"/>`
   );
 }
 
@@ -27,21 +31,28 @@ function legend(names: string[], colours: string[] = names.map((_, i) => PALETTE
 /**
  * One line per series over shared x values (`xs[i]` is sample i's x, e.g. its
  * time); a null value is a gap (a consumer not yet started). `colours` fixes a
- * series' colour (else the palette's).
+ * series' colour (else the palette's). Given a time axis, x is seconds since
+ * publishing started over [0, axis.end], with tick labels, the fault windows
+ * shaded and the phase boundaries drawn behind the lines.
  */
-export function lineChart(title: string, series: Record<string, Array<number | null>>, xs: number[], xLabel: string, unit = '', colours: Record<string, string> = {}): string {
+export function lineChart(title: string, series: Record<string, Array<number | null>>, xs: number[], xLabel: string, unit = '', colours: Record<string, string> = {}, time?: TimeAxis): string {
   const names = Object.keys(series);
+  const pad = time === undefined ? PAD : TIME_PAD;
   const colour = (name: string, k: number): string => colours[name] ?? PALETTE[k % PALETTE.length]!;
   const values = names.flatMap((n) => series[n]!).filter((v): v is number => v !== null);
   const maxY = Math.max(1, ...values);
-  const [minX, maxX] = [xs[0] ?? 0, Math.max(xs.at(-1) ?? 0, (xs[0] ?? 0) + 0.001)];
-  const x = (i: number) => PAD.left + (((xs[i] ?? minX) - minX) / (maxX - minX)) * (W - PAD.left - PAD.right);
-  const y = (v: number) => H - PAD.bottom - (v / maxY) * (H - PAD.top - PAD.bottom);
+  const [minX, maxX] = time === undefined ? [xs[0] ?? 0, Math.max(xs.at(-1) ?? 0, (xs[0] ?? 0) + 0.001)] : [0, time.end];
+  const px = (value: number) => pad.left + ((value - minX) / (maxX - minX)) * (W - pad.left - pad.right);
+  const x = (i: number) => px(xs[i] ?? minX);
+  const y = (v: number) => H - pad.bottom - (v / maxY) * (H - pad.top - pad.bottom);
   const lines = names.map((n, k) => {
     const points = series[n]!.flatMap((v, i) => (v === null ? [] : [`${x(i).toFixed(1)},${y(v).toFixed(1)}`]));
     return `<polyline fill="none" stroke="${colour(n, k)}" stroke-width="2" points="${points.join(' ')}"/>`;
   });
-  return `<figure><figcaption>${esc(title)}${unit ? ` (${esc(unit)})` : ''}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${axes(maxY, xLabel, Math.round(maxX * 10) / 10)}${lines.join('')}</svg>${legend(names, names.map(colour))}</figure>`;
+  const frame = { x: px, top: pad.top, bottom: H - pad.bottom };
+  const behind = time === undefined ? '' : timeBackdrop(time, frame);
+  const xAxis = time === undefined ? '' : timeTicksSvg(time, frame, xLabel, (pad.left + W - pad.right) / 2);
+  return `<figure><figcaption>${esc(title)}${unit ? ` (${esc(unit)})` : ''}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${behind}${axes(maxY, time === undefined ? xLabel : null, Math.round(maxX * 10) / 10, pad)}${xAxis}${lines.join('')}</svg>${legend(names, names.map(colour))}</figure>`;
 }
 
 /** Grouped bars: one group per category, one bar per series; no bar where a value is unknown (null). */

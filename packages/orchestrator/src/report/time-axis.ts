@@ -1,0 +1,57 @@
+import { faultWindow, type Fault, type FaultKind } from '../model/faults.js';
+import type { PhaseName } from '../model/events.js';
+import type { JsonRun } from './document.js';
+
+/**
+ * One mode's time axis, shared by its time charts and its timeline: seconds
+ * since publishing started (the plan's time 0, the faults' clock), the fault
+ * windows to shade and the phase boundaries to draw.
+ */
+export interface TimeAxis {
+  /** The axis ends here: the end of `quiesced`, or the last thing known to have happened. */
+  end: number;
+  faults: Array<Fault & { label: string }>;
+  phases: Array<{ t: number; phase: PhaseName }>;
+}
+
+/** One colour per fault kind (the legend's, the bands', the timeline's). */
+export const FAULT_COLOURS: Record<FaultKind, string> = { stall: '#f59e0b', slow: '#8b5cf6', crash: '#475569' };
+
+/**
+ * Converters to seconds since publishing started from the two clocks a run's
+ * times are on (see `origin` in the document): the run clock of `events` (ms
+ * since the mode started) and the wall clock the children stamp (Date.now).
+ */
+export function clocks(run: JsonRun): { ofEvent: (at: number) => number; ofWall: (ms: number) => number } {
+  return {
+    ofEvent: (at) => (at - run.origin.runMs) / 1000,
+    ofWall: (ms) => (ms - run.origin.wallMs) / 1000,
+  };
+}
+
+export function timeAxis(run: JsonRun, phaseSeconds: number): TimeAxis {
+  const { ofEvent } = clocks(run);
+  const phases = run.events.flatMap((e) => (e.type === 'phase' ? [{ t: Math.max(0, ofEvent(e.at)), phase: e.phase }] : []));
+  const faults = run.consumers.flatMap((c) => c.faults.map((f) => ({ ...f, label: `${f.consumer} ${faultWindow(f)}` }))).sort((a, b) => a.from - b.from);
+  const quiesced = phases.find((p) => p.phase === 'quiesced');
+  const end = quiesced === undefined
+    ? Math.max(run.wrongOverTime.t.at(-1) ?? 0, ...faults.map((f) => f.to), ...phases.map((p) => p.t))
+    : quiesced.t + phaseSeconds;
+  // Up to the next tick, so the axis ends labelled (4.99 s of run: the axis ends at 5).
+  const step = tickStep(Math.max(end, 0.1));
+  return { end: Math.ceil(Math.max(end, 0.1) / step - 1e-6) * step, faults, phases };
+}
+
+/** A round step giving at most ~10 ticks over [0, end]. */
+const tickStep = (end: number): number => [0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600].find((s) => end / s <= 10) ?? Math.ceil(end / 10);
+
+/** Tick values in seconds over [0, end]. */
+export function timeTicks(end: number): number[] {
+  const step = tickStep(end);
+  const ticks: number[] = [];
+  for (let i = 0; i * step <= end + 1e-9; i++) ticks.push(Math.round(i * step * 1000) / 1000);
+  return ticks;
+}
+
+/** "1.04 s": a time as the report's marks name it. */
+export const secondsText = (t: number): string => `${t.toFixed(2)} s`;

@@ -1,0 +1,138 @@
+import type { SubscriberMark } from '@state-divergence/protocol';
+import type { RunEvent } from '../model/events.js';
+import { faultWindow, type FaultKind } from '../model/faults.js';
+import type { JsonRun } from './document.js';
+import { clocks, FAULT_COLOURS, type TimeAxis } from './time-axis.js';
+
+/**
+ * The timeline's data: one row per process, each mark and span in seconds since
+ * publishing started, converted from the clock it was taken on (clocks() in
+ * time-axis.ts): the orchestrator's events (faults, restarts, the publisher's
+ * end) on the run clock; the broker's subscriber marks and blocked writes and a
+ * consumer's syncs on the wall clock. Only what falls on the axis is kept:
+ * start-up before publishing and the check after `quiesced` are not drawn.
+ */
+
+export const TONES = {
+  drops: { colour: '#b91c1c', meaning: 'drops' },
+  recovery: { colour: '#1d4ed8', meaning: 'LAG, RESUME, delta sent' },
+  applied: { colour: '#0f766e', meaning: 'snapshot or delta applied' },
+  connection: { colour: '#374151', meaning: 'subscribed, disconnected, ended, publisher' },
+} as const;
+type Tone = keyof typeof TONES;
+
+export interface TimelineMark {
+  t: number;
+  what: string;
+  colour: string;
+}
+
+export interface TimelineSpan {
+  from: number;
+  to: number;
+  what: string;
+  colour: string;
+  /** A fault window on its consumer's row, drops at the broker, or a write the broker waited on. */
+  kind: 'fault' | 'drops' | 'blocked';
+}
+
+export interface TimelineRow {
+  name: string;
+  marks: TimelineMark[];
+  spans: TimelineSpan[];
+}
+
+const EVENT_FAULT: Partial<Record<RunEvent['type'], FaultKind>> = { freeze: 'stall', thaw: 'stall', slow: 'slow', unslow: 'slow', crash: 'crash', restart: 'crash' };
+
+/** What an orchestrator event did to its consumer, in words. */
+function eventText(e: RunEvent): string | undefined {
+  switch (e.type) {
+    case 'freeze': return 'frozen (SIGSTOP)';
+    case 'thaw': return 'thawed (SIGCONT)';
+    case 'slow': return `slowed (${e.percent} %)`;
+    case 'unslow': return 'no longer slowed';
+    case 'crash': return 'crashed (SIGKILL)';
+    case 'restart': return 'restarted';
+    case 'joined': return 'joined';
+    case 'consumer-ended': return `ended: ${e.reason}`;
+    default: return undefined;
+  }
+}
+
+const MARK_TEXT: Record<SubscriberMark['what'], (offset: number) => [string, Tone]> = {
+  subscribed: (o) => [`subscribed at offset ${o}`, 'connection'],
+  'drops started': (o) => [`drops started at offset ${o}`, 'drops'],
+  'drops ended': (o) => [`drops ended (offset ${o} accepted)`, 'drops'],
+  lagged: (o) => [`lagged: queue discarded, LAG from offset ${o + 1}`, 'recovery'],
+  'resume requested': (o) => [`RESUME from offset ${o}`, 'recovery'],
+  'delta sent': (o) => [`delta sent up to offset ${o}`, 'recovery'],
+  disconnected: (o) => [`disconnected as a slow consumer at offset ${o}`, 'connection'],
+};
+
+/**
+ * Runs of drops, from each `drops started` to the next `drops ended` or
+ * disconnect. A run ends only when an event is accepted again, so one still
+ * open when publishing stopped (the seed's: it stops at the thaw) ends there:
+ * nothing was published, so nothing dropped, after it.
+ */
+function dropSpans(marks: Array<{ t: number; what: SubscriberMark['what'] }>, end: number): TimelineSpan[] {
+  const spans: TimelineSpan[] = [];
+  let from: number | undefined;
+  for (const m of marks) {
+    if (m.what === 'drops started' && from === undefined) from = m.t;
+    if ((m.what === 'drops ended' || m.what === 'disconnected') && from !== undefined) {
+      spans.push({ from, to: m.t, what: 'dropping', colour: TONES.drops.colour, kind: 'drops' });
+      from = undefined;
+    }
+  }
+  if (from !== undefined) spans.push({ from, to: Math.max(from, end), what: 'dropping until publishing ended', colour: TONES.drops.colour, kind: 'drops' });
+  return spans;
+}
+
+/** When the publisher said it was done, else the axis' end. */
+function publishingEnded(run: JsonRun, axis: TimeAxis): number {
+  const done = run.events.find((e) => e.type === 'publisher-done');
+  return done === undefined ? axis.end : clocks(run).ofEvent(done.at);
+}
+
+function consumerRow(run: JsonRun, consumer: JsonRun['consumers'][number], axis: TimeAxis): TimelineRow {
+  const { ofEvent, ofWall } = clocks(run);
+  const events = run.events.flatMap((e) => {
+    const what = 'consumer' in e && e.consumer === consumer.name ? eventText(e) : undefined;
+    const kind = EVENT_FAULT[e.type];
+    return what === undefined ? [] : [{ t: ofEvent(e.at), what, colour: kind === undefined ? TONES.connection.colour : FAULT_COLOURS[kind] }];
+  });
+  const brokerMarks = (run.broker?.subscribers[consumer.name]?.marks ?? []).map((m) => ({ ...m, t: ofWall(m.at) }));
+  const atBroker = brokerMarks.map((m) => {
+    const [what, tone] = MARK_TEXT[m.what](m.offset);
+    return { t: m.t, what, colour: TONES[tone].colour };
+  });
+  const syncs = (consumer.recovery?.syncs ?? []).map((s) => ({ t: ofWall(s.at), what: `${s.kind} applied (${s.keys} keys, to offset ${s.offset})`, colour: TONES.applied.colour }));
+  const faults = consumer.faults.map((f) => ({ from: f.from, to: f.to, what: faultWindow(f), colour: FAULT_COLOURS[f.kind], kind: 'fault' as const }));
+  return { name: consumer.name, marks: [...events, ...atBroker, ...syncs], spans: [...faults, ...dropSpans(brokerMarks, publishingEnded(run, axis))] };
+}
+
+function brokerRow(run: JsonRun): TimelineRow {
+  const { ofWall } = clocks(run);
+  const spans = Object.entries(run.broker?.subscribers ?? {}).flatMap(([name, s]) =>
+    s.blockedWrites.map((w) => ({ from: ofWall(w.startedAt), to: ofWall(w.startedAt + w.ms), what: `write to ${name} blocked ${(w.ms / 1000).toFixed(2)} s`, colour: '#9ca3af', kind: 'blocked' as const })),
+  );
+  return { name: 'broker', marks: [], spans };
+}
+
+function publisherRow(run: JsonRun): TimelineRow {
+  const { ofEvent } = clocks(run);
+  const done = run.events.flatMap((e) => (e.type === 'publisher-done' ? [{ t: ofEvent(e.at), what: `done: ${e.published} changes published`, colour: TONES.connection.colour }] : []));
+  return { name: 'publisher', marks: [{ t: 0, what: 'publishing started', colour: TONES.connection.colour }, ...done], spans: [] };
+}
+
+/** Publisher, broker, then each consumer in report order; marks in time order, only what lies on the axis. */
+export function timelineRows(run: JsonRun, axis: TimeAxis): TimelineRow[] {
+  const onAxis = (t: number) => t >= 0 && t <= axis.end;
+  const rows = [publisherRow(run), brokerRow(run), ...run.consumers.map((c) => consumerRow(run, c, axis))];
+  return rows.map((row) => ({
+    name: row.name,
+    marks: row.marks.filter((m) => onAxis(m.t)).sort((a, b) => a.t - b.t),
+    spans: row.spans.filter((s) => s.to >= 0 && s.from <= axis.end).map((s) => ({ ...s, from: Math.max(0, s.from), to: Math.min(axis.end, s.to) })),
+  }));
+}
