@@ -36,7 +36,7 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
     'join-late': { type: 'string', describe: 'A consumer that subscribes only when the stall starts (snapshot under resync, latest otherwise)' },
     tui: { type: 'boolean', default: DEFAULTS.tui, describe: 'Terminal UI (--no-tui for plain text)' },
     json: { type: 'boolean', default: DEFAULTS.json, describe: 'Print one JSON document on stdout instead of the report' },
-    report: { type: 'string', describe: 'Write a self-contained HTML report (charts, cost table) to this path after the run' },
+    report: { type: 'string', describe: 'Write a self-contained HTML report (cost table, charts with the fault windows shaded, a timeline per mode) to this path after the run' },
     'log-file': { type: 'string', describe: "Append every process's NDJSON log here [default: stderr]" },
     'log-level': { type: 'string', describe: `${LOG_LEVELS.join(', ')} [default: info; warn when stderr is a terminal]` },
   });
