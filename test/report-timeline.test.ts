@@ -3,11 +3,9 @@
  * on every time drawing, phase lines, tick labels in seconds, and the timeline's
  * marks at the right times, converted from the clock each was taken on.
  */
+import { normalizeOptions } from '@state-divergence/orchestrator';
+import { assembleOutcome, DOCUMENT_VERSION, renderHtml, toJsonConfig, toJsonRun } from '@state-divergence/orchestrator/internal';
 import type { BrokerReport, Mode } from '@state-divergence/protocol';
-import { assembleOutcome } from '../packages/orchestrator/src/check/outcome.js';
-import { normalizeOptions } from '../packages/orchestrator/src/cli/normalize-options.js';
-import { DOCUMENT_VERSION, toJsonConfig, toJsonRun } from '../packages/orchestrator/src/report/document.js';
-import { renderHtml } from '../packages/orchestrator/src/report/render-html.js';
 import { consumerReport, gathered, held } from './helpers/gathered-run.js';
 
 // Publishing started 500 ms into the mode (run clock) and at wall-clock 1,000,000 ms.

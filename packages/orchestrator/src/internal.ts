@@ -8,7 +8,8 @@ export { check, checkSafely, mergeVerdicts, NO_BROKER_REPORT, type CheckInput } 
 export { assembleOutcome, type GatheredRun } from './check/outcome.js';
 export { sweepPoint } from './check/sweep-point.js';
 export { completedExit, judge } from './cli/exit-code.js';
-export { toJsonConfig, toJsonRun } from './report/document.js';
+export { DOCUMENT_VERSION, toJsonConfig, toJsonRun } from './report/document.js';
+export { renderHtml } from './report/render-html.js';
 export { renderClosing, renderMode } from './report/render-text.js';
 export { MODE_LABELS, MODE_SHORT } from './report/labels.js';
 export { overlaps, wrongByDecile } from './check/damage.js';
