@@ -2,9 +2,9 @@
 // @matrixai/quic is ESM-only, and jest's CommonJS transform cannot load it.
 // Tests are TypeScript compiled by swc; the packages they import are the built dist/.
 //
-// Two projects: `unit` (pure code, `npm run test:unit`, the inner loop) and `e2e`
-// (real processes over real QUIC: `*.e2e.test.ts`, and the CLI tests that start the
-// orchestrator). `npm test` runs both, two files at a time: an e2e run spends most of
+// Two projects: `unit` (`npm run test:unit`, the inner loop: pure code, plus a few quick
+// CLI checks that start the orchestrator only to see it refuse bad input or print help) and
+// `e2e` (`*.e2e.test.ts`: runs of the real processes over real QUIC). `npm test` runs both, two files at a time: an e2e run spends most of
 // its wall time in timed phases (~0.3 of a core for a 3-consumer run at 400/s), so two
 // runs side by side fit this 2-core machine, even with one core busy elsewhere.
 const common = {

@@ -59,7 +59,7 @@ function renderResults(bench, experiments) {
     `## The seed's experiments (\`orchestrator experiments\`, ${duration} s phases, seed ${seed})`,
     '',
     'Each point sets the stalled consumer\'s damage beside the expectation computed from the workload\'s',
-    'key probabilities and the offsets the broker actually dropped for it (docs/ARCHITECTURE.md says how).',
+    'key probabilities and the offsets it missed: dropped for it, skipped, before it subscribed (docs/ARCHITECTURE.md says how).',
     'A queue point\'s `first drop ms` is estimated from the dropped offset and the nominal rate, so a',
     'publisher that fell behind its pace on a loaded machine shows as an early, even negative, figure.',
     '',

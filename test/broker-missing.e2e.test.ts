@@ -9,7 +9,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { failureDetail, ORCHESTRATOR, pidsInLog, readLog, reapAfterEach, startDemo, survivorsAfter, tempLogFile, type RunDocument } from './helpers/run-demo.js';
+import { failureDetail, ORCHESTRATOR, pidsInLog, readLog, reapAfterEach, SHORT_STALL, startDemo, survivorsAfter, tempLogFile, type RunDocument } from './helpers/run-demo.js';
 
 const reaper = reapAfterEach();
 const FREEZES_BROKER = `node ${fileURLToPath(new URL('./fixtures/foreign/freezes-broker.mjs', import.meta.url))}`;
@@ -18,7 +18,7 @@ const REASON = "the broker's report could not be gathered: which writes it dropp
 test('the broker frozen before gather: lossy is unknown with the reason, not invalid; exit 3; nothing left running', async () => {
   const logFile = tempLogFile();
   reaper.track(logFile);
-  const result = await startDemo(['--mode', 'lossy', '--duration', '0.5', '--stall', 'consumer-3@0.5-2.5', '--json', '--log-file', logFile, '--consumer-cmd', `consumer-1=${FREEZES_BROKER}`]);
+  const result = await startDemo(['--mode', 'lossy', ...SHORT_STALL, '--json', '--log-file', logFile, '--consumer-cmd', `consumer-1=${FREEZES_BROKER}`]);
   if (result.exitCode !== 3) throw new Error(failureDetail(result));
   const run = (JSON.parse(String(result.stdout)) as RunDocument).runs[0]!;
   expect(run).toMatchObject({ valid: 'unknown', checkerError: REASON, broker: null, unexplained: 0 });

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { execa } from 'execa';
-import { brokerOf, ORCHESTRATOR, pidsInLog, runDemo, startDemo, tempLogFile } from './helpers/run-demo.js';
+import { brokerOf, ORCHESTRATOR, pidsInLog, runDemo, SHORT_STALL, startDemo, tempLogFile } from './helpers/run-demo.js';
 
 describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () => {
   // The default queue (512) and two-second phases: the stalled consumer overflows it
@@ -87,8 +87,7 @@ describe('orchestrator analyze', () => {
   test('rebuilds the same text report the run printed, and the same HTML report', async () => {
     const logFile = tempLogFile();
     const html = logFile.replace(/\.ndjson$/, '.html');
-    // Half-second phases, consumer-3 frozen for 2 s: 800 events, enough to overflow the default queue.
-    const printed = await startDemo(['--mode', 'lossy', '--duration', '0.5', '--stall', 'consumer-3@0.5-2.5', '--log-file', logFile, '--report', html]);
+    const printed = await startDemo(['--mode', 'lossy', ...SHORT_STALL, '--log-file', logFile, '--report', html]);
     expect(printed.exitCode).toBe(0);
     const page = readFileSync(html, 'utf8');
     // Self-contained: nothing to fetch, nothing to run; the charts are inline SVG.

@@ -15,7 +15,10 @@ describe('diverged and behind, live', () => {
     const { document } = await runDemo(['--mode', 'all', '--duration', '1', '--queue-capacity', '64']);
     for (const run of document.runs) {
       const { t, diverged, behind } = run.wrongOverTime;
-      expect(t.length).toBeGreaterThanOrEqual(4 * 5 - 2); // at least four samples per phase (a slow round may be skipped)
+      // A sample is due every quarter phase (250 ms here) and a round still in flight when the next is
+      // due is skipped. A round asks five processes over IPC (tens of ms): two per phase, half the
+      // rounds, would mean rounds five to ten times slower than that; it still shows every phase.
+      expect(t.length).toBeGreaterThanOrEqual(2 * 5);
       const values = (series: Array<number | null> | undefined) => (series ?? []).map((v) => v ?? 0);
       for (const name of ['consumer-1', 'consumer-2']) expect(Math.max(...values(diverged[name]))).toBe(0);
       for (const name of Object.keys(diverged)) expect([diverged[name]!.length, behind[name]!.length]).toEqual([t.length, t.length]);

@@ -5,17 +5,15 @@
  * drain, digest and checker, the same report rows.
  */
 import { fileURLToPath } from 'node:url';
-import { consumerOf as consumer, runDemo } from './helpers/run-demo.js';
+import { consumerOf as consumer, runDemo, SHORT_STALL } from './helpers/run-demo.js';
 
 const EXAMPLE = fileURLToPath(new URL('../examples/consumer-js/main.js', import.meta.url));
 const naive = `node ${EXAMPLE}`;
 const careful = `node ${EXAMPLE} --careful`;
 
-/** Half-second phases and consumer-3 frozen for 2 s (800 events at 400/s: the default 512-event queue overflows). */
-const SHORT = ['--duration', '0.5', '--stall', 'consumer-3@0.5-2.5'];
 
 test('the example, naive, under lossy ends wrong exactly as ours does: the same checker, every wrong key explained by a drop, its digest differs', async () => {
-  const { document, survivors } = await runDemo(['--mode', 'lossy', ...SHORT, '--consumer-cmd', `consumer-3=${naive}`]);
+  const { document, survivors } = await runDemo(['--mode', 'lossy', ...SHORT_STALL, '--consumer-cmd', `consumer-3=${naive}`]);
   const [run] = document.runs;
   const theirs = consumer(run!, 'consumer-3');
   expect(theirs).toMatchObject({ command: naive, contract: [], faulted: true, verdict: 'invalid', unexplained: 0, unexpected: 0, digestMatch: false, endedEarly: null });
@@ -27,7 +25,7 @@ test('the example, naive, under lossy ends wrong exactly as ours does: the same 
 });
 
 test('the example, careful, under resync converges: snapshot, lag signal and delta, digest equal to the broker\'s', async () => {
-  const { document, survivors } = await runDemo(['--mode', 'resync', ...SHORT, '--consumer-cmd', `consumer-3=${careful}`]);
+  const { document, survivors } = await runDemo(['--mode', 'resync', ...SHORT_STALL, '--consumer-cmd', `consumer-3=${careful}`]);
   const theirs = consumer(document.runs[0]!, 'consumer-3');
   expect(theirs).toMatchObject({ command: careful, contract: [], faulted: true, verdict: 'valid', wrongCount: 0, lost: 0, unexplained: 0, digestMatch: true });
   expect(theirs.recovery!.syncs[0]).toMatchObject({ kind: 'snapshot' });
@@ -37,7 +35,7 @@ test('the example, careful, under resync converges: snapshot, lag signal and del
 
 test('a mixed run: ours and the example side by side, each judged; the same stall leaves ours wrong and the careful example correct', async () => {
   // Publishing goes on after the stall, so a later event shows the careful consumer its gap.
-  const args = ['--mode', 'lossy', '--duration', '0.5', '--consumers', '4', '--stall', 'consumer-2@0.5-2.5,consumer-4@0.5-2.5', '--publish-until', '3.5'];
+  const args = ['--mode', 'lossy', '--duration', '0.5', '--consumers', '4', '--stall', 'consumer-2@0.5-2.5,consumer-4@0.5-2.5', '--queue-capacity', '256', '--publish-until', '3.5'];
   const { document, survivors } = await runDemo([...args, '--consumer-cmd', `consumer-3=${naive}`, '--consumer-cmd', `consumer-4=${careful}`]);
   const run = document.runs[0]!;
   expect(run.consumers.map((c) => [c.name, c.command])).toEqual([['consumer-1', null], ['consumer-2', null], ['consumer-3', naive], ['consumer-4', careful]]);

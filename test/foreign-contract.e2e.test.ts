@@ -9,19 +9,19 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { failureDetail, ORCHESTRATOR, pidsInLog, readLog, reapAfterEach, startDemo, survivorsAfter, tempLogFile, type ModeRun, type RunDocument } from './helpers/run-demo.js';
+import { failureDetail, ORCHESTRATOR, pidsInLog, readLog, reapAfterEach, SHORT_STALL, startDemo, survivorsAfter, tempLogFile, type ModeRun, type RunDocument } from './helpers/run-demo.js';
 
 const reaper = reapAfterEach();
 const fixture = (name: string): string => `node ${fileURLToPath(new URL(`./fixtures/foreign/${name}.mjs`, import.meta.url))}`;
 
 /**
  * One lossy run with a misbehaving foreign consumer; every pid it started, from the log and the run's
- * own events. Half-second phases, our consumer-3 frozen for 2 s (800 events: the default queue overflows).
+ * own events, with our consumer-3 frozen for 2 s (SHORT_STALL).
  */
 async function runWith(name: string, command: string, extra: string[] = []) {
   const logFile = tempLogFile();
   reaper.track(logFile);
-  const result = await startDemo(['--mode', 'lossy', '--duration', '0.5', '--stall', 'consumer-3@0.5-2.5', '--json', '--log-file', logFile, '--consumer-cmd', `${name}=${command}`, ...extra]);
+  const result = await startDemo(['--mode', 'lossy', ...SHORT_STALL, '--json', '--log-file', logFile, '--consumer-cmd', `${name}=${command}`, ...extra]);
   if (result.exitCode !== 3) throw new Error(failureDetail(result));
   const document = JSON.parse(String(result.stdout)) as RunDocument;
   const run: ModeRun = document.runs[0]!;

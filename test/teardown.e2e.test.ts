@@ -5,18 +5,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isGone, pidsInLog, readLog, reapAfterEach, startDemo, survivorsAfter, tempLogFile, type LogLine } from './helpers/run-demo.js';
+import { isGone, pidsInLog, readLog, reapAfterEach, SHORT_STALL, startDemo, survivorsAfter, tempLogFile, type LogLine } from './helpers/run-demo.js';
 
 const reaper = reapAfterEach();
 
 /**
  * Half-second phases with consumer-3 frozen from 0.5 s. A run that the test interrupts is given a
  * stall far longer than the test (it never ends by itself: whenever the test acts, the consumer is
- * frozen); one that must complete, a 2 s stall (800 events at 400/s: the default 512-event queue
- * overflows, and a healthy consumer has 1.3 s of slack).
+ * frozen); one that must complete, SHORT_STALL's 2 s stall (its queue overflows whatever the load).
  */
 const INTERRUPTED = ['--duration', '0.5', '--stall', 'consumer-3@0.5-60'];
-const COMPLETED = ['--duration', '0.5', '--stall', 'consumer-3@0.5-2.5'];
 
 /** Starts a run (lossy unless told) and waits (bounded) until consumer-3 is frozen. */
 async function startFrozenRun(extra: string[] = INTERRUPTED, mode = 'lossy') {
@@ -64,7 +62,7 @@ describe('teardown', () => {
   });
 
   test.each(['lossy', 'lossless'])('%s: a consumer killed mid-run is reported as ended early, the others are still checked, and the exit code says so', async (mode) => {
-    const run = await startFrozenRun([...COMPLETED, '--json'], mode);
+    const run = await startFrozenRun([...SHORT_STALL, '--json'], mode);
     const victim = run.pidOf('consumer-2');
     process.kill(victim, 'SIGKILL');
     const result = await run.demo;

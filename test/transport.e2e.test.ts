@@ -6,15 +6,13 @@
  * 2 s stall at 400/s produces never reach the broker's queue, nothing is dropped,
  * and the consumer ends correct. The report says which happened, per stall.
  */
-import { brokerOf, runDemo, type ModeRun } from './helpers/run-demo.js';
+import { brokerOf, runDemo, SHORT_STALL, type ModeRun } from './helpers/run-demo.js';
 
-/** Half-second phases around the default-length stall: consumer-3 frozen for 2 s. */
-const SHORT = ['--duration', '0.5', '--stall', 'consumer-3@0.5-2.5'];
 const stalledOf = (run: ModeRun) => run.consumers.find((c) => c.faulted)!;
 
 describe('--datagram-size', () => {
   test('1,350 (the default): the transport absorbs a few datagrams, then the broker\'s queue fills and drops', async () => {
-    const { document, log } = await runDemo(['--mode', 'lossy', ...SHORT]);
+    const { document, log } = await runDemo(['--mode', 'lossy', ...SHORT_STALL]);
     const [run] = document.runs;
     expect(document.config.datagramSize).toBe(1350);
     expect(run!.transport.datagramBytes).toBe(1350);
@@ -32,7 +30,7 @@ describe('--datagram-size', () => {
   });
 
   test('16,384: the whole stall fits in the transport, so the broker\'s queue never fills and nothing is dropped', async () => {
-    const { document } = await runDemo(['--mode', 'lossy', ...SHORT, '--datagram-size', '16384']);
+    const { document } = await runDemo(['--mode', 'lossy', ...SHORT_STALL, '--datagram-size', '16384']);
     const [run] = document.runs;
     expect(run!.transport.datagramBytes).toBe(16384);
     const stalled = stalledOf(run!);

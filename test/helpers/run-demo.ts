@@ -5,6 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { JsonDocument, JsonRun } from '@state-divergence/orchestrator';
 
+/**
+ * Half-second phases around a 2 s stall of consumer-3 ([0.5, 2.5) s since publishing started): 800
+ * events at 400/s. Its transport absorbs ~130 of them (~13 KB at 1,350-byte datagrams) and a 256-event
+ * queue the next 256, so ~400 are dropped under lossy however loaded the machine is (a publisher that
+ * fell behind catches up: it paces by elapsed time). A healthy consumer keeps 0.64 s of slack.
+ */
+export const SHORT_STALL = ['--duration', '0.5', '--stall', 'consumer-3@0.5-2.5', '--queue-capacity', '256'];
+
 export const ORCHESTRATOR = fileURLToPath(new URL('../../packages/orchestrator/bin/orchestrator.js', import.meta.url));
 
 export function tempLogFile(): string {

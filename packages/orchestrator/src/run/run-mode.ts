@@ -114,8 +114,8 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
 }
 
 /**
- * Every child is told the run is over, and each that can answer confirms it
- * (IPC is ordered: a reply to a later request means the phase was taken), so a
+ * Every child is told the run is over (`ending`), and each that can answer confirms it
+ * (IPC is ordered: a reply to a later request means `ending` was taken), so a
  * stream that ends under it from here on is not logged as a failure. Then all
  * are stopped at once. Never waits for a graceful QUIC close: after a stall that
  * takes ~40 s with this library.
