@@ -1,6 +1,8 @@
 /**
- * What each mode does is one row of protocol's modes.ts; the broker, the
- * consumers' init, the plan's steps and the live view read the row.
+ * What each mode does is one row of protocol's modes.ts, read by the broker, the consumers'
+ * init, the plan's steps and the live view. Here: the broker's queue policy, the init and the
+ * report's names; the live view's reading of `subscribeWith` (goneConsumer) is in
+ * missed-agreement.test.ts.
  */
 import { MODE_TABLE, MODES, queuePolicyOf, throttlesPublisher, type BrokerEndpoint, type LogSettings } from '@state-divergence/protocol';
 import { Topic } from '@state-divergence/broker/internal';

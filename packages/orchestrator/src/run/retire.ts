@@ -4,6 +4,9 @@ import type { ClusterWatch } from './watch.js';
 /** How long each child may take to confirm it knows the run is over (then it is stopped regardless). */
 const TEARDOWN_ACK_MS = 500;
 
+/** Children already told: a run with a foreign consumer announces before the outcome, then tears down. */
+const told = new WeakSet<ChildHandle>();
+
 /**
  * Every child is told the run is over (`ending`; the `teardown` phase is only its
  * log lines' field), and each that can answer confirms it (IPC is ordered: a
@@ -11,8 +14,9 @@ const TEARDOWN_ACK_MS = 500;
  * under it from here on is not taken for a failure.
  */
 export async function announceTeardown(children: ChildHandle[]): Promise<void> {
-  const live = children.filter((c) => c.alive && !c.frozen);
+  const live = children.filter((c) => c.alive && !c.frozen && !told.has(c));
   for (const child of live) {
+    told.add(child);
     child.send({ type: 'phase', phase: 'teardown' });
     child.send({ type: 'ending' });
   }
