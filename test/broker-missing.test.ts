@@ -20,7 +20,7 @@ const brokerReport: BrokerReport = {
   subscribers: {
     wrong: {
       queued: 0, delivered: 11, dropped: 1, lastAccepted: 12, bytesSent: 0, droppedRanges: [[11, 11]], maxQueued: 1, endedEarly: null,
-      disconnectedAt: null, disconnects: 0, lags: 0, blockedWrites: [], marks: [], resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0,
+      disconnectedAt: null, disconnects: 0, lags: 0, blockedWrites: [], marks: [], marksDropped: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0,
     },
   },
 };

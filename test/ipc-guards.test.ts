@@ -4,7 +4,7 @@
  * Each message is built by hand, then each of its fields is taken away (or
  * spoiled) in turn: the guard must refuse it and name that field.
  */
-import { childMessageProblem, initProblem, isChildInit, isChildMessage, readForeignMessage, type BrokerEndpoint, type BrokerInit, type ChildInit, type ConsumerInit, type Counters, type LogSettings, type PublisherInit, type Report, type RogueInit } from '@state-divergence/protocol';
+import { childMessageProblem, initProblem, isChildInit, isChildMessage, readForeignMessage, type BrokerEndpoint, type BrokerReport, type BrokerInit, type ChildInit, type ConsumerInit, type Counters, type LogSettings, type PublisherInit, type Report, type RogueInit } from '@state-divergence/protocol';
 
 const log: LogSettings = { level: 'info', file: null, mode: 'lossy' };
 const broker: BrokerEndpoint = { host: '127.0.0.1', port: 4433, caPem: 'PEM', idleTimeoutMs: 30_000, datagramBytes: 1350, token: 'ab'.repeat(32) };
@@ -31,7 +31,7 @@ const reports: Report[] = [
       'consumer-1': {
         ...subscriber, droppedRanges: [[4, 4]], maxQueued: 3, endedEarly: null, disconnectedAt: null, disconnects: 0, lags: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0,
         fullSnapshotBytes: 0, discarded: 0, blockedWrites: [{ startedAt: 1_700_000_000_000, bytesBefore: 100, bytes: 50, ms: 120.5 }],
-        marks: [{ at: 1_700_000_000_000, what: 'drops started', offset: 4 }],
+        marks: [{ at: 1_700_000_000_000, what: 'drops started', offset: 4 }], marksDropped: 0,
       },
     },
   },
@@ -108,6 +108,8 @@ describe('gather replies carry every field of their role', () => {
     expect(childMessageProblem(gather({ ...consumerReport, repairedRanges: [[3]] }))).toBe('reply.value.report.repairedRanges[0] is not a list of 2');
     expect(childMessageProblem(gather({ ...consumerReport, entries: [[0, 1, 7], [1, 2]] }))).toBe('reply.value.report.entries[1] is not a list of 3');
     expect(childMessageProblem(gather({ ...publisherReport, history: { keys: [0, 1], values: new Uint32Array(2), deleted: new Uint8Array(2) } }))).toBe('reply.value.report.history.keys is not a Uint32Array');
+    const uncounted = { ...brokerReport, subscribers: { 'consumer-1': without((brokerReport as BrokerReport).subscribers['consumer-1']!, 'marksDropped') } };
+    expect(childMessageProblem(gather(uncounted))).toBe('reply.value.report.subscribers.consumer-1.marksDropped is missing');
     const blocked = { ...brokerReport, subscribers: { 'consumer-1': { ...subscriber, blockedWrites: [{ startedAt: 1, bytes: 1, ms: 1 }] } } };
     expect(childMessageProblem(gather(blocked))).toMatch(/^reply\.value\.report\.subscribers\.consumer-1\.\w+ is missing$/);
     expect(childMessageProblem({ type: 'reply', id: 2, kind: 'gather', value: { report: consumerReport } })).toBe('reply.value.resources is missing');

@@ -6,6 +6,7 @@
 import { normalizeOptions } from '@state-divergence/orchestrator';
 import { assembleOutcome, DOCUMENT_VERSION, renderHtml, toJsonConfig, toJsonRun } from '@state-divergence/orchestrator/internal';
 import type { BrokerReport, Mode } from '@state-divergence/protocol';
+import type { GatheredRun } from '@state-divergence/orchestrator/internal';
 import { consumerReport, gathered, held } from './helpers/gathered-run.js';
 
 // Publishing started 500 ms into the mode (run clock) and at wall-clock 1,000,000 ms.
@@ -19,21 +20,26 @@ const config = toJsonConfig(options);
 const right = consumerReport(held([11, 7, 9, 10, 12, 8]).sort((a, b) => a[0] - b[0]));
 const NAMES = ['consumer-1', 'consumer-2', 'consumer-3', 'consumer-4'];
 
-function subscriber(marks: BrokerReport['subscribers'][string]['marks']): BrokerReport['subscribers'][string] {
+type Marks = BrokerReport['subscribers'][string]['marks'];
+
+function subscriber(marks: Marks, marksDropped = 0): BrokerReport['subscribers'][string] {
   return {
     queued: 0, delivered: 12, dropped: 0, lastAccepted: 12, bytesSent: 0, droppedRanges: [], maxQueued: 1, endedEarly: null, disconnectedAt: null,
-    disconnects: 0, lags: 0, blockedWrites: [], marks, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0,
+    disconnects: 0, lags: 0, blockedWrites: [], marks, marksDropped, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0,
   };
 }
 
-/** One mode's run: consumer-2 stalled 1-3 s, consumer-4 slowed 0.5-2.5 s; under resync consumer-2 lags and gets a delta, else its drops start at 1.04 s. */
-function run(mode: Mode) {
-  const c2 = mode === 'resync'
+/**
+ * One mode's run: consumer-2 stalled 1-3 s, consumer-4 slowed 0.5-2.5 s; under resync consumer-2 lags and gets a delta, else its drops start at 1.04 s.
+ * `c2` replaces consumer-2's broker marks (and `cut` counts those not kept); `more` adds orchestrator events.
+ */
+function run(mode: Mode, c2Marks?: Marks, more: GatheredRun['events'] = [], cut = 0) {
+  const c2 = c2Marks ?? (mode === 'resync'
     ? [{ at: wall(1.5), what: 'lagged' as const, offset: 4 }, { at: wall(3.05), what: 'delta sent' as const, offset: 12 }]
-    : [{ at: wall(1.04), what: 'drops started' as const, offset: 5 }, { at: wall(3.1), what: 'drops ended' as const, offset: 9 }];
+    : [{ at: wall(1.04), what: 'drops started' as const, offset: 5 }, { at: wall(3.1), what: 'drops ended' as const, offset: 9 }]);
   const broker: BrokerReport = {
     role: 'broker', head: 12, lastWriteOffsets: [11, 7, 9, 10, 12, 8], digest: '0',
-    subscribers: { ...Object.fromEntries(NAMES.map((n) => [n, subscriber([{ at: wall(-0.2), what: 'subscribed', offset: 0 }])])), 'consumer-2': subscriber(c2) },
+    subscribers: { ...Object.fromEntries(NAMES.map((n) => [n, subscriber([{ at: wall(-0.2), what: 'subscribed', offset: 0 }])])), 'consumer-2': subscriber(c2, cut) },
   };
   broker.subscribers['consumer-2']!.blockedWrites = [{ startedAt: wall(1.3), bytesBefore: 100, bytes: 50, ms: 1700 }];
   const syncs = mode === 'resync' ? [{ kind: 'delta' as const, at: wall(3.12), frames: 4, keys: 4, bytes: 200, offset: 12 }] : [];
@@ -42,7 +48,7 @@ function run(mode: Mode) {
   g.consumers = g.consumers.map((c) => ({ ...c, faulted: c.name === 'consumer-2' || c.name === 'consumer-4', faults: options.faults.filter((f) => f.consumer === c.name) }));
   g.origin = { runMs: RUN_MS, wallMs: WALL_MS };
   g.wrongOverTime = { intervalMs: 250, t: [0, 1, 2, 3, 4, 4.9], series: {}, diverged: { 'consumer-2': [0, 0, 3, 3, 0, 0] }, behind: { 'consumer-2': [0, 1, 2, 0, 0, 0] }, publisherRate: [0, 400, 400, 400, 0, 0] };
-  g.events = [
+  const events: GatheredRun['events'] = [
     { at: event(0), type: 'phase', phase: 'converged' },
     { at: event(0.5), type: 'phase', phase: 'stalled' },
     { at: event(0.5), type: 'slow', consumer: 'consumer-4', pid: 4, percent: 80 },
@@ -53,6 +59,7 @@ function run(mode: Mode) {
     { at: event(3.02), type: 'publisher-done', published: 12 },
     { at: event(4), type: 'phase', phase: 'quiesced' },
   ];
+  g.events = [...events, ...more].sort((a, b) => a.at - b.at);
   return toJsonRun(assembleOutcome(g));
 }
 
@@ -113,5 +120,44 @@ describe('the HTML report over time', () => {
     ]));
     expect(resync).not.toContain('drops started');
     expect(sections[1]).toContain('<b>consumer-2</b>: frozen (SIGSTOP) <b>1.00 s</b>');
+  });
+});
+
+describe('the timeline\'s runs of drops when a subscription ends mid-run', () => {
+  // consumer-2's first subscription drops from 1.04 s and never accepts again; its successor subscribes at 2.5 s and drops 2.8-3.1 s.
+  const crashedMidRun: Marks = [
+    { at: wall(-0.2), what: 'subscribed', offset: 0 },
+    { at: wall(1.04), what: 'drops started', offset: 5 },
+    { at: wall(2.5), what: 'subscribed', offset: 7 },
+    { at: wall(2.8), what: 'drops started', offset: 8 },
+    { at: wall(3.1), what: 'drops ended', offset: 10 },
+  ];
+  const timeline = (c2?: Marks, more: GatheredRun['events'] = [], cut = 0) => {
+    const html = renderHtml({ version: DOCUMENT_VERSION, config, runs: [run('lossy', c2, more, cut)] });
+    return timeDrawings(html.split('<h2>').slice(2)[0]!).at(-1)!;
+  };
+  const dropTitles = (svg: string) => [...svg.matchAll(/<rect class="span span-drops"[^>]*><title>([^<]*)<\/title>/g)].map((m) => m[1]);
+
+  test('a crash mid-run ends the span at the crash, and the successor\'s own drops are a span of their own', () => {
+    const svg = timeline(crashedMidRun, [{ at: event(2), type: 'crash', consumer: 'consumer-2', pid: 2 }, { at: event(2.4), type: 'restart', consumer: 'consumer-2', pid: 5 }]);
+    expect(dropTitles(svg)).toEqual(['consumer-2: dropping until it crashed, 1.04 s–2.00 s', 'consumer-2: dropping, 2.80 s–3.10 s']);
+  });
+
+  test('with no event to say when the subscription ended, the span ends at the next subscription', () => {
+    expect(dropTitles(timeline(crashedMidRun))).toEqual([
+      'consumer-2: dropping until it subscribed again (its subscription ended mid-run), 1.04 s–2.50 s',
+      'consumer-2: dropping, 2.80 s–3.10 s',
+    ]);
+  });
+
+  test('when the broker cut the marks, a run still open says its end is unknown and the row says how many were not kept', () => {
+    const svg = timeline(crashedMidRun.slice(0, 4), [], 3);
+    expect(dropTitles(svg)).toEqual([
+      'consumer-2: dropping until it subscribed again (its subscription ended mid-run), 1.04 s–2.50 s',
+      'consumer-2: dropping, end unknown: 3 later marks were not kept, 2.80 s–3.02 s',
+    ]);
+    expect(titles(svg)).toContain('consumer-2: 3 later marks not kept: the broker keeps only the first 4, 2.80 s');
+    expect(dropTitles(timeline())).toEqual(['consumer-2: dropping, 1.04 s–3.10 s']); // nothing cut, nothing said
+    expect(timeline()).not.toContain('not kept');
   });
 });

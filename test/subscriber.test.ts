@@ -6,7 +6,7 @@
  */
 import { jest } from '@jest/globals';
 import { encodeDigest, encodeSyncEnd, ErrorCode, SyncKind } from '@state-divergence/protocol';
-import { lastWrites, subscriberReports } from '@state-divergence/broker/internal';
+import { lastWrites, SubscriberStats, subscriberReports } from '@state-divergence/broker/internal';
 import { EVENT_BYTES, LAG_BYTES, setup, show, subscribe, SYNC_END_BYTES, tick } from './fixtures/fake-subscriber.js';
 
 /** A subscriber mark at any time (the broker's Date.now). */
@@ -152,6 +152,7 @@ describe('Subscriber: a full queue in each mode', () => {
       blockedWrites: [],
       // Each run of drops, on the broker's clock: the timeline draws them.
       marks: [mark('subscribed', 0), mark('drops started', 4), mark('drops ended', 6), mark('drops started', 7)],
+      marksDropped: 0,
       lastAccepted: 6,
       droppedRanges: [[4, 5], [7, 7]],
       maxQueued: 2,
@@ -239,6 +240,7 @@ describe('Subscriber: a full queue in each mode', () => {
       bytesSent: sink.bytes.reduce((a, b) => a + b, 0), // what the stream got, to the byte
       blockedWrites: [],
       marks: [mark('subscribed', 0), mark('lagged', 2), mark('delta sent', 11)],
+      marksDropped: 0,
       lastAccepted: 12,
       droppedRanges: [],
       maxQueued: 3,
@@ -458,5 +460,20 @@ describe('Subscriber: what it handed to the transport', () => {
     } finally {
       clock.mockRestore();
     }
+  });
+});
+
+describe('SubscriberStats: the marks kept', () => {
+  test('the first 512 marks are kept and every later one is counted, so a flapping consumer\'s lost `drops ended` is known to be lost', () => {
+    const stats = new SubscriberStats();
+    stats.subscribed(0);
+    for (let offset = 1; offset <= 300; offset += 1) {
+      stats.mark('drops started', offset);
+      stats.mark('drops ended', offset);
+    }
+    const report = stats.report(0);
+    expect(report.marks).toHaveLength(512);
+    expect(report.marks.at(-1)).toEqual(mark('drops started', 256));
+    expect(report.marksDropped).toBe(601 - 512);
   });
 });

@@ -5,4 +5,5 @@
 export { CompactedTable } from './compacted-table.js';
 export { DropLog } from './drop-log.js';
 export { Topic } from './topic.js';
+export { SubscriberStats } from './subscriber-stats.js';
 export { lastWrites, subscriberReports } from './topic-views.js';

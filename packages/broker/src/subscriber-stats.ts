@@ -42,10 +42,13 @@ export class SubscriberStats {
   private inFlight: WriteInFlight | null = null;
   private readonly blocked: BlockedWrite[] = [];
   private readonly marks: SubscriberMark[] = [];
+  /** Marks past MARKS_KEPT, counted so the timeline can say its marks were cut. */
+  private marksDropped = 0;
 
   /** Something the timeline shows happened to this name now (the broker's Date.now, as blocked writes). */
   mark(what: SubscriberMarkKind, offset: number): void {
     if (this.marks.length < MARKS_KEPT) this.marks.push({ at: Date.now(), what, offset });
+    else this.marksDropped += 1;
   }
 
   /** A write of `bytes` was handed to the stream: the record to give back to writeEnded. */
@@ -95,6 +98,7 @@ export class SubscriberStats {
       lags: this.costs.lags,
       blockedWrites: this.blockedWrites(),
       marks: [...this.marks],
+      marksDropped: this.marksDropped,
       resumes: this.resumes,
       resyncBytes: this.costs.resyncBytes,
       resyncFrames: this.costs.resyncFrames,

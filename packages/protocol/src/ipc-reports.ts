@@ -104,6 +104,8 @@ export interface SubscriberReport extends SubscriberCounters {
   blockedWrites: BlockedWrite[];
   /** What happened to this name at the broker and when, oldest first: its first 512 marks (see SubscriberMark). */
   marks: SubscriberMark[];
+  /** Marks after those 512, not kept: while it is above 0 the marks stop before the run did (a later `drops ended` may be among them). */
+  marksDropped: number;
   /** Resumes the subscriber asked for itself (it saw a gap in offsets). */
   resumes: number;
   /** Bytes and frames of LAG, STATE and SYNC_END sent to bring it back (snapshot at subscribe excluded). */

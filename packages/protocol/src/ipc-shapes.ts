@@ -83,7 +83,7 @@ const subscriberMark = fields<SubscriberMark>({ at: number, what: oneOf(Object.k
 const subscriberReport = fields<SubscriberReport>({
   ...subscriberCounters,
   droppedRanges: ranges, maxQueued: count, endedEarly: nullable(text), disconnectedAt: nullable(count), disconnects: count, lags: count,
-  blockedWrites: listOf(blockedWrite), marks: listOf(subscriberMark), resumes: count, resyncBytes: count, resyncFrames: count, fullSnapshotBytes: count, discarded: count,
+  blockedWrites: listOf(blockedWrite), marks: listOf(subscriberMark), marksDropped: count, resumes: count, resyncBytes: count, resyncFrames: count, fullSnapshotBytes: count, discarded: count,
 });
 const latency = fields<LatencySamples>({ appliedAt: typedArray('Float64Array'), latencyMs: typedArray('Float64Array') });
 const sync = fields<SyncRecord>({ kind: oneOf(['snapshot', 'delta']), at: number, frames: count, keys: count, bytes: count, offset: count });

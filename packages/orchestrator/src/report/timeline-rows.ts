@@ -69,23 +69,37 @@ const MARK_TEXT: Record<SubscriberMark['what'], (offset: number) => [string, Ton
   disconnected: (o) => [`disconnected as a slow consumer at offset ${o}`, 'connection'],
 };
 
+/** When a consumer's subscription ended without the broker saying so in a mark: the orchestrator saw it crash or end. */
+const SUBSCRIPTION_END: Partial<Record<RunEvent['type'], string>> = { crash: 'dropping until it crashed', 'consumer-ended': 'dropping until it ended' };
+
+type DropMark = { t: number; what: SubscriberMark['what'] | 'subscription ended'; until?: string };
+
 /**
  * Runs of drops, from each `drops started` to the next `drops ended` or
- * disconnect. A run ends only when an event is accepted again, so one still
- * open when publishing stopped (the seed's: it stops at the thaw) ends there:
- * nothing was published, so nothing dropped, after it.
+ * disconnect. A subscription that ends mid-run (a crash, endSubscriber) writes
+ * neither: its run ends at that end when the orchestrator saw it, else at the
+ * name's next `subscribed` (the successor's own drops start a run of their own).
+ * A run ends only when an event is accepted again, so one still open when
+ * publishing stopped (the seed's: it stops at the thaw) ends there: nothing was
+ * published, so nothing dropped, after it. When the broker cut the marks
+ * (`cut` > 0), a run still open may have ended in one not kept: the span says so.
  */
-function dropSpans(marks: Array<{ t: number; what: SubscriberMark['what'] }>, end: number): TimelineSpan[] {
+function dropSpans(marks: DropMark[], end: number, cut = 0): TimelineSpan[] {
   const spans: TimelineSpan[] = [];
+  const close = (from: number, to: number, what: string) => spans.push({ from, to: Math.max(from, to), what, colour: TONES.drops.colour, kind: 'drops' });
   let from: number | undefined;
-  for (const m of marks) {
-    if (m.what === 'drops started' && from === undefined) from = m.t;
-    if ((m.what === 'drops ended' || m.what === 'disconnected') && from !== undefined) {
-      spans.push({ from, to: m.t, what: 'dropping', colour: TONES.drops.colour, kind: 'drops' });
-      from = undefined;
+  for (const m of [...marks].sort((a, b) => a.t - b.t)) {
+    if (from === undefined) {
+      if (m.what === 'drops started') from = m.t;
+      continue;
     }
+    if (m.what === 'drops ended' || m.what === 'disconnected') close(from, m.t, 'dropping');
+    else if (m.what === 'subscribed') close(from, m.t, 'dropping until it subscribed again (its subscription ended mid-run)');
+    else if (m.what === 'subscription ended') close(from, m.t, m.until ?? 'dropping until its subscription ended');
+    else continue;
+    from = undefined;
   }
-  if (from !== undefined) spans.push({ from, to: Math.max(from, end), what: 'dropping until publishing ended', colour: TONES.drops.colour, kind: 'drops' });
+  if (from !== undefined) close(from, end, cut > 0 ? `dropping, end unknown: ${cut} later marks were not kept` : 'dropping until publishing ended');
   return spans;
 }
 
@@ -97,19 +111,29 @@ function publishingEnded(run: JsonRun, axis: TimeAxis): number {
 
 function consumerRow(run: JsonRun, consumer: JsonRun['consumers'][number], axis: TimeAxis): TimelineRow {
   const { ofEvent, ofWall } = clocks(run);
-  const events = run.events.flatMap((e) => {
-    const what = 'consumer' in e && e.consumer === consumer.name ? eventText(e) : undefined;
+  const mine = run.events.filter((e) => 'consumer' in e && e.consumer === consumer.name);
+  const events = mine.flatMap((e) => {
+    const what = eventText(e);
     const kind = EVENT_FAULT[e.type];
     return what === undefined ? [] : [{ t: ofEvent(e.at), what, colour: kind === undefined ? TONES.connection.colour : FAULT_COLOURS[kind] }];
   });
-  const brokerMarks = (run.broker?.subscribers[consumer.name]?.marks ?? []).map((m) => ({ ...m, t: ofWall(m.at) }));
+  const subscriber = run.broker?.subscribers[consumer.name];
+  const brokerMarks = (subscriber?.marks ?? []).map((m) => ({ ...m, t: ofWall(m.at) }));
   const atBroker = brokerMarks.map((m) => {
     const [what, tone] = MARK_TEXT[m.what](m.offset);
     return { t: m.t, what, colour: TONES[tone].colour };
   });
+  const cut = subscriber?.marksDropped ?? 0;
+  const last = brokerMarks.at(-1);
+  const cutMark = cut > 0 && last !== undefined ? [{ t: last.t, what: `${cut} later marks not kept: the broker keeps only the first ${brokerMarks.length}`, colour: TONES.connection.colour }] : [];
+  const ends = mine.flatMap((e) => {
+    const until = SUBSCRIPTION_END[e.type];
+    return until === undefined ? [] : [{ t: ofEvent(e.at), what: 'subscription ended' as const, until }];
+  });
   const syncs = (consumer.recovery?.syncs ?? []).map((s) => ({ t: ofWall(s.at), what: `${s.kind} applied (${s.keys} keys, to offset ${s.offset})`, colour: TONES.applied.colour }));
   const faults = consumer.faults.map((f) => ({ from: f.from, to: f.to, what: faultWindow(f), colour: FAULT_COLOURS[f.kind], kind: 'fault' as const }));
-  return { name: consumer.name, marks: [...events, ...atBroker, ...syncs], spans: [...faults, ...dropSpans(brokerMarks, publishingEnded(run, axis))] };
+  const drops = dropSpans([...brokerMarks, ...ends], publishingEnded(run, axis), cut);
+  return { name: consumer.name, marks: [...events, ...atBroker, ...cutMark, ...syncs], spans: [...faults, ...drops] };
 }
 
 function brokerRow(run: JsonRun): TimelineRow {
