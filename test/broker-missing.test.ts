@@ -6,7 +6,7 @@
  * (`run`, `sweep`, `experiments`) exits 3 for it, by the one exit-code rule.
  */
 import { normalizeOptions } from '@state-divergence/orchestrator';
-import { assembleOutcome, check, completedExit, judge, NO_BROKER_REPORT, renderClosing, renderMode, sweepPoint, toJsonConfig, toJsonRun } from '@state-divergence/orchestrator/internal';
+import { assembleOutcome, check, completedExit, judge, NO_BROKER_REPORT, noBrokerEntry, renderClosing, renderMode, sweepPoint, toJsonConfig, toJsonRun } from '@state-divergence/orchestrator/internal';
 import type { BrokerReport } from '@state-divergence/protocol';
 import { authority, consumerReport, gathered, held, history, lastWriteOffsets } from './helpers/gathered-run.js';
 
@@ -17,13 +17,16 @@ const brokerReport: BrokerReport = {
   head: 12,
   lastWriteOffsets,
   digest: '0',
-  subscribers: {
-    wrong: {
-      queued: 0, delivered: 11, dropped: 1, lastAccepted: 12, bytesSent: 0, droppedRanges: [[11, 11]], maxQueued: 1, endedEarly: null,
-      disconnectedAt: null, disconnects: 0, lags: 0, blockedWrites: [], marks: [], marksDropped: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0,
-    },
-  },
+  subscribers: { right: subscriberEntry([]), wrong: subscriberEntry([[11, 11]]) },
 };
+/** The broker's entry for a consumer it dropped these offsets for. */
+function subscriberEntry(droppedRanges: Array<[number, number]>): BrokerReport['subscribers'][string] {
+  const dropped = droppedRanges.reduce((n, [a, b]) => n + b - a + 1, 0);
+  return {
+    queued: 0, delivered: 12 - dropped, dropped, lastAccepted: 12, bytesSent: 0, droppedRanges, maxQueued: 1, endedEarly: null,
+    disconnectedAt: null, disconnects: 0, lags: 0, blockedWrites: [], marks: [], marksDropped: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0,
+  };
+}
 const config = toJsonConfig(normalizeOptions({ mode: 'lossy', keys: 6 }, { stderrIsTTY: false }));
 
 describe('without the broker report', () => {
@@ -74,6 +77,35 @@ describe('without the broker report', () => {
       `orchestrator: lossy: the verdict is unknown: ${NO_BROKER_REPORT}\n`,
       'orchestrator: completed, but a consumer ended early or a verdict is unknown (see the report)\n',
     ]);
+  });
+});
+
+describe('with the broker report but no entry in it for a consumer', () => {
+  // A foreign consumer whose HELLO said another name, or one that never subscribed: the broker has nothing under this name.
+  const outcome = assembleOutcome(gathered(brokerReport, [['right', right], ['foreign-1', wrong]]));
+  const reason = noBrokerEntry('foreign-1');
+
+  test('its wrong keys are unknown with the reason, not unexplained; no run-wide error, no expectation guessed', () => {
+    expect(outcome.check.verdict).toBe('unknown');
+    expect(outcome.check.error).toBeUndefined();
+    expect(outcome.check.consumers.map((c) => [c.name, c.verdict, c.wrongKeys, c.unexplainedKeys, c.unknownBecause])).toEqual([
+      ['right', 'valid', [], [], null],
+      ['foreign-1', 'unknown', [0], [], reason],
+    ]);
+    expect(outcome.damage.expectedWrong).not.toHaveProperty('foreign-1');
+    const run = toJsonRun(outcome);
+    expect(run).toMatchObject({ valid: 'unknown', checkerError: null, unexplained: 0 });
+    expect(run.consumers[1]).toMatchObject({ verdict: 'unknown', unknownBecause: reason, expectedWrong: null, missedByDecile: null });
+  });
+
+  test('the report says why and has no BUG line; the exit code is 3 with the consumer named', () => {
+    const run = toJsonRun(outcome);
+    const text = renderMode(run, config);
+    expect(text).not.toMatch(/BUG/);
+    expect(text).toContain(`state UNKNOWN (1 keys differ, but ${reason})`);
+    const lines: string[] = [];
+    expect(completedExit('orchestrator', [judge(outcome)], (line) => void lines.push(line))).toBe(3);
+    expect(lines[0]).toBe(`orchestrator: lossy: foreign-1 could not be checked (${reason})\n`);
   });
 });
 

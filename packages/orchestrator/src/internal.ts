@@ -15,7 +15,7 @@ export { MODE_LABELS, MODE_SHORT } from './report/labels.js';
 export { overlaps, wrongByDecile } from './check/damage.js';
 export { expectedWrong, mergeRanges } from './check/expectation.js';
 export { liveDivergence, publisherBacklog } from './check/live-divergence.js';
-export { goneConsumer, missedKeys, missedRanges } from './check/missed.js';
+export { goneConsumer, missedKeys, missedRanges, noBrokerEntry } from './check/missed.js';
 export { absorbedInStalls, type StallBytes } from './check/transport.js';
 export { buildPlan, checkPlan, faultedConsumers, longestStallMs, planLengthMs, stallWindows, type PlanStep, type RunPlan } from './run/plan.js';
 export { interpretPlan, type StepHandlers } from './run/interpret-plan.js';

@@ -42,6 +42,12 @@ export interface CheckInput {
     died?: string | null;
     /** Set when the drain gave up on it: a wrong key may only be late, so wrong means unknown. */
     undrained?: string | null;
+    /**
+     * Set, with the reason, when the broker's report exists but holds no entry
+     * for this name: what it missed is unknown (not "nothing"), so a wrong key
+     * can be neither explained nor called a bug, and wrong means unknown.
+     */
+    noEvidence?: string | null;
   }>;
 }
 
@@ -66,6 +72,8 @@ export interface ConsumerCheck {
    */
   unexplainedKeys: number[];
   endedEarly: string | null;
+  /** Why its verdict is `unknown`, a phrase ("its copy could not be gathered"); null unless unknown. */
+  unknownBecause: string | null;
 }
 
 export interface CheckResult {
@@ -89,6 +97,11 @@ function emitted(history: History, key: number, version: number, value: number):
   const i = version - 1;
   return i >= 0 && i < history.keys.length && history.keys[i] === key && history.values[i] === value && history.deleted[i] === 0;
 }
+
+/** Why a consumer without its own report cannot be judged. */
+export const COPY_NOT_GATHERED = 'its copy could not be gathered';
+/** Why a wrong consumer the drain gave up on cannot be judged: a wrong key may only be late. */
+export const UNDRAINED = 'the drain gave up while it was still catching up';
 
 /** Why nothing can be explained without the broker's report. */
 export const NO_BROKER_REPORT =
@@ -122,7 +135,7 @@ function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][numb
   const { authority, history, broker } = input;
   const base = { name: consumer.name, faulted: consumer.faulted, endedEarly: consumer.report?.endedEarly ?? consumer.died ?? null };
   if (consumer.report === null) {
-    return { ...base, verdict: 'unknown', applied: null, wrongKeys: [], lost: 0, unexpected: 0, unexplainedKeys: [] };
+    return { ...base, verdict: 'unknown', applied: null, wrongKeys: [], lost: 0, unexpected: 0, unexplainedKeys: [], unknownBecause: COPY_NOT_GATHERED };
   }
   const held = new Map<number, [number, number]>();
   for (const [key, version, value] of consumer.report.entries) held.set(key, [version, value]);
@@ -152,16 +165,18 @@ function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][numb
     }
   }
   const wrongKeys = [...wrong].sort((a, b) => a - b);
-  // Without the broker's report a wrong key cannot be told from a bug: unknown, not invalid.
-  const verdict: Verdict = wrongKeys.length === 0 ? 'valid' : consumer.undrained || broker === null ? 'unknown' : 'invalid';
+  // Without the broker's evidence a wrong key cannot be told from a bug: unknown, not invalid.
+  const noEvidence = broker === null ? NO_BROKER_REPORT : consumer.noEvidence ?? null;
+  const unknownBecause = wrongKeys.length === 0 ? null : noEvidence ?? (consumer.undrained ? UNDRAINED : null);
   return {
     ...base,
-    verdict,
+    verdict: wrongKeys.length === 0 ? 'valid' : unknownBecause !== null ? 'unknown' : 'invalid',
     applied: consumer.report.applied,
     wrongKeys,
     lost,
     unexpected,
-    unexplainedKeys: broker === null ? [] : unexplained(broker, authority, { ...consumer, report: consumer.report }, held, wrong),
+    unexplainedKeys: broker === null || noEvidence !== null ? [] : unexplained(broker, authority, { ...consumer, report: consumer.report }, held, wrong),
+    unknownBecause,
   };
 }
 
@@ -187,6 +202,7 @@ export function checkSafely(input: CheckInput, checker: (input: CheckInput) => C
     return checker(input);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    const failed = `the checker failed: ${message}`;
     const consumers = input.consumers.map((c): ConsumerCheck => ({
       name: c.name,
       faulted: c.faulted,
@@ -197,7 +213,8 @@ export function checkSafely(input: CheckInput, checker: (input: CheckInput) => C
       unexpected: 0,
       unexplainedKeys: [],
       endedEarly: c.report?.endedEarly ?? c.died ?? null,
+      unknownBecause: c.report === null ? COPY_NOT_GATHERED : failed,
     }));
-    return { verdict: 'unknown', consumers, error: `the checker failed: ${message}` };
+    return { verdict: 'unknown', consumers, error: failed };
   }
 }

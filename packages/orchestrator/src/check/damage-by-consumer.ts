@@ -15,7 +15,7 @@ function survival(wrong: number[], missed: number[] | null): Array<number | null
 /**
  * Per consumer: wrong and missed fractions by hotness decile, and the expected
  * number of wrong keys, from what it missed (missed.ts). Without the broker's
- * report or its own, what it missed is unknown: its expectation and missed
+ * report, its entry there, or its own report, what it missed is unknown: its expectation and missed
  * fractions are left out (null in the document), never guessed.
  */
 export function damageBy(run: GatheredRun, result: CheckResult) {
@@ -28,11 +28,12 @@ export function damageBy(run: GatheredRun, result: CheckResult) {
   const missedByDecile: Record<string, number[] | null> = {};
   const expected: Record<string, number> = {};
   for (const c of run.consumers) {
-    if (broker === null || c.report === null) {
+    const side = broker === null ? undefined : brokerEvidenceOf(broker, c.name);
+    if (side === undefined || c.report === null) {
       missedByDecile[c.name] = null;
       continue;
     }
-    const missed = missedRanges(brokerEvidenceOf(broker, c.name), c.report);
+    const missed = missedRanges(side, c.report);
     expected[c.name] = expectedWrong(keys, published, missed);
     missedByDecile[c.name] = sameSequence ? wrongByDecile([...missedKeys(missed, keyAt)], keys) : null;
   }

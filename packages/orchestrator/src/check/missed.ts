@@ -19,10 +19,20 @@ export interface BrokerEvidence {
   disconnectedAt: number | null;
 }
 
-/** The broker's side for one name, from its final report. */
-export function brokerEvidenceOf(broker: BrokerReport, name: string): BrokerEvidence {
+/** Why a name the broker's report has no entry for cannot be judged. */
+export function noBrokerEntry(name: string): string {
+  return `the broker's report has no subscriber named ${name} (it never subscribed, or under another name): which writes it missed is unknown, so no wrong key can be explained`;
+}
+
+/**
+ * The broker's side for one name, from its final report; undefined when the
+ * report has no entry for it (it never subscribed, or said another name in its
+ * HELLO): what it missed is then unknown, not "nothing".
+ */
+export function brokerEvidenceOf(broker: BrokerReport, name: string): BrokerEvidence | undefined {
   const subscriber = broker.subscribers[name];
-  return { head: broker.head, dropped: subscriber?.droppedRanges ?? [], disconnectedAt: subscriber?.disconnectedAt ?? null };
+  if (subscriber === undefined) return undefined;
+  return { head: broker.head, dropped: subscriber.droppedRanges, disconnectedAt: subscriber.disconnectedAt };
 }
 
 /** The consumer's side: from its report at the end, from its counters while the run goes on. */

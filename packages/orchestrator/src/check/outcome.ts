@@ -3,7 +3,7 @@ import { checkSafely, type CheckInput } from './checker.js';
 import { overlaps } from './damage.js';
 import { damageBy } from './damage-by-consumer.js';
 import { summarizeLatency } from './latency.js';
-import { brokerEvidenceOf } from './missed.js';
+import { brokerEvidenceOf, noBrokerEntry } from './missed.js';
 import { absorbedInStalls } from './transport.js';
 import type { ConsumerLatency, GatheredRun, ModeResult, PublisherOutcome, Recovery } from './run-types.js';
 
@@ -71,8 +71,9 @@ function checkInput(run: GatheredRun): CheckInput {
     history: publisher.history,
     broker: broker === null ? null : { head: broker.head, lastWriteOffsets: broker.lastWriteOffsets },
     consumers: run.consumers.map((c) => {
-      const side = broker === null ? null : brokerEvidenceOf(broker, c.name);
-      return { ...c, dropped: side?.dropped ?? [], disconnectedAt: side?.disconnectedAt ?? null, undrained: run.drain.behind[c.name] ?? null };
+      const side = broker === null ? undefined : brokerEvidenceOf(broker, c.name);
+      const noEvidence = broker !== null && side === undefined ? noBrokerEntry(c.name) : null;
+      return { ...c, dropped: side?.dropped ?? [], disconnectedAt: side?.disconnectedAt ?? null, noEvidence, undrained: run.drain.behind[c.name] ?? null };
     }),
   };
 }

@@ -11,7 +11,7 @@ export interface Judgement {
 /**
  * Why a run that completed is not fully judged: its verdict is unknown (a
  * consumer's copy could not be gathered, the drain gave up on a wrong one, the
- * checker failed, the broker's report is missing), a consumer's subscription
+ * checker failed, the broker's report or a consumer's entry in it is missing), a consumer's subscription
  * ended early, or a foreign consumer broke the child contract.
  */
 export function judge(result: ModeResult): Judgement {
@@ -20,7 +20,7 @@ export function judge(result: ModeResult): Judgement {
   if (check.error !== undefined) reasons.push(`${mode}: the verdict is unknown: ${check.error}`);
   for (const c of check.consumers) {
     if (c.verdict === 'unknown' && check.error === undefined) {
-      reasons.push(`${mode}: ${c.name} could not be checked (${c.applied === null ? 'its copy could not be gathered' : 'the drain gave up while it was still catching up'})`);
+      reasons.push(`${mode}: ${c.name} could not be checked (${c.unknownBecause})`);
     }
     if (c.endedEarly !== null) reasons.push(`${mode}: ${c.name}'s subscription ended early: ${c.endedEarly}`);
   }

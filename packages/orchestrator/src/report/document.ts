@@ -57,6 +57,8 @@ export function toJsonRun(r: ModeResult) {
       faults: r.faults[c.name] ?? [],
       applied: c.applied,
       verdict: c.verdict,
+      /** Why the verdict is `unknown` (null otherwise): its copy could not be gathered, the drain gave up on it, the broker's report or its entry there is missing, the checker failed. */
+      unknownBecause: c.unknownBecause,
       wrongCount: c.wrongKeys.length,
       wrongKeys: c.wrongKeys.map(keyName),
       lost: c.lost,

@@ -45,12 +45,7 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
   const marker = faults !== '' ? `  <- ${faults}` : consumer.name === options.joinLate ? '  <- joined late' : '';
   const lines: string[] = [];
   if (consumer.verdict === 'unknown') {
-    const why =
-      consumer.applied === null
-        ? 'its copy could not be gathered'
-        : result.checkerError !== null
-          ? `${consumer.wrongKeys.length} keys differ, but ${result.checkerError}`
-          : `${consumer.wrongKeys.length} keys differ, but the drain gave up while it was still catching up`;
+    const why = consumer.applied === null ? consumer.unknownBecause : `${consumer.wrongKeys.length} keys differ, but ${consumer.unknownBecause}`;
     lines.push(`    ${name}  applied ${applied}   state UNKNOWN (${why})${marker}`);
   } else if (consumer.wrongKeys.length === 0) {
     lines.push(`    ${name}  applied ${applied}   state CORRECT${marker}`);
