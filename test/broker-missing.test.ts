@@ -122,6 +122,21 @@ describe('one exit-code rule for run, sweep and experiments', () => {
     expect(judge(unchecked).reasons).toEqual(['lossy: wrong could not be checked (its copy could not be gathered)']);
   });
 
+  test('when the run has an error, a consumer whose copy could not be gathered is still named; those the error explains are not repeated', () => {
+    const noBroker = assembleOutcome(gathered(null, [['right', right], ['wrong', wrong], ['gone', null]]));
+    expect(judge(noBroker).reasons).toEqual([
+      `lossy: the verdict is unknown: ${NO_BROKER_REPORT}`,
+      'lossy: gone could not be checked (its copy could not be gathered)',
+    ]);
+    const failed = assembleOutcome(gathered(brokerReport, [['right', right], ['gone', null]]), () => {
+      throw new Error('boom');
+    });
+    expect(judge(failed).reasons).toEqual([
+      'lossy: the verdict is unknown: the checker failed: boom',
+      'lossy: gone could not be checked (its copy could not be gathered)',
+    ]);
+  });
+
   test('a contract failure is named, and so is the rule it broke', () => {
     const lines: string[] = [];
     const broken = { ...judged, contract: { right: ['right (foreign: node x.mjs) sent no `ready` within 10 s'] } };

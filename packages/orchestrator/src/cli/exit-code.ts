@@ -19,7 +19,8 @@ export function judge(result: ModeResult): Judgement {
   const reasons: string[] = [];
   if (check.error !== undefined) reasons.push(`${mode}: the verdict is unknown: ${check.error}`);
   for (const c of check.consumers) {
-    if (c.verdict === 'unknown' && check.error === undefined) {
+    // The run's error already explains the consumers it made unknown; one whose copy could not be gathered is named anyway.
+    if (c.verdict === 'unknown' && c.unknownBecause !== check.error) {
       reasons.push(`${mode}: ${c.name} could not be checked (${c.unknownBecause})`);
     }
     if (c.endedEarly !== null) reasons.push(`${mode}: ${c.name}'s subscription ended early: ${c.endedEarly}`);
