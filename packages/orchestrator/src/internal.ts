@@ -14,6 +14,7 @@ export { renderClosing, renderMode } from './report/render-text.js';
 export { MODE_LABELS, MODE_SHORT } from './report/labels.js';
 export { overlaps, wrongByDecile } from './check/damage.js';
 export { expectedWrong, mergeRanges } from './check/expectation.js';
+export { churnPeak } from './check/experiment-points.js';
 export { liveDivergence, publisherBacklog } from './check/live-divergence.js';
 export { goneConsumer, missedKeys, missedRanges, noBrokerEntry } from './check/missed.js';
 export { absorbedInStalls, type StallBytes } from './check/transport.js';

@@ -15,6 +15,11 @@ export type OffsetRange = [number, number];
  * default delete ratio of 2 % that is the formula's only overcount.)
  */
 export function expectedWrong(keys: number, published: number, missed: OffsetRange[]): number {
+  return Math.round(expectedWrongUnrounded(keys, published, missed) * 10) / 10;
+}
+
+/** The same sum before its rounding to a tenth of a key, for a model that rounds its own figure (experiment-points.ts `churnPeak`). */
+export function expectedWrongUnrounded(keys: number, published: number, missed: OffsetRange[]): number {
   const ranges = missed.filter(([a, b]) => b >= a && a >= 1);
   if (ranges.length === 0) return 0;
   let total = 0;
@@ -22,7 +27,7 @@ export function expectedWrong(keys: number, published: number, missed: OffsetRan
     const q = 1 - p;
     for (const [a, b] of ranges) total += (1 - q ** (Math.min(b, published) - a + 1)) * q ** Math.max(0, published - b);
   }
-  return Math.round(total * 10) / 10;
+  return total;
 }
 
 /** Merges ranges into sorted, non-overlapping ones (dropped and skipped ranges may touch). */

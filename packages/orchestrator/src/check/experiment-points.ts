@@ -1,4 +1,4 @@
-import { keyProbabilities } from '@state-divergence/protocol';
+import { expectedWrongUnrounded } from './expectation.js';
 import type { ModeResult } from './run-types.js';
 
 /**
@@ -68,20 +68,22 @@ export function hotnessPoint(result: ModeResult, shape: string): HotnessPoint {
 }
 
 /**
- * Where the expectation puts the churn regime's peak: a key written with
- * probability p per change ends wrong iff it is written during the D dropped
- * changes and not in the A changes after them: (1 − (1 − p)^D)(1 − p)^A. Both
- * grow with the rate (D ≈ rate × stall − what the queue and transport absorb,
- * A = rate × the churn after the gap), so damage first grows, then falls.
+ * Where the expectation puts the churn regime's peak: the run report's
+ * expectation (expectation.ts) for D dropped changes followed by A accepted
+ * ones, i.e. the missed range [1, D] out of D + A published, where a key ends
+ * wrong iff it is written during the D and not in the A: (1 − (1 − p)^D)(1 − p)^A.
+ * Both grow with the rate (D ≈ rate × stall − what the queue and transport
+ * absorb, A = rate × the churn after the gap), so damage first grows, then
+ * falls. Fewer than one dropped change counts as none, as in a report.
  * Returns the rate on the grid with the largest expected wrong fraction.
  */
 export function churnPeak(keys: number, model: { stallSeconds: number; afterSeconds: number; absorbed: (rate: number) => number }, rates: number[]): { rate: number; expectedFraction: number } {
-  const p = keyProbabilities(keys);
   let best = { rate: rates[0] ?? 0, expectedFraction: 0 };
   for (const rate of rates) {
     const dropped = Math.max(0, rate * model.stallSeconds - model.absorbed(rate));
     const after = rate * model.afterSeconds;
-    const expected = p.reduce((sum, pk) => sum + (1 - (1 - pk) ** dropped) * (1 - pk) ** after, 0) / keys;
+    // Unrounded: the fraction is rounded once, to three places (a report's tenth of a key would round it twice).
+    const expected = expectedWrongUnrounded(keys, dropped + after, [[1, dropped]]) / keys;
     if (expected > best.expectedFraction) best = { rate, expectedFraction: round3(expected) };
   }
   return best;
