@@ -14,6 +14,9 @@ const right = consumerReport(held([11, 7, 9, 10, 12, 8]).sort((a, b) => a[0] - b
 const wrong = consumerReport(held([5, 7, 9, 10, 12, 8]).sort((a, b) => a[0] - b[0])); // k0 at 5, not 11
 const brokerReport: BrokerReport = {
   role: 'broker',
+  epoch: 1,
+  recovered: null,
+  durable: null,
   head: 12,
   lastWriteOffsets,
   digest: '0',
@@ -24,7 +27,7 @@ function subscriberEntry(droppedRanges: Array<[number, number]>): BrokerReport['
   const dropped = droppedRanges.reduce((n, [a, b]) => n + b - a + 1, 0);
   return {
     queued: 0, delivered: 12 - dropped, dropped, lastAccepted: 12, bytesSent: 0, droppedRanges, maxQueued: 1, endedEarly: null,
-    disconnectedAt: null, disconnects: 0, lags: 0, blockedWrites: [], marks: [], marksDropped: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0,
+    disconnectedAt: null, disconnects: 0, lags: 0, blockedWrites: [], marks: [], marksDropped: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0, replayedEvents: 0, replayBytes: 0, backfills: 0, 
   };
 }
 const config = toJsonConfig(normalizeOptions({ mode: 'lossy', keys: 6 }, { stderrIsTTY: false }));

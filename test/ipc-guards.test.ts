@@ -10,11 +10,11 @@ const log: LogSettings = { level: 'info', file: null, mode: 'lossy' };
 const broker: BrokerEndpoint = { host: '127.0.0.1', port: 4433, caPem: 'PEM', idleTimeoutMs: 30_000, datagramBytes: 1350, token: 'ab'.repeat(32) };
 const inits: ChildInit[] = [
   {
-    role: 'broker', name: 'broker', mode: 'lossy', host: '127.0.0.1', keys: 2000, queueCapacity: 512, overflow: 'drop-new', batchMaxEvents: 256,
+    role: 'broker', name: 'broker', mode: 'lossy', host: '127.0.0.1', port: 0, durable: null, keys: 2000, queueCapacity: 512, overflow: 'drop-new', batchMaxEvents: 256,
     streamWindowBytes: 1 << 20, datagramBytes: 1350, heartbeatMs: 100, certPem: 'PEM', keyPem: 'KEY', idleTimeoutMs: 30_000, token: 'ab'.repeat(32), log,
   } satisfies BrokerInit,
   { role: 'publisher', name: 'publisher', broker, keys: 2000, rate: 400, payload: 64, seed: 1, deleteRatio: 0.05, log } satisfies PublisherInit,
-  { role: 'consumer', name: 'consumer-1', broker, subscribeWith: 'latest', detectGaps: false, log } satisfies ConsumerInit,
+  { role: 'consumer', name: 'consumer-1', broker, subscribeWith: 'latest', detectGaps: false, checkpointDir: null, log } satisfies ConsumerInit,
   { role: 'rogue', name: 'rogue', broker, decoyCaPem: 'PEM', frames: 100, seed: 1, log } satisfies RogueInit,
 ];
 const subscriber = { queued: 0, delivered: 5, dropped: 1, lastAccepted: 5, bytesSent: 700 };
@@ -26,18 +26,18 @@ const counters: Counters[] = [
 ];
 const reports: Report[] = [
   {
-    role: 'broker', head: 6, lastWriteOffsets: [0, 6, 3], digest: '1f',
+    role: 'broker', epoch: 1, recovered: null, durable: null, head: 6, lastWriteOffsets: [0, 6, 3], digest: '1f',
     subscribers: {
       'consumer-1': {
         ...subscriber, droppedRanges: [[4, 4]], maxQueued: 3, endedEarly: null, disconnectedAt: null, disconnects: 0, lags: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0,
-        fullSnapshotBytes: 0, discarded: 0, blockedWrites: [{ startedAt: 1_700_000_000_000, bytesBefore: 100, bytes: 50, ms: 120.5 }],
+        fullSnapshotBytes: 0, discarded: 0, replayedEvents: 0, replayBytes: 0, backfills: 0, blockedWrites: [{ startedAt: 1_700_000_000_000, bytesBefore: 100, bytes: 50, ms: 120.5 }],
         marks: [{ at: 1_700_000_000_000, what: 'drops started', offset: 4 }], marksDropped: 0,
       },
     },
   },
   {
     role: 'publisher', published: 2, authority: { versions: [1, 2], values: [7, 9], deleted: [0, 0] },
-    history: { keys: new Uint32Array([0, 1]), values: new Uint32Array([7, 9]), deleted: new Uint8Array(2) }, startedAt: 1, stoppedAt: 2, blockedMs: 0,
+    history: { keys: new Uint32Array([0, 1]), values: new Uint32Array([7, 9]), deleted: new Uint8Array(2) }, startedAt: 1, stoppedAt: 2, blockedMs: 0, discarded: [], acknowledgedLost: 0, reconnects: 0, outageMs: 0,
   },
   {
     role: 'consumer', applied: 2, lastOffset: 2, coveredAfter: 0, latency: { appliedAt: new Float64Array([1]), latencyMs: new Float64Array([0.5]) }, lags: 0, resumes: 0,

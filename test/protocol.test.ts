@@ -58,7 +58,7 @@ function decodeError(bytes: Uint8Array): FrameDecodeError {
 describe('frame codec', () => {
   const stream = Buffer.concat([
     encodeHello({ role: Role.subscriber, name: 'consumer-3', token: Buffer.from('0badc0de', 'hex'), start: StartKind.offset, startOffset: 2 ** 33 }),
-    encodeWelcome(12_345),
+    encodeWelcome(12_345, 7),
     encodePublish(change),
     encodeEvent(42, change),
     encodeEventFromPublishBody(41, encodePublish(tombstone).subarray(5), FrameType.state),
@@ -71,8 +71,8 @@ describe('frame codec', () => {
     encodeError(ErrorCode.unexpectedFrame, 'subscribers only listen'),
   ]);
   const expected: Frame[] = [
-    { type: 'hello', protocolVersion: 1, role: Role.subscriber, name: 'consumer-3', start: StartKind.offset, startOffset: 2 ** 33, token: new Uint8Array([0x0b, 0xad, 0xc0, 0xde]) },
-    { type: 'welcome', headOffset: 12_345 },
+    { type: 'hello', protocolVersion: 2, role: Role.subscriber, name: 'consumer-3', start: StartKind.offset, startOffset: 2 ** 33, token: new Uint8Array([0x0b, 0xad, 0xc0, 0xde]) },
+    { type: 'welcome', headOffset: 12_345, epoch: 7 },
     { type: 'publish', change, body: encodePublish(change).subarray(5) },
     { type: 'event', offset: 42, change },
     { type: 'state', offset: 41, change: tombstone },
@@ -158,7 +158,7 @@ describe('frame codec', () => {
   });
 
   test('a u64 beyond 2^53 is malformed, not silently rounded', () => {
-    const welcome = Buffer.from(encodeWelcome(1));
+    const welcome = Buffer.from(encodeWelcome(1, 1));
     welcome.writeUInt32BE(0xffff_ffff, 5);
     expect(decodeError(welcome).code).toBe(ErrorCode.malformedFrame);
   });
@@ -167,7 +167,7 @@ describe('frame codec', () => {
     const decoder = new FrameDecoder();
     decoder.push(Buffer.from([0, 0, 0, 1, 0x7f]));
     expect(() => decoder.next()).toThrow(FrameDecodeError);
-    decoder.push(encodeWelcome(1));
+    decoder.push(encodeWelcome(1, 1));
     expect(() => decoder.next()).toThrow(FrameDecodeError);
   });
 
@@ -323,7 +323,7 @@ describe('every frame the broker sends fits the cap', () => {
   });
 
   test('the fixed-size frames are far below it', () => {
-    for (const frame of [encodeWelcome(2 ** 53 - 1), encodeLag(1, 2), encodeProgress(1), encodeSyncEnd(SyncKind.delta, 1), encodeDigest(1, '0123456789abcdef', 1)]) {
+    for (const frame of [encodeWelcome(2 ** 53 - 1, 2 ** 53 - 1), encodeLag(1, 2), encodeProgress(1), encodeSyncEnd(SyncKind.delta, 1), encodeDigest(1, '0123456789abcdef', 1)]) {
       expect(frameLength(frame)).toBeLessThanOrEqual(21);
     }
   });

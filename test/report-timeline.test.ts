@@ -25,7 +25,7 @@ type Marks = BrokerReport['subscribers'][string]['marks'];
 function subscriber(marks: Marks, marksDropped = 0): BrokerReport['subscribers'][string] {
   return {
     queued: 0, delivered: 12, dropped: 0, lastAccepted: 12, bytesSent: 0, droppedRanges: [], maxQueued: 1, endedEarly: null, disconnectedAt: null,
-    disconnects: 0, lags: 0, blockedWrites: [], marks, marksDropped, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0,
+    disconnects: 0, lags: 0, blockedWrites: [], marks, marksDropped, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0, replayedEvents: 0, replayBytes: 0, backfills: 0, 
   };
 }
 
@@ -38,7 +38,7 @@ function run(mode: Mode, c2Marks?: Marks, more: GatheredRun['events'] = [], cut 
     ? [{ at: wall(1.5), what: 'lagged' as const, offset: 4 }, { at: wall(3.05), what: 'delta sent' as const, offset: 12 }]
     : [{ at: wall(1.04), what: 'drops started' as const, offset: 5 }, { at: wall(3.1), what: 'drops ended' as const, offset: 9 }]);
   const broker: BrokerReport = {
-    role: 'broker', head: 12, lastWriteOffsets: [11, 7, 9, 10, 12, 8], digest: '0',
+    role: 'broker', epoch: 1, recovered: null, durable: null, head: 12, lastWriteOffsets: [11, 7, 9, 10, 12, 8], digest: '0',
     subscribers: { ...Object.fromEntries(NAMES.map((n) => [n, subscriber([{ at: wall(-0.2), what: 'subscribed', offset: 0 }])])), 'consumer-2': subscriber(c2, cut) },
   };
   broker.subscribers['consumer-2']!.blockedWrites = [{ startedAt: wall(1.3), bytesBefore: 100, bytes: 50, ms: 1700 }];

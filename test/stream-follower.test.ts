@@ -72,7 +72,7 @@ describe('StreamFollower', () => {
 
   test('a frame a subscriber must never receive is named, not applied; heartbeats and digests are not errors', () => {
     const { follow } = follower();
-    expect(follow.handle({ type: 'welcome', headOffset: 0 })).toBe('unexpected welcome frame from the broker');
+    expect(follow.handle({ type: 'welcome', headOffset: 0, epoch: 1 })).toBe('unexpected welcome frame from the broker');
     expect(follow.handle({ type: 'progress', headOffset: 5 })).toBeUndefined();
     let digest: unknown;
     const withDigest = new StreamFollower({ detectGaps: false, startOffset: 0, awaitingSnapshot: false, requestResume: () => {}, onDigest: (frame) => (digest = frame) });

@@ -7,7 +7,7 @@ import type { BlockedWrite, BrokerReport, SubscriberReport } from '@state-diverg
 import { absorbedInStalls, type StallBytes } from '@state-divergence/orchestrator/internal';
 
 const broker = (blockedWrites: BlockedWrite[]): BrokerReport =>
-  ({ role: 'broker', head: 0, lastWriteOffsets: [], digest: '0', subscribers: { 'consumer-3': { blockedWrites } as SubscriberReport } });
+  ({ role: 'broker', epoch: 1, recovered: null, durable: null, head: 0, lastWriteOffsets: [], digest: '0', subscribers: { 'consumer-3': { blockedWrites } as SubscriberReport } });
 const stall = (atFreeze: StallBytes['atFreeze'], atThaw: StallBytes['atThaw']): StallBytes => ({ consumer: 'consumer-3', atFreeze, atThaw });
 const FREEZE = { at: 10_000, bytesSent: 50_000 };
 const THAW = { at: 12_000, bytesSent: 130_000 };

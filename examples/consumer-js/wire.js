@@ -10,7 +10,7 @@ export const SLOW_CONSUMER = 11;
 
 const MAX_LENGTH = 65_570; // 1 + the largest EVENT: anything longer is refused before it is buffered
 const ROLE_SUBSCRIBER = 2;
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2;
 
 function u64(value) {
   const bytes = Buffer.alloc(8);
@@ -58,7 +58,7 @@ function change(body) {
 
 function parse(type, body) {
   switch (type) {
-    case FRAME.welcome: return { type: 'welcome', head: readU64(body, 0) };
+    case FRAME.welcome: return { type: 'welcome', head: readU64(body, 0), epoch: readU64(body, 8) };
     case FRAME.event: return { type: 'event', ...change(body) };
     case FRAME.state: return { type: 'state', ...change(body) };
     case FRAME.syncEnd: return { type: 'syncEnd', kind: body[0] === 1 ? 'snapshot' : 'delta', offset: readU64(body, 1) };
@@ -68,7 +68,12 @@ function parse(type, body) {
       const hex = (n) => n.toString(16).padStart(8, '0');
       return { type: 'digest', offset: readU64(body, 0), digest: hex(body.readUInt32BE(8)) + hex(body.readUInt32BE(12)) };
     }
-    case FRAME.error: return { type: 'error', code: body.readUInt16BE(0), message: body.subarray(2).toString('utf8') };
+    case FRAME.error: {
+      const code = body.readUInt16BE(0);
+      // tooOld (12) and inFuture (13) carry an offset before the message.
+      if (code === 12 || code === 13) return { type: 'error', code, offset: readU64(body, 2), message: body.subarray(10).toString('utf8') };
+      return { type: 'error', code, message: body.subarray(2).toString('utf8') };
+    }
     default: throw new Error(`a frame of unknown type ${type}`);
   }
 }

@@ -19,7 +19,7 @@ export function gathered(broker: BrokerReport | null, consumers: Array<[string, 
   return {
     mode: 'lossy',
     consumers: consumers.map(([name, r]) => ({ name, faulted: true, faults: [], recoveredAt: null, report: r, digest: null, died: null })),
-    publisher: { role: 'publisher', published: 12, authority, history, startedAt: 1_000, stoppedAt: 4_000, blockedMs: 0 },
+    publisher: { role: 'publisher', published: 12, authority, history, startedAt: 1_000, stoppedAt: 4_000, blockedMs: 0, discarded: [], acknowledgedLost: 0, reconnects: 0, outageMs: 0 },
     broker,
     stallWindow: { from: 2_000, to: 3_000 },
     publishedInStall: 4,

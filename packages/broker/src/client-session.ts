@@ -44,6 +44,8 @@ export interface SessionContext {
   ending: () => boolean;
   /** Only one publisher feeds the topic; a second one is refused. */
   publisher: { connected: boolean };
+  /** This incarnation's epoch (WELCOME's). */
+  epoch: number;
 }
 
 type Frames = AsyncGenerator<Frame>;
@@ -93,6 +95,7 @@ async function serveSubscriber(frames: Frames, subscriber: Subscriber, context: 
 function openingFrames(hello: HelloFrame, topic: Topic): Buffer[] {
   switch (hello.start) {
     case StartKind.latest:
+    case StartKind.earliest: // without a log nothing is retained: the oldest retained event is the next one
       return [];
     case StartKind.snapshot:
       return [...topic.table.stateFramesSince(0, true), encodeSyncEnd(SyncKind.snapshot, topic.headOffset)];
@@ -147,7 +150,7 @@ function admitSubscriber(
   if (topic.subscribers.has(hello.name)) throw new ProtocolViolation(ErrorCode.nameInUse, `a subscriber named ${hello.name} is already connected; choose another name`);
   const opening = openingFrames(hello, topic);
   const { writer, reader } = stream;
-  void writer.write(encodeWelcome(topic.headOffset)).catch(() => {});
+  void writer.write(encodeWelcome(topic.headOffset, context.epoch)).catch(() => {});
   const farewell: Farewell = { flushed: undefined };
   const spec: SubscriptionSpec = {
     name: hello.name,
@@ -192,7 +195,7 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
       if (context.publisher.connected) throw new ProtocolViolation(ErrorCode.unexpectedFrame, 'a publisher is already connected');
       context.publisher.connected = true;
       try {
-        void writer.write(encodeWelcome(topic.headOffset)).catch(() => {});
+        void writer.write(encodeWelcome(topic.headOffset, context.epoch)).catch(() => {});
         logger.info({ client: name, role: 'publisher' }, 'client admitted');
         await servePublisher(frames, name, context);
       } finally {

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { encodeProgress, modeSpec } from '@state-divergence/protocol';
 import { runChild } from '@state-divergence/runtime';
 import { startQuicServer } from '@state-divergence/runtime/quic';
@@ -5,9 +6,12 @@ import { serveClient, type SessionContext } from './client-session.js';
 import { Topic } from './topic.js';
 import { lastWrites, subscriberCounters, subscriberReports } from './topic-views.js';
 
+/** A broker without a log is a new incarnation at every start: its offsets begin again at 1. */
+const newEpoch = (): number => randomInt(1, 2 ** 48);
+
 await runChild('broker', async ({ init, logger, ending }) => {
   const topic = new Topic(init.mode, init.overflow);
-  const context: SessionContext = { topic, init, token: Buffer.from(init.token, 'hex'), logger, ending, publisher: { connected: false } };
+  const context: SessionContext = { topic, init, token: Buffer.from(init.token, 'hex'), logger, ending, publisher: { connected: false }, epoch: newEpoch() };
   const server = await startQuicServer({
     host: init.host,
     certPem: init.certPem,
@@ -37,6 +41,9 @@ await runChild('broker', async ({ init, logger, ending }) => {
     }),
     gather: () => ({
       role: 'broker',
+      epoch: context.epoch,
+      recovered: null,
+      durable: null,
       head: topic.headOffset,
       subscribers: subscriberReports(topic),
       lastWriteOffsets: topic.table.lastWriteOffsets(init.keys),

@@ -3,7 +3,8 @@
  * docs/PROTOCOL.md describes the same layout byte by byte; change both together.
  */
 
-export const PROTOCOL_VERSION = 1;
+/** 2: WELCOME carries the broker's epoch; ACK, start kind `earliest`, ERRORs tooOld and inFuture (docs/PROTOCOL.md). */
+export const PROTOCOL_VERSION = 2;
 
 /**
  * The name the per-run certificate is issued to and our clients verify: quiche's BoringSSL
@@ -38,6 +39,7 @@ export const FrameType = {
   resume: 0x0a,
   digestRequest: 0x0b,
   digest: 0x0c,
+  ack: 0x0d,
 } as const;
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
 
@@ -55,6 +57,12 @@ export const StartKind = {
   snapshot: 1,
   /** Every key changed after offset N (a delta), SYNC_END(H), then events from H+1. */
   offset: 2,
+  /**
+   * The oldest retained event, then everything after it: a durable broker replays its log
+   * (not offset 0: retention may have discarded the start); a broker without a log retains
+   * nothing, so there it is `latest`.
+   */
+  earliest: 3,
 } as const;
 export type StartKind = (typeof StartKind)[keyof typeof StartKind];
 
@@ -96,7 +104,17 @@ export const ErrorCode = {
    * forgets the subscription, so the name may subscribe again at once.
    */
   slowConsumer: 11,
+  /**
+   * A start offset (or RESUME) whose next event retention has discarded. The ERROR carries the
+   * oldest retained offset: the subscriber must take a snapshot (relist), never a silent restart at the tail.
+   */
+  tooOld: 12,
+  /** A start offset (or RESUME) beyond the head. The ERROR carries the head. */
+  inFuture: 13,
 } as const;
+
+/** ERROR codes whose body carries a u64 offset before the message (oldest retained, or the head). */
+export const OFFSET_ERROR_CODES: ReadonlySet<number> = new Set([12, 13]);
 
 /**
  * ERROR messages are cut to this many bytes (on a UTF-8 character boundary), so

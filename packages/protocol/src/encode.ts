@@ -6,9 +6,10 @@ import {
   FrameType,
   MAX_ERROR_MESSAGE_BYTES,
   MAX_PAYLOAD_BYTES,
+  OFFSET_ERROR_CODES,
   PROTOCOL_VERSION,
   StartKind,
-  type ErrorCode,
+  ErrorCode,
   type Role,
   type SyncKind,
 } from './constants.js';
@@ -55,9 +56,17 @@ export function encodeHello({ role, name, token, start = StartKind.latest, start
   return buf;
 }
 
-export function encodeWelcome(headOffset: number): Buffer {
-  const buf = frame(FrameType.welcome, 8);
+export function encodeWelcome(headOffset: number, epoch: number): Buffer {
+  const buf = frame(FrameType.welcome, 16);
   writeU64(buf, headOffset, 5);
+  writeU64(buf, epoch, 13);
+  return buf;
+}
+
+export function encodeAck(version: number, headOffset: number): Buffer {
+  const buf = frame(FrameType.ack, 16);
+  writeU64(buf, version, 5);
+  writeU64(buf, headOffset, 13);
   return buf;
 }
 
@@ -115,10 +124,21 @@ function truncateUtf8(text: Buffer, max: number): Buffer {
 
 /** The message is cut to MAX_ERROR_MESSAGE_BYTES: an ERROR quoting client input must still fit the frame cap. */
 export function encodeError(code: ErrorCode, message: string): Buffer {
+  if (OFFSET_ERROR_CODES.has(code)) throw new RangeError(`error code ${code} carries an offset: use encodeOffsetError`);
   const text = truncateUtf8(Buffer.from(message, 'utf8'), MAX_ERROR_MESSAGE_BYTES);
   const buf = frame(FrameType.error, 2 + text.length);
   buf.writeUInt16BE(code, 5);
   text.copy(buf, 7);
+  return buf;
+}
+
+/** tooOld (offset = the oldest retained) and inFuture (offset = the head): code, u64 offset, message. */
+export function encodeOffsetError(code: typeof ErrorCode.tooOld | typeof ErrorCode.inFuture, offset: number, message: string): Buffer {
+  const text = truncateUtf8(Buffer.from(message, 'utf8'), MAX_ERROR_MESSAGE_BYTES);
+  const buf = frame(FrameType.error, 2 + 8 + text.length);
+  buf.writeUInt16BE(code, 5);
+  writeU64(buf, offset, 7);
+  text.copy(buf, 15);
   return buf;
 }
 

@@ -33,6 +33,25 @@ export interface WelcomeFrame {
   type: 'welcome';
   /** Highest offset the broker had assigned when the client was admitted (0: none yet). */
   headOffset: number;
+  /**
+   * The broker's incarnation. Offsets mean the same thing only within one epoch: a broker
+   * without a log restarts with a new epoch and offsets from 1 again; a durable one recovers
+   * its log, keeps its epoch and continues its offsets.
+   */
+  epoch: number;
+}
+
+/**
+ * Broker -> publisher: every change up to `version` is accepted (applied, fanned out, and
+ * durable under the fsync policy when the broker keeps a log); `headOffset` is the offset the
+ * last of them was given. Sent after each batch, and once right after WELCOME with what the
+ * broker already holds (0, 0: nothing), so a publisher that reconnects learns which of its
+ * unacknowledged changes survived.
+ */
+export interface AckFrame {
+  type: 'ack';
+  version: number;
+  headOffset: number;
 }
 
 export interface PublishFrame {
@@ -104,6 +123,8 @@ export interface ErrorFrame {
   type: 'error';
   code: ErrorCode;
   message: string;
+  /** tooOld: the oldest retained offset; inFuture: the head. Absent for every other code. */
+  offset?: number;
 }
 
 export type Frame =
@@ -118,4 +139,5 @@ export type Frame =
   | ProgressFrame
   | ResumeFrame
   | DigestRequestFrame
-  | DigestFrame;
+  | DigestFrame
+  | AckFrame;

@@ -67,6 +67,7 @@ export function isOrchestratorCommand(value: unknown): value is OrchestratorComm
     case 'endSubscriber':
       return typeof value.name === 'string' && typeof value.reason === 'string';
     case 'ending':
+    case 'brokerLost':
     case 'stop':
       return true;
     default:

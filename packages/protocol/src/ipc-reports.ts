@@ -1,3 +1,4 @@
+import type { FsyncPolicy } from './modes.js';
 /**
  * What children tell the orchestrator about themselves over IPC: counters (live,
  * cheap, asked for often) and reports (complete, gathered once at the end of a
@@ -119,10 +120,37 @@ export interface SubscriberReport extends SubscriberCounters {
    * delta, not lost; never counted as dropped.
    */
   discarded: number;
+  /**
+   * Durable mode: events sent to it from the log rather than from its live queue (an offset or
+   * earliest start, a RESUME, a back-fill after its queue filled), and their bytes.
+   */
+  replayedEvents: number;
+  replayBytes: number;
+  /** Durable mode: times a full live queue switched it to reading the log. */
+  backfills: number;
+}
+
+/** What a durable broker's log did in this incarnation (BrokerReport.durable). */
+export interface DurableReport {
+  fsync: FsyncPolicy;
+  /** Record bytes this incarnation appended. */
+  logBytes: number;
+  /** fsync/fdatasync calls this incarnation made. */
+  fsyncs: number;
+  /** Events and bytes sent to subscribers from the log (every subscriber's replayedEvents, summed). */
+  replayedEvents: number;
+  replayBytes: number;
+  /** Oldest retained offset (head + 1 when the log is empty). */
+  oldest: number;
 }
 
 export interface BrokerReport {
   role: 'broker';
+  /** This incarnation's epoch (WELCOME's): kept across a restart only by a durable broker. */
+  epoch: number;
+  /** What a restart found on disk (null: a first start, or a broker without a log). */
+  recovered: { records: number; tornTail: number } | null;
+  durable: DurableReport | null;
   head: number;
   subscribers: Record<string, SubscriberReport>;
   /** For each key, the offset of its last write (0: never written): the checker's "explained" needs it. */
@@ -173,8 +201,20 @@ export interface PublisherReport {
   /** Wall-clock ms of the first and last publish: the achieved rate's denominator. */
   startedAt: number;
   stoppedAt: number;
-  /** Time spent waiting on the broker (lossless backpressure). */
+  /** Time spent waiting on the broker (lossless backpressure, and waiting out a broker restart). */
   blockedMs: number;
+  /**
+   * The authority holds only changes the broker acknowledged (ACK). These were sent but never
+   * acknowledged by a broker that then died, and were not among what the broker it reconnected
+   * to already held (its first ACK): never made, so never in the authority. [key, version] each.
+   */
+  discarded: Array<[number, number]>;
+  /** Changes it had acknowledged that the broker it reconnected to no longer held (a crash lost them). */
+  acknowledgedLost: number;
+  /** Broker connections after the first (after a `brokerLost`). */
+  reconnects: number;
+  /** Time from losing the broker to being connected again, summed. */
+  outageMs: number;
 }
 
 /** Publish-to-apply latency samples, one pair per applied event (capped; see LatencyLog). */
@@ -195,6 +235,27 @@ export interface SyncRecord {
   keys: number;
   bytes: number;
   offset: number;
+}
+
+/**
+ * One subscription of a consumer's life: its first, and each after it lost the broker or was
+ * disconnected. Offsets are only comparable within one epoch.
+ */
+export interface SubscriptionRecord {
+  /** Wall-clock ms when its WELCOME arrived. */
+  at: number;
+  epoch: number;
+  /** WELCOME's head. */
+  head: number;
+  /** The offset it asked to resume after (a checkpoint, or its last offset); null for latest and snapshot starts. */
+  from: number | null;
+  /** latest / snapshot: how it started; replayed: the broker replayed from `from`; tooOld: refused, so it took a snapshot next. */
+  outcome: 'latest' | 'snapshot' | 'replayed' | 'tooOld';
+  /** Bytes of frames from WELCOME until its stream first reached WELCOME's head (a snapshot or a replay: what catching up cost). */
+  catchUpBytes: number;
+  /** When it ended (null: still live): its last offset contiguous from its start, and the highest version applied up to there. */
+  lastOffset: number | null;
+  lastVersion: number | null;
 }
 
 export interface ConsumerReport {
@@ -228,6 +289,15 @@ export interface ConsumerReport {
    * a foreign consumer that repairs itself reports it (docs/CONSUMER.md).
    */
   repairedRanges?: Array<[number, number]>;
+  /** Every subscription it made, oldest first; ours always reports them, a foreign consumer may leave them out. */
+  subscriptions?: SubscriptionRecord[];
+  /**
+   * Keys a snapshot removed from its copy (a snapshot replaces the copy, as a relist does): a
+   * broker that lost its memory sends a snapshot without them. [key, version it had] each.
+   */
+  removedBySnapshot?: Array<[number, number]>;
+  /** Durable mode: the checkpoint a restart began from (null: none was found). */
+  restoredFrom?: { offset: number; epoch: number; keys: number } | null;
 }
 
 export interface RogueReport {

@@ -1,5 +1,5 @@
-import { LOG_LEVELS, MODES, OVERFLOW_POLICIES, type BrokerEndpoint, type BrokerInit, type ChildRole, type ConsumerInit, type LogSettings, type PublisherInit, type RoleMessages, type RogueInit } from './ipc.js';
-import type { BlockedWrite, BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, DigestVerdict, LastWrites, LatencySamples, ProcessResources, PublisherCounters, PublisherReport, RogueCounters, RogueReport, SubscriberCounters, SubscriberMark, SubscriberMarkKind, SubscriberReport, SyncRecord } from './ipc-reports.js';
+import { FSYNC_POLICIES, LOG_LEVELS, MODES, OVERFLOW_POLICIES, type BrokerEndpoint, type BrokerInit, type DurableSettings, type ChildRole, type ConsumerInit, type LogSettings, type PublisherInit, type RoleMessages, type RogueInit } from './ipc.js';
+import type { BlockedWrite, BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, DigestVerdict, DurableReport, SubscriptionRecord, LastWrites, LatencySamples, ProcessResources, PublisherCounters, PublisherReport, RogueCounters, RogueReport, SubscriberCounters, SubscriberMark, SubscriberMarkKind, SubscriberReport, SyncRecord } from './ipc-reports.js';
 
 /**
  * The shape of every value that crosses the IPC channel, field by field: each
@@ -84,6 +84,13 @@ const subscriberReport = fields<SubscriberReport>({
   ...subscriberCounters,
   droppedRanges: ranges, maxQueued: count, endedEarly: nullable(text), disconnectedAt: nullable(count), disconnects: count, lags: count,
   blockedWrites: listOf(blockedWrite), marks: listOf(subscriberMark), marksDropped: count, resumes: count, resyncBytes: count, resyncFrames: count, fullSnapshotBytes: count, discarded: count,
+  replayedEvents: count, replayBytes: count, backfills: count,
+});
+const durableSettings = fields<DurableSettings>({ dir: text, fsync: oneOf(FSYNC_POLICIES), retention: nullable(count) });
+const durableReport = fields<DurableReport>({ fsync: oneOf(FSYNC_POLICIES), logBytes: count, fsyncs: count, replayedEvents: count, replayBytes: count, oldest: count });
+const subscriptionRecord = fields<SubscriptionRecord>({
+  at: number, epoch: count, head: count, from: nullable(count), outcome: oneOf(['latest', 'snapshot', 'replayed', 'tooOld']), catchUpBytes: count,
+  lastOffset: nullable(count), lastVersion: nullable(count),
 });
 const latency = fields<LatencySamples>({ appliedAt: typedArray('Float64Array'), latencyMs: typedArray('Float64Array') });
 const sync = fields<SyncRecord>({ kind: oneOf(['snapshot', 'delta']), at: number, frames: count, keys: count, bytes: count, offset: count });
@@ -92,12 +99,14 @@ const sync = fields<SyncRecord>({ kind: oneOf(['snapshot', 'delta']), at: number
 const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } } = {
   broker: {
     init: fields<BrokerInit>({
-      role: oneOf(['broker']), name: oneOf(['broker']), mode: oneOf(MODES), host: text, keys: count, queueCapacity: count,
+      role: oneOf(['broker']), name: oneOf(['broker']), mode: oneOf(MODES), host: text, port: count, durable: nullable(durableSettings), keys: count, queueCapacity: count,
       overflow: oneOf(OVERFLOW_POLICIES), batchMaxEvents: count, streamWindowBytes: count, datagramBytes: count, heartbeatMs: number,
       certPem: text, keyPem: text, idleTimeoutMs: number, token: text, log,
     }),
     counters: fields<BrokerCounters>({ role: oneOf(['broker']), at: number, head: count, subscribers: recordOf(fields<SubscriberCounters>(subscriberCounters)) }),
-    report: fields<BrokerReport>({ role: oneOf(['broker']), head: count, subscribers: recordOf(subscriberReport), lastWriteOffsets: listOf(count), digest: text }),
+    report: fields<BrokerReport>({
+      role: oneOf(['broker']), epoch: count, recovered: nullable(fields<NonNullable<BrokerReport['recovered']>>({ records: count, tornTail: count })), durable: nullable(durableReport), head: count, subscribers: recordOf(subscriberReport), lastWriteOffsets: listOf(count), digest: text,
+    }),
   },
   publisher: {
     init: fields<PublisherInit>({ role: oneOf(['publisher']), name: oneOf(['publisher']), broker, keys: count, rate: number, payload: count, seed: number, deleteRatio: number, log }),
@@ -106,11 +115,11 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
       role: oneOf(['publisher']), published: count,
       authority: fields<PublisherReport['authority']>({ versions: listOf(count), values: listOf(count), deleted: listOf(count) }),
       history: fields<PublisherReport['history']>({ keys: typedArray('Uint32Array'), values: typedArray('Uint32Array'), deleted: typedArray('Uint8Array') }),
-      startedAt: number, stoppedAt: number, blockedMs: number,
+      startedAt: number, stoppedAt: number, blockedMs: number, discarded: listOf(range), acknowledgedLost: count, reconnects: count, outageMs: number,
     }),
   },
   consumer: {
-    init: fields<ConsumerInit>({ role: oneOf(['consumer']), name: text, broker, subscribeWith: oneOf(['latest', 'snapshot']), detectGaps: flag, log }),
+    init: fields<ConsumerInit>({ role: oneOf(['consumer']), name: text, broker, subscribeWith: oneOf(['latest', 'snapshot']), detectGaps: flag, checkpointDir: nullable(text), log }),
     counters: fields<ConsumerCounters>({
       role: oneOf(['consumer']), applied: count, lastOffset: count, endedEarly: nullable(text), syncing: flag, reconnects: count, skippedRanges: ranges, coveredAfter: count,
       repairedRanges: optional(ranges),
@@ -118,6 +127,8 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
     report: fields<ConsumerReport>({
       role: oneOf(['consumer']), applied: count, lastOffset: count, coveredAfter: count, latency, lags: count, resumes: count, syncs: listOf(sync),
       entries: listOf(tupleOf(count, count, count)), endedEarly: nullable(text), disconnects: count, reconnects: count, skippedRanges: ranges, repairedRanges: optional(ranges),
+      subscriptions: optional(listOf(subscriptionRecord)), removedBySnapshot: optional(listOf(range)),
+      restoredFrom: optional(nullable(fields<NonNullable<NonNullable<ConsumerReport['restoredFrom']>>>({ offset: count, epoch: count, keys: count }))),
     }),
   },
   rogue: {

@@ -8,9 +8,9 @@
  */
 
 import type { BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, Counters, DigestVerdict, LastWrites, ProcessResources, PublisherCounters, PublisherReport, Report, RogueCounters, RogueReport } from './ipc-reports.js';
-import type { Mode, OverflowPolicy } from './modes.js';
+import type { FsyncPolicy, Mode, OverflowPolicy } from './modes.js';
 // Each mode's name and meaning live in modes.ts, the one table of what a mode does.
-export { MODES, OVERFLOW_POLICIES, type Mode, type OverflowPolicy } from './modes.js';
+export { FSYNC_POLICIES, MODES, OVERFLOW_POLICIES, PERIODIC_FSYNC_MS, type FsyncPolicy, type Mode, type OverflowPolicy } from './modes.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -40,11 +40,23 @@ export interface BrokerEndpoint {
   token: string;
 }
 
+/** Where and how a durable broker keeps its log (null in a mode without one). */
+export interface DurableSettings {
+  /** The broker's own directory (the run's data dir holds it and each consumer's checkpoint directory). */
+  dir: string;
+  fsync: FsyncPolicy;
+  /** Most events kept; null: every event the run makes. */
+  retention: number | null;
+}
+
 export interface BrokerInit {
   role: 'broker';
   name: 'broker';
   mode: Mode;
   host: string;
+  /** UDP port to bind: 0 for any (the first start), the first start's port for a restart, so clients find it again. */
+  port: number;
+  durable: DurableSettings | null;
   /** Keyspace size, for the per-key report. */
   keys: number;
   queueCapacity: number;
@@ -87,6 +99,12 @@ export interface ConsumerInit {
   subscribeWith: 'latest' | 'snapshot';
   /** Check offsets are contiguous and ask for a resume on a gap (resync mode's defence in depth). */
   detectGaps: boolean;
+  /**
+   * Durable mode: this consumer's own directory for its checkpoint (its local copy and last
+   * contiguous offset, written together). A restart finds it there and resumes from the offset.
+   * null: no checkpoint.
+   */
+  checkpointDir: string | null;
   log: LogSettings;
 }
 
@@ -121,6 +139,13 @@ export type OrchestratorCommand =
   | { type: 'ending' }
   /** Broker: forget a subscriber whose process the orchestrator saw die (QUIC would take the idle timeout to notice). */
   | { type: 'endSubscriber'; name: string; reason: string }
+  /**
+   * Publisher and our consumers: the broker was killed. A TCP peer would learn it at once from a
+   * reset; our QUIC library sends no stateless reset to a packet for a connection it does not know,
+   * so a client would wait out its idle timeout. The orchestrator stands in for the reset: the
+   * client drops its connection and reconnects with backoff until a broker answers.
+   */
+  | { type: 'brokerLost' }
   | { type: 'stop' };
 
 /** Each role's init message, counters and report: every role-typed value is looked up here. */

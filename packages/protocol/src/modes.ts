@@ -22,14 +22,25 @@ export type OverflowPolicy = (typeof OVERFLOW_POLICIES)[number];
  * publisher), or `resync` (the queue is discarded and the subscriber is sent a
  * lag signal and a delta once it reads again: nothing is lost, nobody waits).
  */
-export type QueuePolicy = OverflowPolicy | 'block' | 'resync';
+export type QueuePolicy = OverflowPolicy | 'block' | 'resync' | 'backfill';
+
+/**
+ * When a durable broker's append counts as done (and the publisher is acknowledged):
+ * `on-commit` after an fsync of the commit (group commit: one fsync per batch), `periodic`
+ * once committed, with an fsync every PERIODIC_FSYNC_MS, `none` once committed, the kernel
+ * flushing when it likes. A SIGKILLed broker loses nothing committed under any of them (the
+ * kernel keeps its pages); a power cut loses up to the policy's window.
+ */
+export const FSYNC_POLICIES = ['none', 'periodic', 'on-commit'] as const;
+export type FsyncPolicy = (typeof FSYNC_POLICIES)[number];
+export const PERIODIC_FSYNC_MS = 100;
 
 export interface ModeSpec {
   /** The seed's name for the column, and its short form in tables. */
   label: string;
   short: string;
   /** The queue policy, or `overflow`: whichever of OVERFLOW_POLICIES `--overflow` chose. */
-  queuePolicy: 'overflow' | 'block' | 'resync';
+  queuePolicy: 'overflow' | 'block' | 'resync' | 'backfill';
   /**
    * How a consumer subscribes, and how a crashed consumer's successor subscribes
    * again: at the head (`latest`: it never sees what came before; the live view
@@ -44,6 +55,13 @@ export interface ModeSpec {
   heartbeat: boolean;
   /** A consumer can miss events and never be told: the live view says so. */
   silentLoss: boolean;
+  /**
+   * The broker keeps a log on disk (`--data-dir`, `--fsync`, `--retention`): it appends each
+   * change before fanning it out, acknowledges the publisher once it is durable, replays the
+   * log for an offset start, survives its own restart, and our consumer checkpoints its copy
+   * and resumes from its offset instead of taking a snapshot.
+   */
+  durable: boolean;
 }
 
 export const MODE_TABLE = {
@@ -55,6 +73,7 @@ export const MODE_TABLE = {
     detectGaps: false,
     heartbeat: false,
     silentLoss: true,
+    durable: false,
   },
   lossless: {
     label: 'lossless (block at every checkpoint)',
@@ -64,6 +83,7 @@ export const MODE_TABLE = {
     detectGaps: false,
     heartbeat: false,
     silentLoss: false,
+    durable: false,
   },
   resync: {
     label: 'resync (snapshot + lag signal + delta)',
@@ -73,6 +93,20 @@ export const MODE_TABLE = {
     detectGaps: true,
     heartbeat: true,
     silentLoss: false,
+    durable: false,
+  },
+  durable: {
+    label: 'durable (log + resumable offsets)',
+    short: 'durable',
+    // A full live queue switches the subscriber to reading the log until it has caught up:
+    // nothing is dropped, nobody waits.
+    queuePolicy: 'backfill',
+    // A first subscription (no checkpoint) takes a snapshot; a restart resumes from its checkpoint's offset.
+    subscribeWith: 'snapshot',
+    detectGaps: true,
+    heartbeat: true,
+    silentLoss: false,
+    durable: true,
   },
 } as const satisfies Record<string, ModeSpec>;
 

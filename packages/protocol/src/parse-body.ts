@@ -4,6 +4,7 @@ import {
   ErrorCode,
   EVENT_FIXED_LENGTH,
   FrameType,
+  OFFSET_ERROR_CODES,
   MAX_U64_HIGH_WORD,
   Role,
   StartKind,
@@ -113,8 +114,11 @@ export function parseBody(type: number, body: Buffer): Frame {
     case FrameType.hello:
       return parseHello(body);
     case FrameType.welcome:
-      requireLength('welcome', body, 8, true);
-      return { type: 'welcome', headOffset: readU64(body, 0, 'head offset') };
+      requireLength('welcome', body, 16, true);
+      return { type: 'welcome', headOffset: readU64(body, 0, 'head offset'), epoch: readU64(body, 8, 'epoch') };
+    case FrameType.ack:
+      requireLength('ack', body, 16, true);
+      return { type: 'ack', version: readU64(body, 0, 'version'), headOffset: readU64(body, 8, 'head offset') };
     case FrameType.publish:
       requireLength('publish', body, CHANGE_FIXED_LENGTH);
       return { type: 'publish', change: readChange(body, 0), body: Buffer.from(body) };
@@ -151,8 +155,13 @@ export function parseBody(type: number, body: Buffer): Frame {
         liveKeys: body.readUInt32BE(16),
       };
     case FrameType.error:
+    {
       requireLength('error', body, 2);
-      return { type: 'error', code: body.readUInt16BE(0) as ErrorCode, message: body.toString('utf8', 2) };
+      const code = body.readUInt16BE(0) as ErrorCode;
+      if (!OFFSET_ERROR_CODES.has(code)) return { type: 'error', code, message: body.toString('utf8', 2) };
+      requireLength('error', body, 10);
+      return { type: 'error', code, offset: readU64(body, 2, 'offset'), message: body.toString('utf8', 10) };
+    }
     default:
       // Unreachable: the type is checked against FrameType as soon as the header arrives.
       throw new FrameDecodeError(ErrorCode.unknownFrameType, `unknown frame type 0x${type.toString(16)}`);

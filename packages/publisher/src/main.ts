@@ -74,6 +74,10 @@ await runChild('publisher', async ({ init, logger, send, exit, ending }) => {
       startedAt,
       stoppedAt,
       blockedMs,
+      discarded: [],
+      acknowledgedLost: 0,
+      reconnects: 0,
+      outageMs: 0,
     }),
     close: () => {
       closing = true;

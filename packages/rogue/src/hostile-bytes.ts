@@ -30,7 +30,7 @@ function template(random: Random): Buffer {
     () => encodeEvent(random(), change(random)),
     () => encodePublish(change(random)),
     () => encodeHello({ role: Role.subscriber, name: `x${random()}`, token: Buffer.alloc(random() % 40) }),
-    () => encodeWelcome(random()),
+    () => encodeWelcome(random(), random()),
     () => encodeSyncEnd(SyncKind.delta, random()),
     () => encodeLag(random(), random()),
     () => encodeProgress(random()),

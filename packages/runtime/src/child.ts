@@ -29,6 +29,8 @@ export interface RoleHandlers {
   lastWrites?(): LastWrites;
   /** Broker: a subscriber's process is gone. */
   endSubscriber?(name: string, reason: string): void;
+  /** Publisher and consumers: the broker was killed (see the `brokerLost` command). */
+  brokerLost?(): void;
   /** Releases transports. Must not wait for a graceful QUIC close. */
   close(): Promise<void>;
 }
@@ -106,6 +108,9 @@ async function serveCommands(role: RoleHandlers, lifecycle: Lifecycle, logger: L
         break;
       case 'endSubscriber':
         role.endSubscriber?.(command.name, command.reason);
+        break;
+      case 'brokerLost':
+        role.brokerLost?.();
         break;
       case 'stop':
         await lifecycle.exit(0);

@@ -18,7 +18,7 @@ export function brokerInit(settings: {
   log: LogSettings;
 }): BrokerInit {
   return {
-    role: 'broker', name: 'broker', mode: settings.mode, host: BROKER_HOST, keys: settings.keys, queueCapacity: settings.queueCapacity, overflow: settings.overflow,
+    role: 'broker', name: 'broker', mode: settings.mode, host: BROKER_HOST, port: 0, durable: null, keys: settings.keys, queueCapacity: settings.queueCapacity, overflow: settings.overflow,
     batchMaxEvents: BATCH_MAX_EVENTS, streamWindowBytes: STREAM_WINDOW_BYTES, datagramBytes: settings.datagramSize, heartbeatMs: HEARTBEAT_MS,
     certPem: settings.tls.certPem, keyPem: settings.tls.keyPem, idleTimeoutMs: settings.idleTimeoutMs, token: settings.token, log: settings.log,
   };
@@ -36,7 +36,7 @@ export function brokerEndpoint(broker: ChildHandle<'broker'>, init: BrokerInit):
 /** How a consumer subscribes is its mode's (protocol's modes.ts): today's consumer, or one that can recover. */
 export function consumerInit(name: string, broker: BrokerEndpoint, mode: Mode, log: LogSettings): ConsumerInit {
   const { subscribeWith, detectGaps } = modeSpec(mode);
-  return { role: 'consumer', name, broker, subscribeWith, detectGaps, log };
+  return { role: 'consumer', name, broker, subscribeWith, detectGaps, checkpointDir: null, log };
 }
 
 export function publisherInit(
