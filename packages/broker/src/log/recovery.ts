@@ -23,9 +23,8 @@ function versionOf(dir: string, where: string, record: StoredRecord): number {
  * Dropping a torn record also takes back its key's entry in the compacted table (written in the
  * same transaction): the key's previous write is found in the log, or, if retention already
  * removed it, the key leaves the table. Then retention is applied, in case it is smaller than
- * the last incarnation's. All repairs are one transaction.
+ * the last incarnation's. All repairs are one transaction; `wrote` says whether there was one.
  */
-/** `wrote`: whether recovery committed a repair (one transaction). */
 export function recover(dir: string, stores: LogStores, retention: number | null): { recovery: Omit<LogRecovery, 'epoch' | 'created'>; wrote: boolean } {
   const trimmedThrough = stores.meta.get(META_KEYS.trimmedThrough);
   if (typeof trimmedThrough !== 'number' || !Number.isSafeInteger(trimmedThrough) || trimmedThrough < 0) {
