@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { publishBodyVersion } from '@state-divergence/protocol';
+import { PERIODIC_FSYNC_MS, publishBodyVersion, type DurableSettings, type FsyncPolicy } from '@state-divergence/protocol';
 import { DATA_FILE, prepareDataDir } from './data-dir.js';
 import { GroupCommit } from './group-commit.js';
-import { isFsyncPolicy, PERIODIC_FSYNC_MS, type FsyncPolicy } from './policy.js';
+import { isFsyncPolicy } from './policy.js';
 import { decodeRecord, encodeRecord } from './record.js';
 import { recover } from './recovery.js';
 import { LogRefusal } from './refusal.js';
@@ -11,12 +11,8 @@ import { trimToRetention } from './retention.js';
 import { openStores, type LogStores } from './stores.js';
 import type { LogRecord, LogRecovery, LogStats } from './types.js';
 
-export interface DurableLogOptions {
-  dir: string;
-  fsync: FsyncPolicy;
-  /** Keep at most this many newest records (an integer >= 0); null keeps all. */
-  retention: number | null;
-}
+/** What open() takes: the broker's init carries exactly this (BrokerInit.durable). retention: keep at most that many newest records (an integer >= 0); null keeps all. */
+export type DurableLogOptions = DurableSettings;
 
 interface Append {
   offset: number;

@@ -1,19 +1,14 @@
+import { FSYNC_POLICIES, type FsyncPolicy } from '@state-divergence/protocol';
+
 /**
- * The durable log's fsync policies: what an acknowledged append survives. SIGKILL of the
- * process loses nothing committed under any of them (the kernel keeps the written pages); they
- * differ on a power cut or kernel crash, which can lose what was not yet fsynced.
+ * The durable log's side of the fsync policies (protocol's modes.ts defines them and says what
+ * each promises): how each maps onto lmdb. SIGKILL of the process loses nothing committed under
+ * any of them (the kernel keeps the written pages); they differ on a power cut or kernel crash.
  *
  *   on-commit  every commit is fdatasync'd before its appends resolve (one fdatasync per commit)
  *   periodic   commits resolve once written; the data file is fdatasync'd every PERIODIC_FSYNC_MS
  *   none       commits resolve once written; the kernel writes back when it likes
  */
-export type FsyncPolicy = 'none' | 'periodic' | 'on-commit';
-
-export const FSYNC_POLICIES: readonly FsyncPolicy[] = ['none', 'periodic', 'on-commit'];
-
-/** The periodic policy's interval: at most this much acknowledged history is exposed to a power cut (plus one fdatasync's duration). */
-export const PERIODIC_FSYNC_MS = 100;
-
 export const isFsyncPolicy = (value: unknown): value is FsyncPolicy => (FSYNC_POLICIES as readonly unknown[]).includes(value);
 
 /**

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, type Database, type DatabaseOptions, type RootDatabase } from 'lmdb';
-import { envSyncOptions, isFsyncPolicy, type FsyncPolicy } from './policy.js';
+import type { FsyncPolicy } from '@state-divergence/protocol';
+import { envSyncOptions, isFsyncPolicy } from './policy.js';
 import { LogRefusal } from './refusal.js';
 
 /** The named databases of the log's lmdb environment (tests reach into them to stage damage). */
