@@ -72,6 +72,9 @@ export function restartRun(mode: Mode, consumers: Array<[string, ConsumerReport 
   };
   const run = gathered(broker, consumers);
   run.mode = mode;
+  // No consumer was faulted: the broker's restart is what every one of them lived through.
+  run.consumers = run.consumers.map((c) => ({ ...c, faulted: false }));
+  run.wrongOverTime = { ...run.wrongOverTime, t: [0, 1, 2, 3, 4], publisherRate: [0, 5, 5, 5, 0] };
   run.publisher = { ...run.publisher, published: 15, authority, history, discarded: [[KEYS[DISCARDED - 1]!, DISCARDED]], acknowledgedLost: durable ? 0 : 8, reconnects: 1, outageMs: 520 };
   run.origin = ORIGIN;
   run.brokerOutages = [OUTAGE];
