@@ -239,7 +239,7 @@ export class Subscriber {
     switch (page.kind) {
       case 'caughtUp':
         this.options.logger.info(
-          { subscriber: this.name, from: backfill.from, to: backfill.after, pages: backfill.pages, events: backfill.events, largestPage: backfill.largestPage },
+          { subscriber: this.name, from: backfill.from, to: backfill.after, pages: backfill.pages, events: backfill.events, largestPage: backfill.largestPage, ms: Date.now() - backfill.startedAt },
           'back-fill caught up',
         );
         this.backfill = undefined;
