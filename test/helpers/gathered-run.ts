@@ -34,6 +34,7 @@ export function gathered(broker: BrokerReport | null, consumers: Array<[string, 
     contract: {},
     datagramBytes: 1350,
     stallBytes: [],
+    brokerOutages: [],
   };
 }
 

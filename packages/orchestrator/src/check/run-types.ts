@@ -154,4 +154,9 @@ export interface GatheredRun {
   datagramBytes: number;
   /** What the broker had sent each frozen consumer at its SIGSTOP and SIGCONT, one entry per stall. */
   stallBytes: StallBytes[];
+  /**
+   * The broker's outages (--crash broker@FROM-TO), wall-clock ms: from its SIGKILL until its successor
+   * was listening on the same port (to: null if it never was). One per restart; `broker` is the last incarnation's report.
+   */
+  brokerOutages: Array<{ from: number; to: number | null }>;
 }
