@@ -217,7 +217,7 @@ export class PlanSteps implements StepHandlers {
     this.brokerBack.catch(() => {}); // a failed restart fails the run through `starting`
     this.nemesis.crashBroker(broker);
     this.record.brokerOutages.push({ from: wallClockMs(), to: null });
-    logger.info({ pid: broker.pid }, 'broker crashed (SIGKILL)');
+    logger.info({ childPid: broker.pid }, 'broker crashed (SIGKILL)');
     await watch.guard(broker.exited); // so that no reconnect reaches the dying process
     for (const client of [cluster.publisher, ...cluster.consumers]) client.send({ type: 'brokerLost' });
   }
@@ -239,7 +239,7 @@ export class PlanSteps implements StepHandlers {
       if (this.phaseNow !== undefined) broker.send({ type: 'phase', phase: this.phaseNow }); // it missed the phase changes of its predecessor's life
       this.nemesis.brokerRestarted(broker);
       if (outage) outage.to = wallClockMs();
-      logger.info({ pid: broker.pid, port: broker.port }, 'broker restarted');
+      logger.info({ childPid: broker.pid, port: broker.port }, 'broker restarted');
     });
     restarted.then(this.brokerReturned.resolve, this.brokerReturned.reject);
     this.starting.push(restarted);
