@@ -44,12 +44,18 @@ test('lossy: the broker crashes at 0.5 s and is back at 1 s on the same port; ev
   // the one frozen across the restart included, subscribed to it: the final broker knows only its own subscriptions,
   // and the drain (which needs each consumer subscribed there and caught up) completed.
   const broker = brokerOf(run);
+  expect(broker.restarts).toBe(1);
+  expect(run.brokerOutages).toHaveLength(1);
+  expect(run.brokerOutages[0]!.from).toBeGreaterThanOrEqual(0.5);
+  expect(run.brokerOutages[0]!.to).toBeGreaterThanOrEqual(1);
   expect(broker.head).toBeGreaterThan(0);
   for (const name of ['consumer-1', 'consumer-2', 'consumer-3']) {
     expect(broker.subscribers[name]?.marks.filter((m) => m.what === 'subscribed')).toHaveLength(1);
     expect(consumerOf(run, name).endedEarly).toBeNull();
   }
   expect(run.drain).toMatchObject({ complete: true });
+  // Whatever the restart cost each copy, the checker explains all of it.
+  expect(run.unexplained).toBe(0);
   expect(survivors).toEqual([]);
 });
 

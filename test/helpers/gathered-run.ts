@@ -34,7 +34,6 @@ export function gathered(broker: BrokerReport | null, consumers: Array<[string, 
     contract: {},
     datagramBytes: 1350,
     stallBytes: [],
-    brokerOutages: [],
   };
 }
 

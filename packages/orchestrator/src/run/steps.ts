@@ -10,6 +10,7 @@ import { Nemesis } from './nemesis.js';
 import type { Timeline } from './timeline.js';
 import type { ClusterWatch } from './watch.js';
 import type { BrokerSample, StallBytes } from '../check/transport.js';
+import type { BrokerOutage } from '../check/run-types.js';
 
 const STATUS_TIMEOUT_MS = 2_000;
 /** How long the plan waits, when publishing ends, for the publisher's last change before it goes on. */
@@ -27,11 +28,8 @@ export interface PlanRecord {
   recoveredAt: Record<string, number>;
   /** What the broker had sent each frozen consumer at its SIGSTOP and SIGCONT (check/transport.ts). */
   stallBytes: StallBytes[];
-  /**
-   * Each broker outage (--crash broker@FROM-TO), wall-clock ms: from its SIGKILL until its
-   * successor was listening (null: it never was; the run then failed). Their count is the restarts.
-   */
-  brokerOutages: Array<{ from: number; to: number | null }>;
+  /** Each broker outage (--crash broker@FROM-TO), wall-clock ms: from its SIGKILL until its successor said ready. */
+  brokerOutages: BrokerOutage[];
 }
 
 interface StepContext {
@@ -72,6 +70,8 @@ export class PlanSteps implements StepHandlers {
   /** Resolves when there is a broker to talk to: at once, except between a broker crash and its successor's `ready`. */
   private brokerBack: Promise<void> = Promise.resolve();
   private phaseNow: PhaseName | undefined;
+  /** Wall-clock ms of the broker's last SIGKILL: its outage is recorded once its successor is ready. */
+  private brokerKilledAt = 0;
 
   constructor(private readonly context: StepContext) {
     this.nemesis = new Nemesis(context.timeline);
@@ -216,7 +216,7 @@ export class PlanSteps implements StepHandlers {
     this.brokerBack = new Promise<void>((resolve, reject) => (this.brokerReturned = { resolve, reject }));
     this.brokerBack.catch(() => {}); // a failed restart fails the run through `starting`
     this.nemesis.crashBroker(broker);
-    this.record.brokerOutages.push({ from: wallClockMs(), to: null });
+    this.brokerKilledAt = wallClockMs();
     logger.info({ childPid: broker.pid }, 'broker crashed (SIGKILL)');
     await watch.guard(broker.exited); // so that no reconnect reaches the dying process
     for (const client of [cluster.publisher, ...cluster.consumers]) client.send({ type: 'brokerLost' });
@@ -233,12 +233,11 @@ export class PlanSteps implements StepHandlers {
    */
   brokerRestart(): void {
     const { cluster, watch, logger } = this.context;
-    const outage = this.record.brokerOutages.at(-1);
     const restarted = cluster.restartBroker().then((broker) => {
       watch.watchBroker(broker);
       if (this.phaseNow !== undefined) broker.send({ type: 'phase', phase: this.phaseNow }); // it missed the phase changes of its predecessor's life
       this.nemesis.brokerRestarted(broker);
-      if (outage) outage.to = wallClockMs();
+      this.record.brokerOutages.push({ from: this.brokerKilledAt, to: wallClockMs() });
       logger.info({ childPid: broker.pid, port: broker.port }, 'broker restarted');
     });
     restarted.then(this.brokerReturned.resolve, this.brokerReturned.reject);
