@@ -69,6 +69,8 @@ export class PlanSteps implements StepHandlers {
   private readonly sampling: Array<Promise<void>> = [];
   /** Resolves when there is a broker to talk to: at once, except between a broker crash and its successor's `ready`. */
   private brokerBack: Promise<void> = Promise.resolve();
+  /** Settles brokerBack: the successor is ready, or could not be started. */
+  private brokerReturned = { resolve: () => {}, reject: (_error: unknown) => {} };
   private phaseNow: PhaseName | undefined;
   /** Wall-clock ms of the broker's last SIGKILL: its outage is recorded once its successor is ready. */
   private brokerKilledAt = 0;
@@ -221,9 +223,6 @@ export class PlanSteps implements StepHandlers {
     await watch.guard(broker.exited); // so that no reconnect reaches the dying process
     for (const client of [cluster.publisher, ...cluster.consumers]) client.send({ type: 'brokerLost' });
   }
-
-  /** Settles brokerBack: the successor is ready, or could not be started. */
-  private brokerReturned = { resolve: () => {}, reject: (_error: unknown) => {} };
 
   /**
    * A new broker on the same port (the clients reconnect to the endpoint they know), with the
