@@ -2,10 +2,14 @@
  * --crash broker@FROM-TO with the real processes: the broker is SIGKILLed, a new one starts on the
  * same port, the publisher and the consumers (one of them frozen across the restart) reconnect to
  * it, and every process of the run, both brokers included, is reaped. A restarted broker that dies
- * unplanned still ends the run.
+ * unplanned still ends the run. Under durable the successor recovers the log from the run's data
+ * dir, and the data dir is kept (--keep-data) or emptied, an interrupt in the outage included.
  */
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { brokerOf, consumerOf, pidsInLog, readLog, reapAfterEach, runDemo, startDemo, survivorsAfter, tempLogFile, type LogLine } from './helpers/run-demo.js';
+import { brokerOf, consumerOf, failureDetail, pidsInLog, readLog, reapAfterEach, runDemo, startDemo, survivorsAfter, tempLogFile, type LogLine, type RunDocument } from './helpers/run-demo.js';
 
 const reaper = reapAfterEach();
 
@@ -76,5 +80,45 @@ test('a restarted broker that dies unplanned ends the run as any broker death do
   const result = await demo;
   expect(result.exitCode).toBe(1);
   expect(result.stderr).toMatch(new RegExp(`broker \\(pid ${successor}\\) killed by SIGKILL in the middle of the run`));
+  expect(await survivorsAfter(pidsInLog(readLog(logFile)), 5_000)).toEqual([]);
+});
+
+const emptyDir = () => mkdtempSync(join(tmpdir(), 'broker-restart-data-'));
+
+test('durable: the successor recovers the log from the run\'s data dir; every copy ends correct, the frozen one included; --keep-data keeps it and says where', async () => {
+  const dataDir = emptyDir();
+  const logFile = tempLogFile();
+  reaper.track(logFile);
+  const args = ['--mode', 'durable', '--duration', '0.5', '--crash', 'broker@0.5-1', '--stall', 'consumer-3@0.25-1.25', '--publish-until', '2.5'];
+  const result = await startDemo([...args, '--data-dir', dataDir, '--keep-data', '--json', '--log-file', logFile]);
+  expect(await survivorsAfter(pidsInLog(readLog(logFile)), 5_000)).toEqual([]);
+  if (result.exitCode !== 0) throw new Error(failureDetail(result));
+  expect(String(result.stderr).trimEnd().split('\n')).toContain(`orchestrator: data kept in ${dataDir}`);
+  const run = (JSON.parse(String(result.stdout)) as RunDocument).runs[0]!;
+  const broker = brokerOf(run);
+  expect(broker.restarts).toBe(1);
+  // It found what its predecessor had appended (its epoch kept, its offsets continued), and nothing torn by a SIGKILL between records.
+  expect(broker.recovered).toMatchObject({ tornTail: 0 });
+  expect(broker.recovered!.records).toBeGreaterThan(0);
+  for (const name of ['consumer-1', 'consumer-2', 'consumer-3']) {
+    expect(consumerOf(run, name)).toMatchObject({ verdict: 'valid', wrongCount: 0, digestMatch: true, endedEarly: null });
+    expect(consumerOf(run, name).resumes).toEqual([expect.objectContaining({ outcome: 'replayed', newEpoch: false })]);
+  }
+  expect(run.unexplained).toBe(0);
+  // Kept: the log where the layout says, and each consumer's checkpoint directory.
+  expect(existsSync(join(dataDir, 'durable', 'broker', 'data.mdb'))).toBe(true);
+  expect(readdirSync(join(dataDir, 'durable', 'consumers')).sort()).toEqual(['consumer-1', 'consumer-2', 'consumer-3']);
+});
+
+test('durable: SIGINT while the broker is down: exit 130, the --data-dir emptied, every process reaped', async () => {
+  const dataDir = emptyDir();
+  const { demo, logFile } = startRun('durable', ['--data-dir', dataDir]);
+  const log = await waitForLog(logFile, (lines) => lines.some((line) => line.msg === 'broker crashed (SIGKILL)'));
+  expect(log.some((line) => line.msg === 'broker crashed (SIGKILL)')).toBe(true);
+  expect(existsSync(join(dataDir, 'durable', 'broker', 'data.mdb'))).toBe(true);
+  demo.kill('SIGINT');
+  const result = await demo;
+  expect(result.exitCode).toBe(130);
+  expect(readdirSync(dataDir)).toEqual([]);
   expect(await survivorsAfter(pidsInLog(readLog(logFile)), 5_000)).toEqual([]);
 });
