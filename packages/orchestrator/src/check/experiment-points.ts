@@ -1,3 +1,4 @@
+import type { Mode } from '@state-divergence/protocol';
 import { expectedWrongUnrounded } from './expectation.js';
 import type { ModeResult } from './run-types.js';
 
@@ -12,6 +13,13 @@ export interface ChurnPoint { keys: number; rate: number; regime: Regime; queueC
 export interface QueuePoint { capacity: number; rate: number; firstDropMs: number | null; dropped: number; wrong: number; expectedWrong: number | null }
 export interface OverlapPoint { windows: 'same' | 'staggered'; jaccard: number | null; both: number; onlyOne: number; wrong: [number, number] }
 export interface HotnessPoint { shape: string; deciles: number[]; survival: Array<number | null>; wrong: number; expectedWrong: number | null }
+/**
+ * The broker killed and started again under one mode with this many consumers: keys wrong at
+ * the end over every consumer (null: a verdict is unknown), bytes that brought the consumers
+ * back (null: a report said too little), ms from the restart until every consumer was correct
+ * (null: one never was, or it is unknown).
+ */
+export interface RestartPoint { mode: Mode; consumers: number; wrong: number | null; reconnectBytes: number | null; convergedMs: number | null }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
@@ -65,6 +73,28 @@ export function hotnessPoint(result: ModeResult, shape: string): HotnessPoint {
   const wrong = result.damage.byDecile[name] ?? [];
   const survival = result.damage.survivalByDecile[name] ?? wrong.map(() => null);
   return { shape, deciles: wrong, survival, wrong: check.wrongKeys.length, expectedWrong };
+}
+
+/**
+ * Bytes come from each consumer's subscriptions after the crash (their catchUpBytes): the one
+ * figure delimited to a reconnect, WELCOME to its head, whatever brought it back (a relist's
+ * snapshot, a replay, nothing for `latest`). The broker's report does not count a snapshot at
+ * subscribe, and sums the rest per name over its incarnation, later lags and back-fills included.
+ * Time: every consumer must end correct; then the last one's caughtUpAt (reconnect.ts) after the
+ * restart. Publishing goes on once the broker is back, so a consumer is correct only once it is
+ * subscribed again and holds what was published before that: none is correct earlier.
+ */
+export function restartPoint(result: ModeResult, consumers: number): RestartPoint {
+  const restart = result.brokerRestart;
+  if (restart === null) throw new Error(`the ${result.mode} run has no broker restart to measure`);
+  const checks = result.check.consumers;
+  const wrong = checks.some((c) => c.verdict === 'unknown') ? null : checks.reduce((sum, c) => sum + c.wrongKeys.length, 0);
+  const returns = checks.map((c) => restart.consumers[c.name] ?? null);
+  const known = returns.every((r) => r !== null);
+  const reconnectBytes = known ? returns.reduce((sum, r) => sum + r!.catchUpBytes, 0) : null;
+  const caughtUp = returns.map((r) => r?.caughtUpAt ?? null);
+  const convergedMs = wrong === 0 && caughtUp.every((at) => at !== null) ? Math.round(Math.max(...(caughtUp as number[])) - restart.outage.restartedAt) : null;
+  return { mode: result.mode, consumers, wrong, reconnectBytes, convergedMs };
 }
 
 /**

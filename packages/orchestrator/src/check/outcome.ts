@@ -4,6 +4,7 @@ import { overlaps } from './damage.js';
 import { damageBy } from './damage-by-consumer.js';
 import { summarizeLatency } from './latency.js';
 import { brokerEvidenceOf, noBrokerEntry } from './missed.js';
+import { brokerRestartOf } from './reconnect.js';
 import { absorbedInStalls } from './transport.js';
 import type { ConsumerLatency, GatheredRun, ModeResult, PublisherOutcome, Recovery } from './run-types.js';
 
@@ -117,6 +118,7 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
       fullSnapshotBytes: subscribers.reduce((sum, s) => sum + s.fullSnapshotBytes, 0),
       convergedAfterThawMs: converged.length > 0 ? Math.max(...converged) : null,
     },
+    brokerRestart: brokerRestartOf(run),
     damage: { ...damageBy(run, result), faultedOverlap: overlaps(faultedChecks) },
     drain: run.drain,
     wrongOverTime: run.wrongOverTime,

@@ -5,6 +5,7 @@ import type { Fault } from '../model/faults.js';
 import type { CheckResult } from './checker.js';
 import type { Overlap } from './damage.js';
 import type { LatencySummary } from './latency.js';
+import type { BrokerRestart } from './reconnect.js';
 import type { Absorption, StallBytes } from './transport.js';
 
 /** What one mode's run gathered (GatheredRun) and what the check made of it (ModeResult). */
@@ -72,6 +73,8 @@ export interface ModeResult {
   /** Each consumer's faults, as scheduled (none for a healthy one). */
   faults: Record<string, Fault[]>;
   cost: Cost;
+  /** `--crash broker@FROM-TO`: how each consumer came back after the broker's last restart (null: it never restarted). */
+  brokerRestart: BrokerRestart | null;
   /**
    * Per sample of the live monitor (`t`: seconds since publishing started): keys wrong now per consumer
    * (a frozen one repeats its last figure), and that split into diverged (will never arrive) and behind

@@ -1,4 +1,5 @@
-import type { ExperimentsDocument } from '../check/experiments-document.js';
+import type { RestartPoint } from '../check/experiment-points.js';
+import type { ExperimentsDocument, RestartGrowth } from '../check/experiments-document.js';
 
 const pct = (f: number | null): string => (f === null ? '-' : `${Math.round(f * 100)}%`);
 
@@ -44,9 +45,38 @@ function hotness(e: NonNullable<ExperimentsDocument['experiments']['hotness']>):
   ];
 }
 
+const count = (n: number | null): string => (n === null ? '-' : String(n));
+
+/** Never correct again, or unknown (a verdict or a report said too little). */
+function converged(p: RestartPoint): string {
+  if (p.convergedMs !== null) return String(p.convergedMs);
+  return p.wrong !== null && p.wrong > 0 ? 'never' : '-';
+}
+
+function growthLine(g: RestartGrowth): string {
+  const counts = g.bytesPerConsumer.map((b) => b.consumers).join(' → ');
+  const bytes = g.bytesPerConsumer.map((b) => count(b.bytes)).join(' → ');
+  if (g.bytesPerConsumer.every((b) => b.bytes === 0)) return `  ${g.mode}: nothing sent to catch up, at ${counts} consumers`;
+  const ratio = g.ratio === null ? '' : `; all consumers together ×${g.ratio} (${g.between[1]} vs ${g.between[0]})`;
+  return `  ${g.mode}: ${bytes} bytes per consumer at ${counts} consumers${ratio}`;
+}
+
+function restart(e: NonNullable<ExperimentsDocument['experiments']['restart']>): string[] {
+  const rows = e.points.map((p) => [p.mode, String(p.consumers), count(p.wrong), count(p.reconnectBytes), p.reconnectBytes === null ? '-' : String(Math.round(p.reconnectBytes / p.consumers)), converged(p)]);
+  return [
+    '  5. restart: the broker SIGKILLed after the first phase and started again a phase later (no consumer faulted;',
+    '     publishing goes on for two phases after). wrong: keys wrong at the end, over all consumers; reconnect bytes:',
+    '     what brought them back (a relist\'s snapshot, a replay of what each missed); converged: ms from the restart',
+    '     until every consumer was correct (never: one ends wrong)',
+    ...table(['mode', 'consumers', 'wrong', 'reconnect bytes', 'per consumer', 'converged ms'], rows),
+    '     how reconnecting\'s cost grows with the consumers:',
+    ...e.growth.map((g) => '  ' + growthLine(g)),
+  ];
+}
+
 /** The experiments as tables, each with the expectation beside what was measured. */
 export function renderExperiments(document: ExperimentsDocument): string {
-  const { churn: c, queue: q, overlap: o, hotness: h } = document.experiments;
-  const sections = [c && churn(c), q && queue(q), o && overlap(o), h && hotness(h)].filter((s): s is string[] => s !== undefined);
+  const { churn: c, queue: q, overlap: o, hotness: h, restart: r } = document.experiments;
+  const sections = [c && churn(c), q && queue(q), o && overlap(o), h && hotness(h), r && restart(r)].filter((s): s is string[] => s !== undefined);
   return sections.map((s) => s.join('\n')).join('\n\n') + '\n';
 }
