@@ -8,6 +8,7 @@ import { renderExperiments } from '@state-divergence/orchestrator';
 import { assembleOutcome, brokerOutageOf, consumerReturn, experimentsDocument, renderExperimentsHtml, restartPoint, type RestartPoint } from '@state-divergence/orchestrator/internal';
 import type { BrokerReport, SubscriptionRecord } from '@state-divergence/protocol';
 import { consumerReport, gathered, held, lastWriteOffsets } from './helpers/gathered-run.js';
+import { startDemo } from './helpers/run-demo.js';
 
 // On the run clock the broker is killed at 2,500 ms and started again at 3,000; publishing
 // started at run 500 = wall 1,000, so that is wall 3,000 and 3,500.
@@ -135,5 +136,18 @@ describe('the restart table', () => {
     expect(page.match(/<svg /g)).toHaveLength(1);
     expect(page).toContain('<title>durable 25: 120</title>');
     expect(page).toContain('<title>resync 3: 200</title>');
+  });
+});
+
+describe('narrowing the restart experiment', () => {
+  test.each([
+    [['--only', 'restart', '--restart-consumers', '3,7'], /^orchestrator experiments: --restart-consumers takes a comma list of 3, 10, 25, got 3,7 \(see experiments --help\)$/],
+    [['--only', 'restart', '--restart-modes', 'durable,nope'], /^orchestrator experiments: --restart-modes takes a comma list of lossy, resync, durable, got durable,nope/],
+    [['--only', 'churn', '--restart-modes', 'durable'], /^orchestrator experiments: --restart-modes and --restart-consumers narrow the restart experiment; add restart to --only/],
+  ])('%j exits 2 with one line, nothing started', async (args, message) => {
+    const result = await startDemo(['experiments', ...args]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(String(result.stderr).trimEnd().split('\n')).toEqual([expect.stringMatching(message)]);
   });
 });

@@ -28,12 +28,21 @@ export const DESIGN = {
   restart: { modes: ['lossy', 'resync', 'durable'] as Mode[], consumers: [3, 10, 25], rate: 400, crash: { from: 1, to: 2 }, publishUntil: 4 },
 } as const;
 
+/** The restart experiment's design, its modes and consumer counts narrowed by `--restart-modes` / `--restart-consumers`. */
+export interface RestartDesign {
+  modes: readonly Mode[];
+  consumers: readonly number[];
+  rate: number;
+  crash: { from: number; to: number };
+  publishUntil: number;
+}
+
 /**
  * Every run of the chosen experiments, each checked by normalizeOptions before
  * anything starts. Phases are `duration` long; `churn` publishes for two phases
  * after the stall ([d, 3d)), `silence` stops when it ends (the seed's rule).
  */
-export function designExperiments(only: readonly ExperimentName[], base: RawOptions, environment: { stderrIsTTY: boolean }): ExperimentRun[] {
+export function designExperiments(only: readonly ExperimentName[], base: RawOptions, environment: { stderrIsTTY: boolean }, restartDesign: RestartDesign = DESIGN.restart): ExperimentRun[] {
   const d = base.duration ?? 0.5;
   const run = (mode: Mode, raw: RawOptions) => normalizeOptions({ ...base, duration: d, ...raw, mode, json: true, tui: false }, environment);
   const lossy = (raw: RawOptions) => run('lossy', raw);
@@ -68,7 +77,7 @@ export function designExperiments(only: readonly ExperimentName[], base: RawOpti
     }
   }
   if (only.includes('restart')) {
-    const { modes, consumers: counts, rate, crash, publishUntil } = DESIGN.restart;
+    const { modes, consumers: counts, rate, crash, publishUntil } = restartDesign;
     const window = `broker@${crash.from * d}-${crash.to * d}`;
     for (const mode of modes) {
       for (const consumers of counts) runs.push({ experiment: 'restart', settings: { mode, consumers }, options: run(mode, { consumers, rate, crash: [window], publishUntil: publishUntil * d }) });
