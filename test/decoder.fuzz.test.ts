@@ -9,6 +9,9 @@
  */
 import fc from 'fast-check';
 import {
+  encodeAck,
+  encodeOffsetError,
+  encodeWelcome,
   encodeEvent,
   encodeEventFromPublishBody,
   encodeHello,
@@ -21,6 +24,7 @@ import {
   MAX_PAYLOAD_BYTES,
   publishRefusal,
   Role,
+  StartKind,
   StateDigest,
   type Change,
   type Frame,
@@ -72,6 +76,11 @@ const frameArb = fc.oneof(
   fc.tuple(fc.nat({ max: Number.MAX_SAFE_INTEGER }), changeArb).map(([o, c]) => encodeEvent(o, c)),
   fc.tuple(fc.string({ maxLength: 40 }), fc.uint8Array({ maxLength: 64 })).map(([name, token]) => encodeHello({ role: Role.subscriber, name, token })),
   fc.nat({ max: Number.MAX_SAFE_INTEGER }).map((o) => encodeResume(o)),
+  // Protocol 2's frames: WELCOME with the epoch, ACK, the ERRORs that carry an offset, start kind earliest.
+  fc.tuple(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.nat({ max: Number.MAX_SAFE_INTEGER })).map(([h, e]) => encodeWelcome(h, e)),
+  fc.tuple(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.nat({ max: Number.MAX_SAFE_INTEGER })).map(([v, h]) => encodeAck(v, h)),
+  fc.tuple(fc.constantFrom(ErrorCode.tooOld, ErrorCode.inFuture), fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.string({ maxLength: 40 })).map(([code, o, m]) => encodeOffsetError(code, o, m)),
+  fc.string({ maxLength: 40 }).map((name) => encodeHello({ role: Role.subscriber, name, token: Buffer.alloc(32), start: StartKind.earliest })),
 );
 
 describe('decoder fuzz (property-based)', () => {

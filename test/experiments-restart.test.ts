@@ -1,100 +1,52 @@
 /**
- * The restart experiment's figures from hand-made reports, no process started:
- * what brought each consumer back after the broker's restart (its subscriptions'
- * catchUpBytes) and when it had caught up, the point each run gives, how the
- * cost grows with the consumers, and the text and HTML that show it.
+ * The restart experiment's points from hand-made runs (test/helpers/restart-run.ts's
+ * story), no process started: the run's own figures (wrong at the end, every
+ * resume's catchUpBytes, "correct again" after the broker's return) make a point;
+ * how the cost grows with the consumers; the text and HTML that show it.
  */
 import { renderExperiments } from '@state-divergence/orchestrator';
-import { assembleOutcome, brokerOutageOf, consumerReturn, experimentsDocument, renderExperimentsHtml, restartPoint, type RestartPoint } from '@state-divergence/orchestrator/internal';
-import type { BrokerReport, SubscriptionRecord } from '@state-divergence/protocol';
-import { consumerReport, gathered, held, lastWriteOffsets } from './helpers/gathered-run.js';
+import { assembleOutcome, experimentsDocument, renderExperimentsHtml, restartPoint, type RestartPoint } from '@state-divergence/orchestrator/internal';
+import { copy, EPOCHS, restartReport, restartRun, subscription } from './helpers/restart-run.js';
 import { startDemo } from './helpers/run-demo.js';
 
-// On the run clock the broker is killed at 2,500 ms and started again at 3,000; publishing
-// started at run 500 = wall 1,000, so that is wall 3,000 and 3,500.
-const events = [
-  { at: 1_200, type: 'crash' as const, consumer: 'consumer-9', pid: 7 }, // a consumer's crash is not the broker's
-  { at: 2_500, type: 'crash' as const, consumer: 'broker', pid: 10 },
-  { at: 3_000, type: 'restart' as const, consumer: 'broker', pid: 11 },
-];
-const outage = { crashedAt: 3_000, restartedAt: 3_500 };
-
-const subscription = (at: number, outcome: SubscriptionRecord['outcome'], catchUpBytes: number): SubscriptionRecord => ({
-  at, epoch: 1, head: 0, from: outcome === 'replayed' ? 6 : null, outcome, catchUpBytes, lastOffset: null, lastVersion: null,
-});
 /** Events applied at these wall times, each published `latency` ms earlier. */
-const samples = (pairs: Array<[number, number]>) => ({ appliedAt: Float64Array.from(pairs.map(([at]) => at)), latencyMs: Float64Array.from(pairs.map(([at, latency]) => latency)) });
-
-const all = held([11, 7, 9, 10, 12, 8]).sort((a, b) => a[0] - b[0]);
-// Subscribed first at 1,000 (a snapshot of 5,000 bytes, not the restart's), again at 3,700 resuming from offset 6.
-const replayer = consumerReport(all, {
-  subscriptions: [subscription(1_000, 'snapshot', 5_000), subscription(3_700, 'replayed', 360)],
-  // Live before the crash; the replay: published at 2,990 (before the crash) and 3,690 (after the restart, before its WELCOME); then live.
-  latency: samples([[2_000, 5], [3_720, 730], [3_750, 60], [3_800, 3]]),
+const samples = (pairs: Array<[number, number]>) => ({ appliedAt: Float64Array.from(pairs.map(([at]) => at)), latencyMs: Float64Array.from(pairs.map(([, latency]) => latency)) });
+const first = subscription({ outcome: 'snapshot', catchUpBytes: 5_000 }); // at 900, before the outage: not a resume
+// The broker was killed at 3,000 and back at 3,500 (OUTAGE). A replay: its last event published before the
+// broker's return (at 2,990) applied at 3,720; then live ones.
+const replayer = restartReport(copy(7, 8, 3, 15, 14, 16), [first, subscription({ at: 3_600, from: 8, outcome: 'replayed', catchUpBytes: 360 })], {
+  latency: samples([[2_000, 5], [3_720, 730], [3_800, 3]]),
 });
-// A relist: its snapshot ends at 3,900; an earlier sync (before the crash) does not count.
-const relister = consumerReport(all, {
-  subscriptions: [subscription(1_000, 'snapshot', 5_000), subscription(3_850, 'snapshot', 900)],
-  syncs: [
-    { kind: 'delta', at: 2_200, frames: 3, keys: 3, bytes: 200, offset: 4 },
-    { kind: 'snapshot', at: 3_900, frames: 10, keys: 10, bytes: 900, offset: 20 },
-  ],
-});
-// Latest: nothing to catch up on, so it is caught up when it is welcomed.
-const latest = consumerReport(all, { subscriptions: [subscription(1_000, 'latest', 0), subscription(3_600, 'latest', 0)] });
-
-const brokerReport: BrokerReport = {
-  role: 'broker', epoch: 2, recovered: null, durable: null, head: 12, lastWriteOffsets, digest: '0',
-  subscribers: Object.fromEntries(['a', 'b', 'c', 'wrong'].map((name) => [name, {
-    queued: 0, delivered: 12, dropped: 0, lastAccepted: 12, bytesSent: 0, droppedRanges: [], maxQueued: 1, endedEarly: null, disconnectedAt: null, disconnects: 0,
-    lags: 0, blockedWrites: [], marks: [], marksDropped: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0, replayedEvents: 0, replayBytes: 0, backfills: 0,
-  }])),
-};
-
-describe('how a consumer came back after the broker restarted', () => {
-  test('the outage is the broker\'s last crash and restart, on the wall clock; no restart, no outage', () => {
-    const origin = { runMs: 500, wallMs: 1_000 };
-    expect(brokerOutageOf(events, origin)).toEqual(outage);
-    expect(brokerOutageOf(events.slice(0, 2), origin)).toBeNull();
-    expect(brokerOutageOf([], origin)).toBeNull();
-  });
-
-  test('a replay: its bytes after the crash only; caught up at the last event published before its WELCOME', () => {
-    expect(consumerReturn(replayer, outage)).toEqual({ subscriptions: 1, catchUpBytes: 360, caughtUpAt: 3_750 });
-  });
-
-  test('a relist: caught up at its snapshot\'s end; latest: at its WELCOME', () => {
-    expect(consumerReturn(relister, outage)).toEqual({ subscriptions: 1, catchUpBytes: 900, caughtUpAt: 3_900 });
-    expect(consumerReturn(latest, outage)).toEqual({ subscriptions: 1, catchUpBytes: 0, caughtUpAt: 3_600 });
-  });
-
-  test('never subscribed again: caught up never; a report without subscriptions (foreign) says nothing', () => {
-    expect(consumerReturn(consumerReport(all, { subscriptions: [subscription(1_000, 'latest', 0)] }), outage)).toEqual({ subscriptions: 0, catchUpBytes: 0, caughtUpAt: null });
-    expect(consumerReturn(consumerReport(all), outage)).toBeNull();
-  });
+// A snapshot after the restart (a relist) ends at 3,900.
+const relister = restartReport(copy(7, 8, 3, 15, 14, 16), [first, subscription({ at: 3_850, outcome: 'snapshot', catchUpBytes: 900 })], {
+  syncs: [{ kind: 'snapshot', at: 3_900, frames: 6, keys: 6, bytes: 900, offset: 15 }],
 });
 
 describe('a restart point', () => {
-  const run = (consumers: Parameters<typeof gathered>[1]) => assembleOutcome({ ...gathered(brokerReport, consumers), events });
-
-  test('every consumer correct: the bytes summed, converged when the last one caught up, from the restart', () => {
-    const outcome = run([['a', replayer], ['b', relister], ['c', latest]]);
-    expect(outcome.brokerRestart?.outage).toEqual(outage);
-    expect(restartPoint(outcome, 3)).toEqual({ mode: 'lossy', consumers: 3, wrong: 0, reconnectBytes: 1_260, convergedMs: 400 });
+  test('every consumer correct: every resume\'s bytes, converged when the last one was correct again after the broker\'s return', () => {
+    const outcome = assembleOutcome(restartRun('durable', [['a', replayer], ['b', relister]]));
+    expect(outcome.check.consumers.map((c) => c.wrongKeys)).toEqual([[], []]);
+    expect(restartPoint(outcome, 2)).toEqual({ mode: 'durable', consumers: 2, wrong: 0, reconnectBytes: 1_260, convergedMs: 400 });
   });
 
-  test('one consumer ends wrong: the wrong keys counted, never converged', () => {
-    const wrong = consumerReport(held([5, 7, 9, 10, 12, 8]).sort((a, b) => a[0] - b[0]), { subscriptions: latest.subscriptions! }); // k0 at 5, not 11
-    const point = restartPoint(run([['a', replayer], ['wrong', wrong]]), 2);
-    expect(point).toEqual({ mode: 'lossy', consumers: 2, wrong: 1, reconnectBytes: 360, convergedMs: null });
+  test('a consumer ends wrong (resync: its snapshot from the empty broker forgot k0-k2): the wrong keys counted, never converged', () => {
+    const forgot = restartReport(copy(15, 14, 16), [first, subscription({ at: 3_600, epoch: EPOCHS.second, outcome: 'snapshot', catchUpBytes: 120 })], {
+      removedBySnapshot: [[0, 7], [1, 8], [2, 3]],
+      syncs: [{ kind: 'snapshot', at: 3_620, frames: 3, keys: 3, bytes: 120, offset: 7 }],
+    });
+    const point = restartPoint(assembleOutcome(restartRun('resync', [['a', forgot]])), 1);
+    expect(point).toEqual({ mode: 'resync', consumers: 1, wrong: 3, reconnectBytes: 120, convergedMs: null });
   });
 
-  test('a consumer that says nothing of its subscriptions: bytes and time unknown, not zero', () => {
-    expect(restartPoint(run([['a', replayer], ['b', consumerReport(all)]]), 2)).toEqual({ mode: 'lossy', consumers: 2, wrong: 0, reconnectBytes: null, convergedMs: null });
+  test('a verdict unknown (a copy not gathered): wrong unknown, not zero, and so is the time', () => {
+    const point = restartPoint(assembleOutcome(restartRun('durable', [['a', replayer], ['b', null]])), 2);
+    expect(point).toMatchObject({ wrong: null, convergedMs: null });
   });
 
   test('a run whose broker never restarted is not a restart point', () => {
-    expect(() => restartPoint(assembleOutcome(gathered(brokerReport, [['a', replayer]])), 1)).toThrow(/no broker restart/);
+    const run = restartRun('durable', [['a', replayer]]);
+    run.brokerOutages = [];
+    expect(() => restartPoint(assembleOutcome(run), 1)).toThrow(/no broker restart/);
   });
 });
 
@@ -106,7 +58,7 @@ describe('the restart table', () => {
     { mode: 'resync', consumers: 25, wrong: 25_000, reconnectBytes: 12_500, convergedMs: null },
     { mode: 'durable', consumers: 3, wrong: 0, reconnectBytes: 300, convergedMs: 420 },
     { mode: 'durable', consumers: 25, wrong: 0, reconnectBytes: 3_000, convergedMs: 900 },
-    { mode: 'durable', consumers: 10, wrong: null, reconnectBytes: null, convergedMs: null },
+    { mode: 'durable', consumers: 10, wrong: null, reconnectBytes: 1_100, convergedMs: null },
   ];
   const document = experimentsDocument(points.map((point) => ({ experiment: 'restart' as const, point })), { duration: 0.5, seed: 1, design: {} });
 
@@ -115,7 +67,7 @@ describe('the restart table', () => {
     expect(document.experiments.restart!.growth).toEqual([
       { mode: 'lossy', bytesPerConsumer: [{ consumers: 3, bytes: 0 }, { consumers: 25, bytes: 0 }], between: [3, 25], ratio: null },
       { mode: 'resync', bytesPerConsumer: [{ consumers: 3, bytes: 200 }, { consumers: 25, bytes: 500 }], between: [3, 25], ratio: 20.8 },
-      { mode: 'durable', bytesPerConsumer: [{ consumers: 3, bytes: 100 }, { consumers: 10, bytes: null }, { consumers: 25, bytes: 120 }], between: [3, 25], ratio: 10 },
+      { mode: 'durable', bytesPerConsumer: [{ consumers: 3, bytes: 100 }, { consumers: 10, bytes: 110 }, { consumers: 25, bytes: 120 }], between: [3, 25], ratio: 10 },
     ]);
   });
 
@@ -125,10 +77,10 @@ describe('the restart table', () => {
     expect(rows).toContainEqual(['mode', 'consumers', 'wrong', 'reconnect bytes', 'per consumer', 'converged ms']);
     expect(rows).toContainEqual(['resync', '25', '25000', '12500', '500', 'never']);
     expect(rows).toContainEqual(['durable', '25', '0', '3000', '120', '900']);
-    expect(rows).toContainEqual(['durable', '10', '-', '-', '-', '-']);
+    expect(rows).toContainEqual(['durable', '10', '-', '1100', '110', '-']);
     expect(text).toContain('lossy: nothing sent to catch up, at 3 → 25 consumers');
     expect(text).toContain('resync: 200 → 500 bytes per consumer at 3 → 25 consumers; all consumers together ×20.8 (25 vs 3)');
-    expect(text).toContain('durable: 100 → - → 120 bytes per consumer at 3 → 10 → 25 consumers; all consumers together ×10 (25 vs 3)');
+    expect(text).toContain('durable: 100 → 110 → 120 bytes per consumer at 3 → 10 → 25 consumers; all consumers together ×10 (25 vs 3)');
   });
 
   test('HTML: one chart, bytes per consumer by consumers, a bar series per mode', () => {

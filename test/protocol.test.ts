@@ -3,6 +3,8 @@ import {
   DIGEST_SEED_HIGH,
   DIGEST_SEED_LOW,
   digestMix,
+  encodeAck,
+  encodeOffsetError,
   encodeDigest,
   encodeDigestRequest,
   encodeLag,
@@ -69,6 +71,10 @@ describe('frame codec', () => {
     encodeDigestRequest(),
     encodeDigest(900, '0123456789abcdef', 1999),
     encodeError(ErrorCode.unexpectedFrame, 'subscribers only listen'),
+    encodeAck(2 ** 40 + 7, 12_346),
+    encodeOffsetError(ErrorCode.tooOld, 3_000, 'the log keeps offsets from 3000 on'),
+    encodeOffsetError(ErrorCode.inFuture, 2 ** 53 - 1, ''),
+    encodeHello({ role: Role.subscriber, name: 'c', token: Buffer.alloc(1), start: StartKind.earliest }),
   ]);
   const expected: Frame[] = [
     { type: 'hello', protocolVersion: 2, role: Role.subscriber, name: 'consumer-3', start: StartKind.offset, startOffset: 2 ** 33, token: new Uint8Array([0x0b, 0xad, 0xc0, 0xde]) },
@@ -83,6 +89,10 @@ describe('frame codec', () => {
     { type: 'digestRequest' },
     { type: 'digest', offset: 900, digest: '0123456789abcdef', liveKeys: 1999 },
     { type: 'error', code: ErrorCode.unexpectedFrame, message: 'subscribers only listen' },
+    { type: 'ack', version: 2 ** 40 + 7, headOffset: 12_346 },
+    { type: 'error', code: ErrorCode.tooOld, offset: 3_000, message: 'the log keeps offsets from 3000 on' },
+    { type: 'error', code: ErrorCode.inFuture, offset: 2 ** 53 - 1, message: '' },
+    { type: 'hello', protocolVersion: 2, role: Role.subscriber, name: 'c', start: StartKind.earliest, startOffset: 0, token: new Uint8Array([0]) },
   ];
 
   test('every frame type round-trips through one decoder', () => {
@@ -193,7 +203,26 @@ describe('the byte layouts in docs/PROTOCOL.md', () => {
 
   test('HELLO: the documented example, byte for byte', () => {
     const bytes = encodeHello({ role: Role.subscriber, name: 'c1', token: hex('ab cd') });
-    expect(bytes).toEqual(hex('00 00 00 12 01 | 01 02 02 63 31 | 00 | 00 00 00 00 00 00 00 00 | 02 AB CD'));
+    expect(bytes).toEqual(hex('00 00 00 12 01 | 02 02 02 63 31 | 00 | 00 00 00 00 00 00 00 00 | 02 AB CD'));
+  });
+
+  test('WELCOME: head then epoch, 17 bytes of length', () => {
+    expect(encodeWelcome(0x0102, 2 ** 32 + 9)).toEqual(hex('00 00 00 11 02 | 00 00 00 00 00 00 01 02 | 00 00 00 01 00 00 00 09'));
+  });
+
+  test('ACK: version then head, 17 bytes of length', () => {
+    expect(encodeAck(0x0a0b, 7)).toEqual(hex('00 00 00 11 0D | 00 00 00 00 00 00 0A 0B | 00 00 00 00 00 00 00 07'));
+  });
+
+  test('ERROR tooOld and inFuture: code, the offset, then the message; the documented example byte for byte', () => {
+    expect(encodeOffsetError(ErrorCode.tooOld, 501, 'old')).toEqual(hex('00 00 00 0E 05 | 00 0C | 00 00 00 00 00 00 01 F5 | 6F 6C 64'));
+    expect(encodeOffsetError(ErrorCode.inFuture, 7, '')).toEqual(hex('00 00 00 0B 05 | 00 0D | 00 00 00 00 00 00 00 07'));
+    expect(() => encodeError(ErrorCode.tooOld, 'no offset')).toThrow(RangeError);
+  });
+
+  test('an offset ERROR too short for its offset is malformed; another code keeps its message as text', () => {
+    expect(decodeError(hex('00 00 00 0A 05 | 00 0C | 00 00 00 00 00 00 00')).code).toBe(ErrorCode.malformedFrame);
+    expect(decodeAll(hex('00 00 00 05 05 | 00 04 | 68 69'))).toEqual([{ type: 'error', code: ErrorCode.unexpectedFrame, message: 'hi' }]);
   });
 
   test('EVENT: offset, key, version, value, flags, publishedAt, payload at the documented offsets', () => {
@@ -322,9 +351,19 @@ describe('every frame the broker sends fits the cap', () => {
     }
   });
 
-  test('the fixed-size frames are far below it', () => {
-    for (const frame of [encodeWelcome(2 ** 53 - 1, 2 ** 53 - 1), encodeLag(1, 2), encodeProgress(1), encodeSyncEnd(SyncKind.delta, 1), encodeDigest(1, '0123456789abcdef', 1)]) {
-      expect(frameLength(frame)).toBeLessThanOrEqual(21);
+  test('an ERROR with an offset is cut the same way: at most 1,035 bytes of length', () => {
+    const frame = encodeOffsetError(ErrorCode.inFuture, 2 ** 53 - 1, '日'.repeat(5_000));
+    expect(frameLength(frame)).toBeLessThanOrEqual(1 + 2 + 8 + MAX_ERROR_MESSAGE_BYTES);
+    expect(frameLength(frame)).toBeGreaterThan(1 + 2 + 8 + MAX_ERROR_MESSAGE_BYTES - 4);
+    expect(decodeAll(frame)).toMatchObject([{ type: 'error', code: ErrorCode.inFuture, offset: 2 ** 53 - 1 }]);
+  });
+
+  test('the fixed-size frames are far below it, with the lengths the doc\'s table gives', () => {
+    const lengths = [encodeDigest(1, '0123456789abcdef', 1), encodeLag(1, 2), encodeWelcome(2 ** 53 - 1, 2 ** 53 - 1), encodeAck(2 ** 53 - 1, 2 ** 53 - 1), encodeSyncEnd(SyncKind.delta, 1), encodeProgress(1)].map(frameLength);
+    expect(lengths).toEqual([21, 17, 17, 17, 10, 9]);
+    const doc = readFileSync(new URL('../docs/PROTOCOL.md', import.meta.url), 'utf8');
+    for (const [row, length] of [['DIGEST', 21], ['LAG', 17], ['WELCOME, ACK', 17], ['SYNC_END', 10], ['PROGRESS', 9], ['ERROR tooOld, inFuture', 1_035]] as const) {
+      expect(doc).toContain(`| ${row} | ${length.toLocaleString('en-US')} | `);
     }
   });
 });

@@ -3,7 +3,7 @@
  * it counts, and when it notices a gap (only when told to look for one).
  */
 import { SyncKind, type Change, type Frame } from '@state-divergence/protocol';
-import { StreamFollower, type FollowerOptions } from '@state-divergence/consumer/internal';
+import { LocalCopy, StreamFollower, type FollowerOptions } from '@state-divergence/consumer/internal';
 
 const change = (key: number, version: number, value = version * 10, deleted = false): Change => ({ key, version, value, deleted, publishedAt: Date.now(), payloadLength: 8 });
 const event = (offset: number, key: number): Frame => ({ type: 'event', offset, change: change(key, offset) });
@@ -79,5 +79,81 @@ describe('StreamFollower', () => {
     withDigest.handle({ type: 'digest', offset: 0, digest: '00', liveKeys: 0 });
     expect(digest).toEqual({ type: 'digest', offset: 0, digest: '00', liveKeys: 0 });
     expect(follow.applied).toBe(0);
+  });
+});
+
+describe('StreamFollower across subscriptions', () => {
+  const state = (key: number, version: number): Frame => ({ type: 'state', offset: version, change: change(key, version) });
+  const snapshotEnd = (offset: number): Frame => ({ type: 'syncEnd', kind: SyncKind.snapshot, offset });
+
+  test('a snapshot replaces the copy: the live keys it lacks are removed and recorded with the version they had', () => {
+    const { follow } = follower({ detectGaps: true });
+    for (const frame of [event(1, 0), event(2, 1), event(3, 2)]) follow.handle(frame);
+    follow.handle({ type: 'event', offset: 4, change: change(3, 4, 0, true) }); // key 3 deleted: a tombstone, not a live key
+    // A broker that lost its memory: a new epoch whose table holds key 1 (newer) and key 5 only.
+    expect(follow.begin('snapshot', 2, true)).toBeUndefined();
+    expect(follow.syncing).toBe(true);
+    expect(follow.resumableOffset).toBeNull(); // the copy and the offset do not belong together until SYNC_END
+    follow.handle(state(1, 9));
+    follow.handle(state(5, 8));
+    expect(follow.copy.toTriples()).toEqual([[0, 1, 10], [1, 2, 20], [2, 3, 30]]); // the old copy serves until SYNC_END
+    follow.handle(snapshotEnd(2));
+    expect(follow.copy.toTriples().sort((a, b) => a[0] - b[0])).toEqual([[1, 9, 90], [5, 8, 80]]);
+    expect(follow.removedBySnapshot).toEqual([[0, 1], [2, 3]]);
+    expect(follow.lastOffset).toBe(2);
+    expect(follow.lastVersion).toBe(9);
+    expect(follow.syncing).toBe(false);
+  });
+
+  test('a snapshot that holds an older version than the copy still wins: it is the truth', () => {
+    const { follow } = follower({ detectGaps: true });
+    follow.handle(event(1, 0)); // key 0 at version 1
+    follow.handle(event(2, 0)); // key 0 at version 2
+    follow.begin('snapshot', 1, false);
+    follow.handle(state(0, 1));
+    follow.handle(snapshotEnd(2));
+    expect(follow.copy.toTriples()).toEqual([[0, 1, 10]]);
+    expect(follow.removedBySnapshot).toEqual([]);
+  });
+
+  test('a new epoch starts the offset bookkeeping again at its head; the same epoch at latest records what it skipped', () => {
+    const { follow } = follower({ detectGaps: true });
+    for (const frame of [event(1, 0), event(2, 1), event(3, 2)]) follow.handle(frame);
+    expect(follow.begin('latest', 7, false)).toEqual([4, 7]);
+    expect(follow.lastOffset).toBe(7);
+    // The broker restarted without its memory: offsets begin again, far below 7.
+    expect(follow.begin('latest', 2, true)).toBeUndefined();
+    expect(follow.lastOffset).toBe(2);
+    follow.handle(event(3, 4));
+    expect(follow.lastOffset).toBe(3);
+    expect(follow.copy.toTriples().map(([key]) => key).sort()).toEqual([0, 1, 2, 4]); // latest keeps the copy
+  });
+
+  test('a replay continues from the last offset, and a durable RESUME closes its gap with the next contiguous event (no SYNC_END)', () => {
+    const { follow, resumes } = follower({ detectGaps: true, resumeReplays: true });
+    for (const frame of [event(1, 0), event(2, 1)]) follow.handle(frame);
+    expect(follow.begin('replay', 5, false)).toBeUndefined();
+    expect(follow.lastOffset).toBe(2);
+    follow.handle(event(3, 2));
+    follow.handle(event(6, 3)); // 4 and 5 missing: a gap
+    expect(resumes).toEqual([3]);
+    follow.handle(event(7, 3)); // in flight before the RESUME: applied, not contiguous
+    expect(follow.lastOffset).toBe(3);
+    for (const offset of [4, 5, 6, 7]) follow.handle(event(offset, 4));
+    expect(follow.syncing).toBe(false);
+    expect(follow.lastOffset).toBe(7);
+    expect(follow.lastVersion).toBe(7);
+    follow.handle(event(9, 5));
+    expect(resumes).toEqual([3, 7]); // a later gap is asked for again
+  });
+
+  test('a copy restored from a checkpoint is followed from its offset', () => {
+    const copy = LocalCopy.fromEntries([[0, 4, 40, false], [1, 3, 0, true]]);
+    const { follow } = follower({ detectGaps: true, resumeReplays: true, startOffset: 4, copy });
+    follow.begin('replay', 6, false);
+    follow.handle({ type: 'event', offset: 5, change: change(1, 2) }); // older than the tombstone: stays deleted
+    follow.handle(event(6, 2));
+    expect(follow.copy.toTriples()).toEqual([[0, 4, 40], [2, 6, 60]]);
+    expect(follow.lastOffset).toBe(6);
   });
 });

@@ -163,6 +163,9 @@ describe('Subscriber: a full queue in each mode', () => {
       resumes: 0,
       resyncBytes: 0,
       resyncFrames: 0,
+      replayedEvents: 0, // no log in this mode: nothing is replayed or back-filled
+      replayBytes: 0,
+      backfills: 0,
       fullSnapshotBytes: 0,
       discarded: 0,
     });
@@ -251,6 +254,9 @@ describe('Subscriber: a full queue in each mode', () => {
       resumes: 0,
       resyncBytes: recoveryBytes,
       resyncFrames: 10,
+      replayedEvents: 0, // no log in this mode: nothing is replayed or back-filled
+      replayBytes: 0,
+      backfills: 0,
       fullSnapshotBytes: 7 * EVENT_BYTES,
       discarded: 3,
     });

@@ -24,7 +24,7 @@ describe('workload', () => {
   test('the same seed gives the same changes; another seed does not', () => {
     const run = (seed: number) => {
       const authority = new Authority(2000, seed, 8);
-      return Array.from({ length: 500 }, () => authority.next(0)).map((c) => [c.key, c.version, c.value]);
+      return Array.from({ length: 500 }, () => authority.draw(0)).map((c) => [c.key, c.version, c.value]);
     };
     expect(run(1)).toEqual(run(1));
     expect(run(2)).not.toEqual(run(1));
@@ -34,7 +34,8 @@ describe('workload', () => {
     const authority = new Authority(2000, 1, 0, 0.02);
     let deletes = 0;
     for (let i = 0; i < 20_000; i++) {
-      const change = authority.next(0);
+      const change = authority.draw(0);
+      authority.commit(change);
       if (change.deleted) {
         deletes += 1;
         expect(change.value).toBe(0);
@@ -48,13 +49,16 @@ describe('workload', () => {
     expect(Array.from(history.deleted).reduce((a, b) => a + b, 0)).toBe(deletes);
   });
 
-  test('versions are global and strictly increasing, and the authority records each change first', () => {
+  test('versions are global and strictly increasing; a change enters the keyspace only when committed', () => {
     const authority = new Authority(50, 3, 0);
     let last = 0;
     for (let i = 0; i < 1000; i++) {
-      const change = authority.next(0);
+      const before = authority.versions.slice();
+      const change = authority.draw(0);
       expect(change.version).toBe(last + 1);
       last = change.version;
+      expect(authority.versions).toEqual(before); // drawn, not yet acknowledged
+      authority.commit(change);
       expect(authority.versions[change.key]).toBe(change.version);
       expect(authority.values[change.key]).toBe(change.value);
     }

@@ -3,10 +3,12 @@ import type { QUICStream } from '@matrixai/quic';
 import {
   encodeDigest,
   encodeError,
+  encodeOffsetError,
   encodeSyncEnd,
   encodeWelcome,
   ErrorCode,
   FrameDecodeError,
+  OFFSET_ERROR_CODES,
   PROTOCOL_VERSION,
   publishRefusal,
   Role,
@@ -18,19 +20,30 @@ import {
 } from '@state-divergence/protocol';
 import { errorMessage, withDeadline, type Logger } from '@state-divergence/runtime';
 import { readFrames } from '@state-divergence/runtime/quic';
+import { Acker } from './acker.js';
+import type { Intake } from './intake.js';
 import type { Subscriber } from './subscriber.js';
 import type { SubscriptionSpec, Topic } from './topic.js';
 
 const HELLO_TIMEOUT_MS = 10_000;
 const ERROR_FLUSH_MS = 1_000;
 
-/** A client broke the protocol: it gets an ERROR frame and loses its stream; everyone else carries on. */
+/**
+ * A client broke the protocol, or asked for what cannot be given (an offset retention
+ * discarded or beyond the head, a publish the log could not store): it gets an ERROR frame
+ * and loses its stream; everyone else carries on. tooOld and inFuture carry an offset.
+ */
 class ProtocolViolation extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    readonly offset = 0,
   ) {
     super(message);
+  }
+
+  get frame(): Buffer {
+    return OFFSET_ERROR_CODES.has(this.code) ? encodeOffsetError(this.code as typeof ErrorCode.tooOld, this.offset, this.message) : encodeError(this.code, this.message);
   }
 }
 
@@ -46,6 +59,8 @@ export interface SessionContext {
   publisher: { connected: boolean };
   /** This incarnation's epoch (WELCOME's). */
   epoch: number;
+  /** Where PUBLISH frames go: the topic, or the log first (intake.ts). */
+  intake: Intake;
 }
 
 type Frames = AsyncGenerator<Frame>;
@@ -58,20 +73,35 @@ type Frames = AsyncGenerator<Frame>;
  */
 function judgePublish(frame: Frame, context: SessionContext): void {
   if (frame.type !== 'publish') return;
-  const refusal = publishRefusal(frame.change, { keys: context.init.keys, highestVersion: context.topic.highestVersion });
+  const refusal = publishRefusal(frame.change, { keys: context.init.keys, highestVersion: context.intake.highestVersion });
   if (refusal !== null) throw new ProtocolViolation(refusal.code, refusal.message);
 }
 
-async function servePublisher(frames: Frames, name: string, context: SessionContext): Promise<void> {
-  const { topic } = context;
+/**
+ * Each PUBLISH goes to the intake; the ACKs follow the commits (acker.ts). A change the log
+ * could not store stops the session: its ERROR goes out instead of any acknowledgement.
+ */
+async function servePublisher(frames: Frames, name: string, context: SessionContext, acker: Acker, stopReading: () => void): Promise<void> {
+  const { topic, intake } = context;
+  let failure: Error | undefined;
+  const failed = (error: unknown): void => {
+    failure ??= error instanceof Error ? error : new Error(String(error));
+    stopReading();
+  };
   for await (const frame of frames) {
+    if (failure !== undefined) break;
     judgePublish(frame, context);
     if (frame.type !== 'publish') throw new ProtocolViolation(ErrorCode.unexpectedFrame, `publisher sent ${frame.type}; only publish is allowed`);
     // Lossless: pausing here stops reads from this stream; QUIC flow control does the rest.
     const room = topic.queuePolicy === 'block' ? topic.waitForRoom() : undefined;
     if (room) await room;
-    topic.publish(frame.change, frame.body);
+    const committed = intake.accept(frame.change, frame.body);
+    if (committed === undefined) acker.soon();
+    else committed.then(() => acker.soon(), failed);
   }
+  // The last appends' ACKs: the publisher may still be reading after it finished writing.
+  await withDeadline(intake.settled(), ERROR_FLUSH_MS, 'appends not settled').catch(() => {});
+  if (failure !== undefined) throw new ProtocolViolation(ErrorCode.storageFailed, failure.message);
   context.logger.info({ client: name, head: topic.headOffset }, 'publisher finished');
 }
 
@@ -79,38 +109,57 @@ async function serveSubscriber(frames: Frames, subscriber: Subscriber, context: 
   const { topic } = context;
   for await (const frame of frames) {
     judgePublish(frame, context);
-    if (frame.type === 'resume') subscriber.resume(notBeyondHead(frame.fromOffset, 'resume from', topic));
+    if (frame.type === 'resume') subscriber.resume(startingPoint(frame.fromOffset, 'resume from', topic));
     else if (frame.type === 'digestRequest') subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size));
     else throw new ProtocolViolation(ErrorCode.unexpectedFrame, `subscriber sent ${frame.type}; after hello a subscriber may only send resume or digestRequest`);
   }
   subscriber.end('subscriber closed its stream');
 }
 
+/** How a subscription starts: opening frames, then live; or (a broker with a log) the log's events after `replayAfter`, then live. */
+interface Opening {
+  frames: Buffer[];
+  replayAfter?: number;
+}
+
 /**
- * The frames that start a subscription, computed in the same tick the
- * subscriber joins the topic, so nothing between them and the live stream is
- * lost or duplicated: snapshot = every live key as of S then SYNC_END(S);
- * offset N = every key changed after N (tombstones too) then SYNC_END(head).
+ * The start of a subscription, computed in the same tick the subscriber joins the
+ * topic, so nothing between it and the live stream is lost or duplicated:
+ * snapshot = every live key as of S then SYNC_END(S); offset N = with a log, the
+ * log's events after N; without one, every key changed after N (tombstones too)
+ * then SYNC_END(head); earliest = with a log, its events from the oldest retained;
+ * without one nothing is retained, so the oldest retained event is the next one.
  */
-function openingFrames(hello: HelloFrame, topic: Topic): Buffer[] {
+function openingOf(hello: HelloFrame, topic: Topic): Opening {
   switch (hello.start) {
     case StartKind.latest:
-    case StartKind.earliest: // without a log nothing is retained: the oldest retained event is the next one
-      return [];
+      return { frames: [] };
+    case StartKind.earliest:
+      return topic.log === undefined ? { frames: [] } : { frames: [], replayAfter: Math.min(topic.log.oldest - 1, topic.headOffset) };
     case StartKind.snapshot:
-      return [...topic.table.stateFramesSince(0, true), encodeSyncEnd(SyncKind.snapshot, topic.headOffset)];
-    case StartKind.offset:
-      return [...topic.table.stateFramesSince(notBeyondHead(hello.startOffset, 'start offset', topic)), encodeSyncEnd(SyncKind.delta, topic.headOffset)];
+      return { frames: [...topic.table.stateFramesSince(0, true), encodeSyncEnd(SyncKind.snapshot, topic.headOffset)] };
+    case StartKind.offset: {
+      const after = startingPoint(hello.startOffset, 'start offset', topic);
+      if (topic.log !== undefined) return { frames: [], replayAfter: after };
+      return { frames: [...topic.table.stateFramesSince(after), encodeSyncEnd(SyncKind.delta, topic.headOffset)] };
+    }
   }
 }
 
 /**
  * An offset a subscriber says it already has (HELLO's start offset, RESUME's `from`) names an
- * event the broker assigned, or it is a claim nothing can answer: a delta from beyond the head
- * would be empty, and the subscriber would take SYNC_END for "current".
+ * event the broker assigned (else inFuture, with the head: a delta from beyond the head would
+ * be empty, and the subscriber would take SYNC_END for "current"); with a log, its next event
+ * must still be retained (else tooOld, with the oldest retained offset: the subscriber must
+ * take a snapshot, never a silent restart at the tail).
  */
-function notBeyondHead(offset: number, what: string, topic: Topic): number {
-  if (offset > topic.headOffset) throw new ProtocolViolation(ErrorCode.malformedFrame, `${what} ${offset} is beyond the head ${topic.headOffset}`);
+function startingPoint(offset: number, what: string, topic: Topic): number {
+  const head = topic.headOffset;
+  if (offset > head) throw new ProtocolViolation(ErrorCode.inFuture, `${what} ${offset} is beyond the head ${head}`, head);
+  const oldest = topic.log?.oldest;
+  if (oldest !== undefined && offset + 1 < oldest) {
+    throw new ProtocolViolation(ErrorCode.tooOld, `${what} ${offset} is too old: the log keeps offsets from ${oldest} on; take a snapshot`, oldest);
+  }
   return offset;
 }
 
@@ -148,7 +197,7 @@ function admitSubscriber(
   // a second claim must not take over a healthy consumer's stream. A name whose subscription ended
   // (a slow consumer the broker disconnected included) may subscribe again at once.
   if (topic.subscribers.has(hello.name)) throw new ProtocolViolation(ErrorCode.nameInUse, `a subscriber named ${hello.name} is already connected; choose another name`);
-  const opening = openingFrames(hello, topic);
+  const opening = openingOf(hello, topic);
   const { writer, reader } = stream;
   void writer.write(encodeWelcome(topic.headOffset, context.epoch)).catch(() => {});
   const farewell: Farewell = { flushed: undefined };
@@ -164,8 +213,8 @@ function admitSubscriber(
     },
     logger,
   };
-  const subscriber = topic.subscribe(spec, opening);
-  logger.info({ client: hello.name, role: 'subscriber', head: topic.headOffset, start: hello.start, openingFrames: opening.length }, 'client admitted');
+  const subscriber = topic.subscribe(spec, opening.frames, opening.replayAfter);
+  logger.info({ client: hello.name, role: 'subscriber', head: topic.headOffset, start: hello.start, openingFrames: opening.frames.length, replayAfter: opening.replayAfter }, 'client admitted');
   return { subscriber, farewell };
 }
 
@@ -195,9 +244,14 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
       if (context.publisher.connected) throw new ProtocolViolation(ErrorCode.unexpectedFrame, 'a publisher is already connected');
       context.publisher.connected = true;
       try {
+        // A previous publisher's last appends first: WELCOME and the first ACK then say
+        // exactly what was accepted, so the new one knows which of its changes survived.
+        await withDeadline(context.intake.settled(), HELLO_TIMEOUT_MS, 'earlier appends not settled').catch(() => {});
         void writer.write(encodeWelcome(topic.headOffset, context.epoch)).catch(() => {});
-        logger.info({ client: name, role: 'publisher' }, 'client admitted');
-        await servePublisher(frames, name, context);
+        const acker = new Acker((bytes) => writer.write(bytes), () => ({ version: topic.highestVersion, head: topic.headOffset }));
+        acker.now();
+        logger.info({ client: name, role: 'publisher', head: topic.headOffset, version: topic.highestVersion }, 'client admitted');
+        await servePublisher(frames, name, context, acker, () => void reader.cancel().catch(() => {}));
       } finally {
         context.publisher.connected = false;
       }
@@ -211,7 +265,7 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
       subscriber?.end(`protocol violation: ${error.message}`);
       await withDeadline(
         (async () => {
-          await writer.write(encodeError(error.code, error.message));
+          await writer.write(error instanceof ProtocolViolation ? error.frame : encodeError(error.code, error.message));
           await writer.close();
         })(),
         ERROR_FLUSH_MS,

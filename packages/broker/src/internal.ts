@@ -4,6 +4,8 @@
  */
 export { CompactedTable } from './compacted-table.js';
 export { DropLog } from './drop-log.js';
+export { Acker } from './acker.js';
+export { LogIntake, memoryIntake, StorageFailure } from './intake.js';
 export { Topic } from './topic.js';
 export { SubscriberStats } from './subscriber-stats.js';
 export { lastWrites, subscriberReports } from './topic-views.js';

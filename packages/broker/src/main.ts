@@ -3,6 +3,7 @@ import { encodeProgress, modeSpec } from '@state-divergence/protocol';
 import { runChild } from '@state-divergence/runtime';
 import { startQuicServer } from '@state-divergence/runtime/quic';
 import { serveClient, type SessionContext } from './client-session.js';
+import { memoryIntake } from './intake.js';
 import { Topic } from './topic.js';
 import { lastWrites, subscriberCounters, subscriberReports } from './topic-views.js';
 
@@ -11,9 +12,10 @@ const newEpoch = (): number => randomInt(1, 2 ** 48);
 
 await runChild('broker', async ({ init, logger, ending }) => {
   const topic = new Topic(init.mode, init.overflow);
-  const context: SessionContext = { topic, init, token: Buffer.from(init.token, 'hex'), logger, ending, publisher: { connected: false }, epoch: newEpoch() };
+  const context: SessionContext = { topic, init, token: Buffer.from(init.token, 'hex'), logger, ending, publisher: { connected: false }, epoch: newEpoch(), intake: memoryIntake(topic) };
   const server = await startQuicServer({
     host: init.host,
+    port: init.port,
     certPem: init.certPem,
     keyPem: init.keyPem,
     idleTimeoutMs: init.idleTimeoutMs,

@@ -1,6 +1,7 @@
 import type { QueuePolicy } from '@state-divergence/protocol';
 import type { Logger } from '@state-divergence/runtime';
 import type { CompactedTable } from './compacted-table.js';
+import type { LogReader } from './log-port.js';
 import type { Subscriber } from './subscriber.js';
 import type { SubscriberStats } from './subscriber-stats.js';
 
@@ -11,6 +12,8 @@ export interface SubscriberOptions {
   /** What a full queue means (protocol's QueuePolicy): under `block` the Topic waited for room before offering. */
   queuePolicy: QueuePolicy;
   table: CompactedTable;
+  /** The durable log (a broker that keeps one): replays, RESUMEs and back-fills read it. */
+  log: LogReader | undefined;
   headOffset: () => number;
   /** This name's figures, kept across its subscriptions. */
   stats: SubscriberStats;

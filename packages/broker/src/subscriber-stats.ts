@@ -30,6 +30,11 @@ export class SubscriberStats {
   resumes = 0;
   discarded = 0;
   disconnects = 0;
+  /** Events and bytes written from the log rather than from the live queue (a replay or a back-fill). */
+  replayedEvents = 0;
+  replayBytes = 0;
+  /** Times a full live queue switched this name to reading the log. */
+  backfills = 0;
   readonly drops = new DropLog();
   /** Recovery's running totals: each subscription's Recovery adds to this object. */
   readonly costs: RecoveryCosts = { lags: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0 };
@@ -98,9 +103,9 @@ export class SubscriberStats {
       lags: this.costs.lags,
       blockedWrites: this.blockedWrites(),
       marks: [...this.marks],
-      replayedEvents: 0,
-      replayBytes: 0,
-      backfills: 0,
+      replayedEvents: this.replayedEvents,
+      replayBytes: this.replayBytes,
+      backfills: this.backfills,
       marksDropped: this.marksDropped,
       resumes: this.resumes,
       resyncBytes: this.costs.resyncBytes,

@@ -1,5 +1,6 @@
-import { encodeError, ErrorCode, type SubscriberCounters, type SubscriberReport } from '@state-divergence/protocol';
+import { encodeError, encodeOffsetError, ErrorCode, type SubscriberCounters, type SubscriberReport } from '@state-divergence/protocol';
 import { errorMessage } from '@state-divergence/runtime';
+import { Backfill, type PageResult } from './backfill.js';
 import { EventQueue } from './event-queue.js';
 import { PendingDigests } from './pending-digests.js';
 import { Recovery, type Lag } from './recovery.js';
@@ -18,6 +19,12 @@ import type { SubscriberOptions } from './subscriber-options.js';
  * new events are not queued. When its stream takes writes again, it gets
  * LAG{from, to}, a delta from the compacted table, SYNC_END, and then live events
  * (the frames and what they cost: recovery.ts).
+ *
+ * Back-fill (a broker with a log): a replay (an offset or earliest start, a RESUME) or a
+ * full queue puts the subscriber in a back-filling state: live events are not queued
+ * (O(1) memory), and its writer reads the log one page at a time after its last written
+ * offset (backfill.ts). When it has written up to the head it rejoins the live queue in
+ * the same tick, so nothing is lost or sent twice, and nobody waits for it.
  */
 export class Subscriber {
   readonly name: string;
@@ -28,6 +35,8 @@ export class Subscriber {
   private pumpScheduled = false;
   private readonly digests = new PendingDigests();
   private readonly recovery: Recovery;
+  /** Set while the writer reads the log instead of the live queue. */
+  private backfill: Backfill | undefined;
   private readonly stats: SubscriberStats;
   private lastWritten = 0;
   private dropsInRun = 0;
@@ -44,11 +53,16 @@ export class Subscriber {
   }
 
   get idle(): boolean {
-    return !this.writing && this.queued === 0 && this.control.length === 0 && !this.recovery.pending;
+    return !this.writing && this.queued === 0 && this.control.length === 0 && !this.recovery.pending && this.backfill === undefined;
   }
 
   get hasRoom(): boolean {
-    return this.endedEarly !== null || this.recovery.pending || this.queued < this.options.capacity;
+    return this.endedEarly !== null || this.recovery.pending || this.backfill !== undefined || this.queued < this.options.capacity;
+  }
+
+  /** The back-fill under way, if any (its pages and events so far): tests check the memory bound on it. */
+  get backfilling(): Pick<Backfill, 'from' | 'pages' | 'events' | 'largestPage'> | undefined {
+    return this.backfill;
   }
 
   /** Starts the stream at `offset` (the snapshot or delta already sent up to it). */
@@ -58,11 +72,34 @@ export class Subscriber {
     this.sendControl(...frames);
   }
 
+  /**
+   * Starts the stream after `after` (an offset or earliest start on a broker with a log):
+   * live from now on, its writer first reading the log's events after `after` up to the head.
+   */
+  replayFrom(after: number): void {
+    this.stats.subscribed(after);
+    this.lastWritten = after;
+    // Everything up to the head is this subscription's to receive, from the log.
+    this.stats.lastAccepted = this.options.headOffset();
+    this.readLog(after);
+  }
+
   /** Queues an encoded event. Returns false only when the event must be dropped (drop-new) or waited for (lossless). */
   offer(offset: number, event: Buffer): boolean {
     if (this.endedEarly !== null || this.recovery.pending) return true;
+    if (this.backfill !== undefined) {
+      // In the log, below the head the writer reads towards.
+      this.stats.lastAccepted = offset;
+      return true;
+    }
     if (this.queued >= this.options.capacity) {
       switch (this.options.queuePolicy) {
+        case 'backfill':
+          this.stats.backfills += 1;
+          this.options.logger.info({ subscriber: this.name, from: this.lastWritten, queued: this.queued, head: offset }, 'queue full: back-filling from the log');
+          this.readLog(this.lastWritten);
+          this.stats.lastAccepted = offset;
+          return true;
         case 'resync':
           this.markLagged({ from: this.lastWritten, signal: true });
           return true;
@@ -105,7 +142,9 @@ export class Subscriber {
     this.stats.resumes += 1;
     this.stats.mark('resume requested', fromOffset);
     this.options.logger.info({ subscriber: this.name, fromOffset }, 'resume requested');
-    this.markLagged({ from: Math.min(fromOffset, this.lastWritten), signal: false });
+    // With a log, the events themselves; without one, a delta from the compacted table.
+    if (this.options.log !== undefined) this.readLog(Math.min(fromOffset, this.backfill?.after ?? this.lastWritten));
+    else this.markLagged({ from: Math.min(fromOffset, this.lastWritten), signal: false });
   }
 
   /** Answers a DIGEST_REQUEST right after exactly the events queued before it (see PendingDigests). */
@@ -169,6 +208,68 @@ export class Subscriber {
     this.options.farewell(encodeError(ErrorCode.slowConsumer, message));
   }
 
+  /**
+   * Switches the writer to the log after `after`. What the queue held is in the log after
+   * `after` too, so it is let go, not discarded; the digests waiting on it still hold: the
+   * same events reach the subscriber, from the log.
+   */
+  private readLog(after: number): void {
+    const log = this.options.log;
+    if (log === undefined) throw new Error(`${this.name}: reading the log, but the broker keeps none`);
+    this.backfill = new Backfill(log, after, this.options.batchMaxEvents);
+    this.queue.clear();
+    this.options.onRoom();
+    this.pump();
+  }
+
+  /**
+   * Under a back-fill: the digests already due, the next page of the log and the digests
+   * due right behind it. Returns the events taken; undefined when the writer has caught up
+   * (it is live again, in this same tick); null when the subscription ended.
+   */
+  private takePage(parts: Buffer[], backfill: Backfill): number | undefined | null {
+    parts.push(...this.digests.takeDue(backfill.after + 1));
+    let page: PageResult;
+    try {
+      page = backfill.next(this.options.headOffset(), this.digests.boundary);
+    } catch (error) {
+      this.end(`reading the log failed: ${errorMessage(error)}`);
+      return null;
+    }
+    switch (page.kind) {
+      case 'caughtUp':
+        this.options.logger.info(
+          { subscriber: this.name, from: backfill.from, to: backfill.after, pages: backfill.pages, events: backfill.events, largestPage: backfill.largestPage },
+          'back-fill caught up',
+        );
+        this.backfill = undefined;
+        return undefined;
+      case 'tooOld':
+        this.refuseTooOld(backfill.after, page.oldest);
+        return null;
+      case 'page':
+        parts.push(...page.frames, ...this.digests.takeDue(page.lastOffset + 1));
+        this.lastWritten = page.lastOffset;
+        this.stats.replayedEvents += page.frames.length;
+        this.stats.replayBytes += page.bytes;
+        return page.frames.length;
+    }
+  }
+
+  /**
+   * Retention discarded an event this subscriber still needs (it read too slowly): ERROR
+   * tooOld with the oldest retained offset, after what is in flight, then the end of the
+   * stream. Nothing after `after` reached it (disconnectedAt, as a slow consumer's).
+   */
+  private refuseTooOld(after: number, oldest: number): void {
+    const message = `${this.name} needs the events after ${after}, but the log keeps only offsets from ${oldest} on: subscribe again with a snapshot`;
+    this.stats.disconnects += 1;
+    this.options.logger.warn({ subscriber: this.name, after, oldest }, 'too old to back-fill');
+    this.end(message, 'debug');
+    this.stats.disconnectedAt = after;
+    this.options.farewell(encodeOffsetError(ErrorCode.tooOld, oldest, message));
+  }
+
   private markLagged(lag: Lag): void {
     if (this.recovery.mark(lag)) {
       this.options.logger.info({ subscriber: this.name, from: lag.from, discarded: this.queued, head: this.options.headOffset() }, lag.signal ? 'lagged' : 'resuming');
@@ -216,9 +317,13 @@ export class Subscriber {
     if (this.writing || this.endedEarly !== null) return;
     const parts = this.control;
     this.control = [];
-    const recovery = this.takeRecovery();
-    if (recovery !== undefined) parts.push(...recovery, ...this.dueDigests());
-    const events = recovery === undefined ? this.takeEvents(parts) : 0;
+    let events = this.backfill === undefined ? undefined : this.takePage(parts, this.backfill);
+    if (events === null) return;
+    if (events === undefined) {
+      const recovery = this.takeRecovery();
+      if (recovery !== undefined) parts.push(...recovery, ...this.dueDigests());
+      events = recovery === undefined ? this.takeEvents(parts) : 0;
+    }
     if (parts.length === 0) return;
     this.writing = true;
     const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);

@@ -1,5 +1,6 @@
 import { encodeEventFromPublishBody, queuePolicyOf, type Change, type Mode, type OverflowPolicy, type QueuePolicy } from '@state-divergence/protocol';
 import { CompactedTable } from './compacted-table.js';
+import type { LogReader } from './log-port.js';
 import { Subscriber } from './subscriber.js';
 import type { SubscriberOptions } from './subscriber-options.js';
 import { SubscriberStats } from './subscriber-stats.js';
@@ -19,7 +20,13 @@ export type SubscriptionSpec = Pick<SubscriberOptions, 'name' | 'capacity' | 'ba
  *            QUIC flow control pushes back to the publisher;
  * resync   - a full queue turns into a lag signal plus a delta (see Subscriber);
  *            nobody waits and nothing is lost.
+ * backfill - (a broker with a log) a full queue switches the subscriber to reading
+ *            the log until it has caught up (see Subscriber): nothing is lost, nobody waits.
  * Every mode keeps the compacted table: it also answers digests and snapshots.
+ *
+ * With a log, the Topic holds only committed changes: the publish path (intake.ts) appends
+ * first and commits here once the append resolved, so the table, the head, snapshots,
+ * digests and fan-out never see a record the log does not hold.
  */
 export class Topic {
   private head = 0;
@@ -38,22 +45,38 @@ export class Topic {
   constructor(
     readonly mode: Mode,
     overflow: OverflowPolicy = 'drop-new',
+    /** The durable log, when the broker keeps one: back-filling writers read it. */
+    readonly log?: LogReader,
   ) {
     this.queuePolicy = queuePolicyOf(mode, overflow);
+    if (this.queuePolicy === 'backfill' && log === undefined) throw new Error(`queue policy backfill (mode ${mode}) needs a log to back-fill from`);
   }
 
   /**
-   * Joins a subscription at the head, its opening frames (snapshot or delta) first,
-   * in the same tick: it receives exactly the events after the head. A name seen
-   * before continues its figures.
+   * A restarted durable broker's state, from its log: each key's last write (in offset
+   * order) rebuilds the compacted table; the head and highest version are the log's.
    */
-  subscribe(spec: SubscriptionSpec, opening: Buffer[]): Subscriber {
+  restore(lastWrites: Array<{ offset: number; change: Change; body: Uint8Array }>, head: number, highestVersion: number): void {
+    for (const { offset, change, body } of lastWrites) this.table.apply(offset, change, body);
+    this.head = head;
+    this.highest = highestVersion;
+  }
+
+  /**
+   * Joins a subscription at the head, in the same tick: its opening frames (snapshot
+   * or delta) first, then exactly the events after the head. With `replayAfter` N (a
+   * broker with a log), it is registered live now, pinning the live edge, and its
+   * writer reads the log's events after N a page at a time until it reaches the head,
+   * then goes on with live events: no gap, no duplicate. A name seen before continues its figures.
+   */
+  subscribe(spec: SubscriptionSpec, opening: Buffer[], replayAfter?: number): Subscriber {
     let stats = this.stats.get(spec.name);
     if (stats === undefined) this.stats.set(spec.name, (stats = new SubscriberStats()));
     const subscriber = new Subscriber({
       ...spec,
       queuePolicy: this.queuePolicy,
       table: this.table,
+      log: this.log,
       headOffset: () => this.head,
       stats,
       onRoom: () => this.notifyRoom(),
@@ -61,7 +84,8 @@ export class Topic {
         if (this.subscribers.get(ended.name) === ended) this.subscribers.delete(ended.name);
       },
     });
-    subscriber.startAt(this.head, opening);
+    if (replayAfter === undefined) subscriber.startAt(this.head, opening);
+    else subscriber.replayFrom(replayAfter);
     this.subscribers.set(spec.name, subscriber);
     return subscriber;
   }
@@ -70,25 +94,31 @@ export class Topic {
     return this.head;
   }
 
-  /** The highest version accepted: a PUBLISH must exceed it (publish-rules.ts). */
+  /** The highest version committed (the publisher's ACK; without a log also the one a PUBLISH must exceed). */
   get highestVersion(): number {
     return this.highest;
   }
 
   /**
-   * Publishes one change (its PUBLISH body, verbatim). Returns the offset assigned.
+   * Publishes one change (its PUBLISH body, verbatim) at the next offset. Returns the offset.
    * The caller has applied publishRefusal: versions only increase, so the
    * table's last arrival is also every replica's highest version.
    */
   publish(change: Change, publishBody: Uint8Array): number {
-    const offset = ++this.head;
+    this.commit(this.head + 1, change, publishBody);
+    return this.head;
+  }
+
+  /** Applies and fans out the change given `offset`, which must be the next one: a log's appends resolve in order. */
+  commit(offset: number, change: Change, publishBody: Uint8Array): void {
+    if (offset !== this.head + 1) throw new Error(`commit of offset ${offset} after head ${this.head}: appends must resolve in order`);
+    this.head = offset;
     this.highest = change.version;
     this.table.apply(offset, change, publishBody);
     const event = encodeEventFromPublishBody(offset, publishBody);
     for (const subscriber of this.subscribers.values()) {
       if (!subscriber.offer(offset, event)) subscriber.drop(offset);
     }
-    return offset;
   }
 
   hasRoom(): boolean {

@@ -6,6 +6,9 @@ interface Entry {
   deleted: boolean;
 }
 
+/** One held key, tombstones included: what a checkpoint stores. */
+export type HeldEntry = [key: number, version: number, value: number, deleted: boolean];
+
 /**
  * A consumer's local copy of the keyspace: last write wins by version, and a
  * delete leaves a tombstone (so an older write arriving in a delta cannot bring
@@ -13,7 +16,13 @@ interface Entry {
  * nothing in it can notice a missed event.
  */
 export class LocalCopy {
-  private readonly entries = new Map<number, Entry>();
+  private entries = new Map<number, Entry>();
+
+  static fromEntries(held: Iterable<HeldEntry>): LocalCopy {
+    const copy = new LocalCopy();
+    for (const [key, version, value, deleted] of held) copy.entries.set(key, { version, value, deleted });
+    return copy;
+  }
 
   /** Returns false when the change is older than what is held (ignored). */
   apply(change: Change): boolean {
@@ -27,6 +36,29 @@ export class LocalCopy {
     held.value = change.value;
     held.deleted = change.deleted;
     return true;
+  }
+
+  /**
+   * A snapshot is the whole truth, as a relist is: the copy becomes `snapshot`, and every
+   * live key it lacks is removed. Returns those as [key, version it had].
+   */
+  replaceWith(snapshot: LocalCopy): Array<[number, number]> {
+    const removed: Array<[number, number]> = [];
+    for (const [key, entry] of this.entries) if (!entry.deleted && !snapshot.entries.has(key)) removed.push([key, entry.version]);
+    this.entries = snapshot.entries;
+    snapshot.entries = new Map();
+    return removed;
+  }
+
+  /** Every held key, tombstones included. */
+  held(): HeldEntry[] {
+    return Array.from(this.entries, ([key, e]): HeldEntry => [key, e.version, e.value, e.deleted]);
+  }
+
+  get liveKeys(): number {
+    let live = 0;
+    for (const entry of this.entries.values()) if (!entry.deleted) live += 1;
+    return live;
   }
 
   /** Live keys as [key, version, value]: what the consumer would serve. */

@@ -1,6 +1,8 @@
-import { encodeDigestRequest, encodeResume, Role, StartKind, type ConsumerCounters, type ConsumerReport, type DigestFrame, type DigestVerdict } from '@state-divergence/protocol';
+import { encodeDigestRequest, encodeResume, type ConsumerCounters, type ConsumerInit, type ConsumerReport, type DigestFrame, type DigestVerdict } from '@state-divergence/protocol';
 import { runChild, withDeadline, type Logger } from '@state-divergence/runtime';
-import { connectToBroker } from '@state-divergence/runtime/quic';
+import { loadCheckpoint, type CheckpointState } from './checkpoint.js';
+import { Checkpointer } from './checkpointer.js';
+import { LocalCopy } from './local-copy.js';
 import { StreamFollower } from './stream-follower.js';
 import { Subscription } from './subscription.js';
 
@@ -22,22 +24,22 @@ async function compareDigest(subscription: Subscription, follower: StreamFollowe
 interface Self {
   follower: StreamFollower;
   subscription: Subscription;
-  /** The stream reached it from this offset on: WELCOME's head for a latest subscribe, 0 for a snapshot. */
-  coveredAfter: number;
+  restoredFrom: NonNullable<ConsumerReport['restoredFrom']> | null;
   endedEarly: () => string | null;
 }
 
-function countersOf({ follower, subscription, coveredAfter, endedEarly }: Self): ConsumerCounters {
+function countersOf({ follower, subscription, endedEarly }: Self): ConsumerCounters {
   const { applied, lastOffset, syncing } = follower;
-  return { role: 'consumer', applied, lastOffset, endedEarly: endedEarly(), syncing, reconnects: subscription.reconnects, skippedRanges: subscription.skippedRanges, coveredAfter };
+  const { reconnects, skippedRanges, coveredAfter } = subscription;
+  return { role: 'consumer', applied, lastOffset, endedEarly: endedEarly(), syncing, reconnects, skippedRanges, coveredAfter };
 }
 
-function reportOf({ follower, subscription, coveredAfter, endedEarly }: Self): ConsumerReport {
+function reportOf({ follower, subscription, restoredFrom, endedEarly }: Self): ConsumerReport {
   return {
     role: 'consumer',
     applied: follower.applied,
     lastOffset: follower.lastOffset,
-    coveredAfter,
+    coveredAfter: subscription.coveredAfter,
     latency: follower.latency.samples(),
     lags: follower.lags,
     resumes: follower.resumes,
@@ -47,39 +49,74 @@ function reportOf({ follower, subscription, coveredAfter, endedEarly }: Self): C
     disconnects: subscription.disconnects,
     reconnects: subscription.reconnects,
     skippedRanges: subscription.skippedRanges,
+    subscriptions: subscription.log.records,
+    removedBySnapshot: follower.removedBySnapshot,
+    restoredFrom,
   };
 }
 
+/** A durable consumer's checkpoint, if it left one that is whole (a torn or foreign file is reported and ignored). */
+async function restore(init: ConsumerInit, logger: Logger): Promise<CheckpointState | null> {
+  if (init.checkpointDir === null) return null;
+  const found = await loadCheckpoint(init.checkpointDir);
+  if (typeof found === 'string') logger.warn({ dir: init.checkpointDir, problem: found }, 'checkpoint unusable; subscribing with a snapshot');
+  return typeof found === 'string' ? null : found;
+}
+
 await runChild('consumer', async ({ init, logger, send, ending }) => {
-  const snapshot = init.subscribeWith === 'snapshot';
-  const session = await connectToBroker(init.broker, { role: Role.subscriber, name: init.name, start: snapshot ? StartKind.snapshot : StartKind.latest }, logger);
+  // A checkpoint directory is given only where the broker keeps a log (modes.ts `durable`): only there do offsets outlive a subscription.
+  const resumable = init.checkpointDir !== null;
+  const restored = await restore(init, logger);
   let endedEarly: string | null = null;
   let digestWaiter: ((frame: DigestFrame) => void) | undefined;
   const nextDigest = () => new Promise<DigestFrame>((resolve) => (digestWaiter = resolve));
   const follower = new StreamFollower({
     detectGaps: init.detectGaps,
-    startOffset: session.welcome.headOffset,
-    awaitingSnapshot: snapshot,
+    startOffset: restored?.offset ?? 0,
+    awaitingSnapshot: false, // the first subscription's begin() says what it starts with
     requestResume: (fromOffset) => {
       logger.info({ fromOffset }, 'gap in offsets; asking for a resume');
       subscription.write(encodeResume(fromOffset)).catch(() => {});
     },
     onDigest: (frame) => digestWaiter?.(frame),
+    resumeReplays: resumable,
+    ...(restored && { copy: LocalCopy.fromEntries(restored.entries) }),
   });
-  logger.info({ headOffset: session.welcome.headOffset, subscribeWith: init.subscribeWith, detectGaps: init.detectGaps }, 'subscribed');
-  const subscription = new Subscription(session, follower, {
-    endpoint: init.broker,
-    name: init.name,
-    logger,
-    ending,
-    onEnd: (reason) => {
-      endedEarly = reason;
-      logger.warn({ reason, applied: follower.applied, lastOffset: follower.lastOffset }, 'subscription ended early');
-      send({ type: 'ended', reason });
+  follower.lastVersion = restored?.lastVersion ?? 0;
+  const restoredFrom = restored === null ? null : { offset: restored.offset, epoch: restored.epoch, keys: follower.copy.liveKeys };
+  if (restoredFrom) logger.info(restoredFrom, 'restored from its checkpoint');
+  const subscription = new Subscription(
+    follower,
+    {
+      endpoint: init.broker,
+      name: init.name,
+      logger,
+      ending,
+      subscribeWith: init.subscribeWith,
+      resumable,
+      onEnd: (reason) => {
+        endedEarly = reason;
+        logger.warn({ reason, applied: follower.applied, lastOffset: follower.lastOffset }, 'subscription ended early');
+        send({ type: 'ended', reason });
+      },
     },
-  });
+    restored?.epoch ?? null,
+  );
+  await subscription.start();
+  logger.info({ subscribeWith: init.subscribeWith, detectGaps: init.detectGaps, resumable }, 'subscribed');
 
-  const self = { follower, subscription, coveredAfter: snapshot ? 0 : session.welcome.headOffset, endedEarly: () => endedEarly };
+  const checkpointer = init.checkpointDir === null ? null : new Checkpointer(init.checkpointDir, {
+    // A copy and an offset that belong together: none while a snapshot is half received.
+    state: () => {
+      const offset = follower.resumableOffset;
+      const epoch = subscription.epoch;
+      if (offset === null || epoch === null) return null;
+      return { epoch, offset, lastVersion: follower.lastVersion, entries: follower.copy.held() };
+    },
+    stamp: () => `${subscription.epoch}:${follower.lastOffset}:${follower.applied}:${follower.syncs.length}`,
+  }, logger);
+
+  const self: Self = { follower, subscription, restoredFrom, endedEarly: () => endedEarly };
   return {
     versions: () => follower.copy.versions(),
     counters: () => countersOf(self),
@@ -88,6 +125,10 @@ await runChild('consumer', async ({ init, logger, send, ending }) => {
       if (endedEarly !== null) throw new Error(`its subscription had ended (${endedEarly})`);
       return compareDigest(subscription, follower, nextDigest, logger);
     },
-    close: () => subscription.close(),
+    brokerLost: () => subscription.brokerLost(),
+    close: async () => {
+      await checkpointer?.close();
+      await subscription.close();
+    },
   };
 });

@@ -1,6 +1,7 @@
 import {
   eventFrameBytes,
   SyncKind,
+  type Change,
   type DigestFrame,
   type Frame,
   type SyncRecord,
@@ -18,7 +19,17 @@ export interface FollowerOptions {
   awaitingSnapshot: boolean;
   requestResume: (fromOffset: number) => void;
   onDigest: (frame: DigestFrame) => void;
+  /**
+   * A durable broker answers a RESUME with the log's events after the offset, not a delta
+   * ending in SYNC_END: the gap is closed when the next contiguous event arrives.
+   */
+  resumeReplays?: boolean;
+  /** A copy restored from a checkpoint (startOffset is then the checkpoint's offset). */
+  copy?: LocalCopy;
 }
+
+/** How a subscription's stream begins, after its WELCOME. */
+export type StreamStart = 'latest' | 'snapshot' | 'replay';
 
 /**
  * Applies the broker's frames to the local copy and keeps the counters a
@@ -26,56 +37,55 @@ export interface FollowerOptions {
  * syncs. It holds no transport: main.ts feeds it frames.
  */
 export class StreamFollower {
-  readonly copy = new LocalCopy();
+  readonly copy: LocalCopy;
   readonly latency = new LatencyLog();
   applied = 0;
   lastOffset: number;
+  /** The highest version applied up to lastOffset (events in order, and syncs that ended). */
+  lastVersion = 0;
   lags = 0;
   resumes = 0;
   readonly syncs: SyncRecord[] = [];
+  /** Live keys snapshots removed from the copy: [key, version it had]. */
+  readonly removedBySnapshot: Array<[number, number]> = [];
   syncing: boolean;
+  /** The snapshot being received: it replaces the copy at its SYNC_END. */
+  private staging: LocalCopy | null;
   private syncFrames = 0;
   private syncBytes = 0;
+  private syncVersion = 0;
   private syncKeys = new Set<number>();
 
   constructor(private readonly options: FollowerOptions) {
+    this.copy = options.copy ?? new LocalCopy();
     this.lastOffset = options.startOffset;
     this.syncing = options.awaitingSnapshot;
+    this.staging = options.awaitingSnapshot ? new LocalCopy() : null;
+  }
+
+  /** lastOffset, unless a snapshot is half received (the copy and the offset do not match then). */
+  get resumableOffset(): number | null {
+    return this.staging === null ? this.lastOffset : null;
   }
 
   /** Returns an error description for a frame a subscriber must never receive. */
   handle(frame: Frame): string | undefined {
     switch (frame.type) {
       case 'event':
-        this.copy.apply(frame.change);
+        (this.staging ?? this.copy).apply(frame.change);
         this.latency.record(wallClockMs(), frame.change.publishedAt);
         this.applied += 1;
-        if (!this.options.detectGaps) this.lastOffset = frame.offset;
-        else if (!this.syncing) {
-          if (frame.offset === this.lastOffset + 1) this.lastOffset = frame.offset;
-          else if (frame.offset > this.lastOffset + 1) this.startResume();
-        }
+        this.followOffset(frame.offset, frame.change);
         return undefined;
       case 'state':
-        this.copy.apply(frame.change);
+        (this.staging ?? this.copy).apply(frame.change);
         this.syncFrames += 1;
         this.syncBytes += eventFrameBytes(frame.change.payloadLength);
+        this.syncVersion = Math.max(this.syncVersion, frame.change.version);
         this.syncKeys.add(frame.change.key);
         return undefined;
       case 'syncEnd':
-        this.syncs.push({
-          kind: frame.kind === SyncKind.snapshot ? 'snapshot' : 'delta',
-          at: wallClockMs(),
-          frames: this.syncFrames,
-          keys: this.syncKeys.size,
-          bytes: this.syncBytes,
-          offset: frame.offset,
-        });
-        this.syncFrames = 0;
-        this.syncBytes = 0;
-        this.syncKeys = new Set();
-        this.lastOffset = Math.max(this.lastOffset, frame.offset);
-        this.syncing = false;
+        this.endSync(frame.kind, frame.offset);
         return undefined;
       case 'lag':
         this.lags += 1;
@@ -92,23 +102,60 @@ export class StreamFollower {
   }
 
   /**
-   * A new subscription at `latest` whose WELCOME carried `headOffset`: it will
-   * receive only what comes after. Returns the offsets skipped on the way,
-   * [lastOffset + 1, headOffset], or undefined when none were. The local copy is
-   * kept: that is what a naive informer does, and why it stays wrong.
+   * A new subscription's stream, whose WELCOME carried `headOffset`. In a new epoch the
+   * offsets start again: the bookkeeping is about the broker's current incarnation only.
+   * In the same epoch, `latest` receives only what comes after the head and returns the
+   * offsets skipped on the way, [lastOffset + 1, headOffset] (the local copy is kept: that
+   * is what a naive informer does, and why it stays wrong); `replay` carries on from
+   * lastOffset; `snapshot` receives a copy that replaces this one at its SYNC_END.
    */
-  rejoin(headOffset: number): [number, number] | undefined {
+  begin(start: StreamStart, headOffset: number, newEpoch: boolean): [number, number] | undefined {
+    // A sync cut off by the disconnect will never end: the new stream starts afresh.
+    this.resetSync();
+    this.syncing = start === 'snapshot';
+    this.staging = start === 'snapshot' ? new LocalCopy() : null;
+    if (newEpoch) {
+      this.lastOffset = headOffset;
+      return undefined;
+    }
+    if (start !== 'latest') return undefined;
     const skipped: [number, number] | undefined = headOffset > this.lastOffset ? [this.lastOffset + 1, headOffset] : undefined;
     this.lastOffset = Math.max(this.lastOffset, headOffset);
-    // A delta cut off by the disconnect will never end: the new stream starts live.
-    this.syncing = false;
-    this.syncFrames = 0;
-    this.syncBytes = 0;
-    this.syncKeys = new Set();
     return skipped;
   }
 
-  /** A gap: events were lost between lastOffset and this one. Ask for the delta. */
+  private followOffset(offset: number, change: Change): void {
+    const advance = (): void => {
+      this.lastOffset = offset;
+      this.lastVersion = Math.max(this.lastVersion, change.version);
+    };
+    if (!this.options.detectGaps) return advance();
+    if (offset === this.lastOffset + 1) {
+      // A replayed RESUME closes the gap with the next contiguous event; a delta only with its SYNC_END.
+      if (this.syncing && this.options.resumeReplays === true && this.staging === null) this.syncing = false;
+      if (!this.syncing) advance();
+    } else if (offset > this.lastOffset + 1 && !this.syncing) this.startResume();
+  }
+
+  private endSync(kind: SyncKind, offset: number): void {
+    const snapshot = kind === SyncKind.snapshot;
+    this.syncs.push({ kind: snapshot ? 'snapshot' : 'delta', at: wallClockMs(), frames: this.syncFrames, keys: this.syncKeys.size, bytes: this.syncBytes, offset });
+    if (snapshot && this.staging !== null) this.removedBySnapshot.push(...this.copy.replaceWith(this.staging));
+    this.staging = null;
+    this.lastVersion = Math.max(this.lastVersion, this.syncVersion);
+    this.resetSync();
+    this.lastOffset = Math.max(this.lastOffset, offset);
+    this.syncing = false;
+  }
+
+  private resetSync(): void {
+    this.syncFrames = 0;
+    this.syncBytes = 0;
+    this.syncVersion = 0;
+    this.syncKeys = new Set();
+  }
+
+  /** A gap: events were lost between lastOffset and this one. Ask for the delta (or, durable, the replay). */
   private startResume(): void {
     this.resumes += 1;
     this.syncing = true;

@@ -16,7 +16,6 @@ export { overlaps, wrongByDecile } from './check/damage.js';
 export { expectedWrong, mergeRanges } from './check/expectation.js';
 export { churnPeak, restartPoint, type RestartPoint } from './check/experiment-points.js';
 export { experimentsDocument } from './check/experiments-document.js';
-export { brokerOutageOf, consumerReturn } from './check/reconnect.js';
 export { designExperiments } from './cli/experiments-design.js';
 export { renderExperimentsHtml } from './report/experiments-html.js';
 export { liveDivergence, publisherBacklog } from './check/live-divergence.js';

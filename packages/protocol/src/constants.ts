@@ -111,6 +111,11 @@ export const ErrorCode = {
   tooOld: 12,
   /** A start offset (or RESUME) beyond the head. The ERROR carries the head. */
   inFuture: 13,
+  /**
+   * To a publisher: the broker's log could not store a change, so it is not accepted (never
+   * acknowledged), and this broker accepts no more changes until it is restarted.
+   */
+  storageFailed: 14,
 } as const;
 
 /** ERROR codes whose body carries a u64 offset before the message (oldest retained, or the head). */

@@ -3,5 +3,6 @@
  * export): nothing but tests imports this; the publisher itself is the `.` and `./bundle` entries.
  */
 export { Authority } from './authority.js';
+export { Ledger } from './ledger.js';
 export { createKeyChooser } from './key-chooser.js';
 export { pace } from './pacer.js';

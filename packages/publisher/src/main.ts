@@ -1,28 +1,20 @@
-import { encodePublish, Role } from '@state-divergence/protocol';
-import { errorMessage, runChild, wallClockMs } from '@state-divergence/runtime';
-import { connectToBroker, type BrokerSession } from '@state-divergence/runtime/quic';
+import { encodePublish } from '@state-divergence/protocol';
+import { errorMessage, runChild, wallClockMs, withDeadline } from '@state-divergence/runtime';
 import { Authority } from './authority.js';
+import { BrokerLink } from './broker-link.js';
+import { Ledger } from './ledger.js';
 import { pace } from './pacer.js';
 
 /**
- * The broker never sends a publisher anything after WELCOME except an ERROR
- * frame before it closes the stream: either way publishing cannot go on.
+ * `done` waits for the broker to acknowledge the last changes (one round trip, and an fsync
+ * under --fsync on-commit), so the authority the orchestrator gathers holds them. A broker
+ * that does not answer in this time does not hold the run up: a later ACK still commits.
  */
-function watchRefusal(session: BrokerSession, state: () => { done: boolean; closing: boolean; ending: boolean }, fail: (error: unknown) => void): void {
-  void (async () => {
-    for await (const frame of session.frames) {
-      if (frame.type === 'error') throw new Error(`broker refused publishing: ${frame.message}`);
-    }
-    if (!state().done) throw new Error('the broker closed the publishing stream');
-  })().catch((error: unknown) => {
-    const { closing, ending } = state();
-    if (!closing && !ending) fail(error); // our own close, or the run's end, closed it
-  });
-}
+const SETTLE_MS = 5_000;
 
 await runChild('publisher', async ({ init, logger, send, exit, ending }) => {
   const authority = new Authority(init.keys, init.seed, init.payload, init.deleteRatio);
-  const session = await connectToBroker(init.broker, { role: Role.publisher, name: init.name }, logger);
+  const ledger = new Ledger(authority);
   let published = 0;
   let done = false;
   let startedAt = 0;
@@ -30,39 +22,63 @@ await runChild('publisher', async ({ init, logger, send, exit, ending }) => {
   let blockedMs = 0;
   let closing = false;
 
-  watchRefusal(session, () => ({ done, closing, ending: ending() }), (error) => {
-    logger.error({ err: error }, 'publishing stream failed');
-    send({ type: 'fatal', message: errorMessage(error) });
-    void exit(1);
+  const link = await BrokerLink.connect({
+    endpoint: init.broker,
+    name: init.name,
+    logger,
+    ending,
+    onAck: (frame) => ledger.acknowledge(frame.version),
+    onReconnected: (frame) => {
+      const lostBefore = ledger.acknowledgedLost;
+      const discarded = ledger.reconnected(frame.version);
+      logger.info({ acknowledged: frame.version, discarded, acknowledgedLost: ledger.acknowledgedLost - lostBefore }, 'what the broker holds settled the changes in flight');
+    },
+    onFatal: (error) => {
+      logger.error({ err: error }, 'publishing stream failed');
+      send({ type: 'fatal', message: errorMessage(error) });
+      void exit(1);
+    },
   });
 
-  const sendBatch = (count: number): Promise<void> => {
+  // Waits out a lost broker before drawing anything, so a change is drawn only when it can be sent.
+  const sendBatch = async (count: number): Promise<void> => {
+    await link.ready();
     const now = wallClockMs();
-    const frames = Array.from({ length: count }, () => encodePublish(authority.next(now)));
+    const frames = Array.from({ length: count }, () => {
+      const change = authority.draw(now);
+      ledger.sent(change);
+      return encodePublish(change);
+    });
     published += count;
-    return session.write(count === 1 ? frames[0]! : Buffer.concat(frames));
+    await link.write(count === 1 ? frames[0]! : Buffer.concat(frames));
+  };
+
+  const settle = async (): Promise<void> => {
+    await withDeadline(ledger.settled(), SETTLE_MS, 'unacknowledged').catch(() =>
+      logger.warn({ pending: ledger.pendingCount, acknowledged: ledger.lastAcknowledged }, `changes still unacknowledged ${SETTLE_MS / 1000} s after the last was sent`),
+    );
   };
 
   return {
     start: (durationMs) => {
       startedAt = wallClockMs();
       logger.info({ rate: init.rate, durationMs, keys: init.keys }, 'publishing started');
-      pace({ rate: init.rate, durationMs, sendBatch, maxBatch: 256, maxLagMs: 1000, tickMs: 20 }).then(
-        (result) => {
+      pace({ rate: init.rate, durationMs, sendBatch, maxBatch: 256, maxLagMs: 1000, tickMs: 20 })
+        .then(async (result) => {
           stoppedAt = wallClockMs();
           blockedMs = result.blockedMs;
+          await settle();
           done = true;
           const achievedRate = result.published / ((stoppedAt - startedAt) / 1000);
-          logger.info({ ...result, achievedRate, lastVersion: authority.lastVersion }, 'publishing stopped');
+          logger.info({ ...result, achievedRate, lastVersion: authority.lastVersion, acknowledged: ledger.lastAcknowledged, discarded: ledger.discarded.length, reconnects: link.reconnects }, 'publishing stopped');
           send({ type: 'done', published: result.published });
-        },
-        (error: unknown) => {
+        })
+        .catch((error: unknown) => {
           if (closing) return; // stopped mid-publish by our own shutdown
           logger.error({ err: error }, 'publishing failed');
           send({ type: 'fatal', message: `publishing failed: ${errorMessage(error)}` });
           void exit(1);
-        },
-      );
+        });
     },
     versions: () => authority.versions.map((version, key) => (authority.deleted[key] === 1 ? 0 : version)),
     counters: () => ({ role: 'publisher', published, done }),
@@ -74,14 +90,15 @@ await runChild('publisher', async ({ init, logger, send, exit, ending }) => {
       startedAt,
       stoppedAt,
       blockedMs,
-      discarded: [],
-      acknowledgedLost: 0,
-      reconnects: 0,
-      outageMs: 0,
+      discarded: ledger.discarded,
+      acknowledgedLost: ledger.acknowledgedLost,
+      reconnects: link.reconnects,
+      outageMs: link.outageMs,
     }),
+    brokerLost: () => link.brokerLost(),
     close: () => {
       closing = true;
-      return session.close();
+      return link.close();
     },
   };
 });

@@ -16,10 +16,10 @@ export interface HotnessPoint { shape: string; deciles: number[]; survival: Arra
 /**
  * The broker killed and started again under one mode with this many consumers: keys wrong at
  * the end over every consumer (null: a verdict is unknown), bytes that brought the consumers
- * back (null: a report said too little), ms from the restart until every consumer was correct
- * (null: one never was, or it is unknown).
+ * back, ms from the broker's return until every consumer was correct (null: one never was, or
+ * it is unknown).
  */
-export interface RestartPoint { mode: Mode; consumers: number; wrong: number | null; reconnectBytes: number | null; convergedMs: number | null }
+export interface RestartPoint { mode: Mode; consumers: number; wrong: number | null; reconnectBytes: number; convergedMs: number | null }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
@@ -76,25 +76,22 @@ export function hotnessPoint(result: ModeResult, shape: string): HotnessPoint {
 }
 
 /**
- * Bytes come from each consumer's subscriptions after the crash (their catchUpBytes): the one
- * figure delimited to a reconnect, WELCOME to its head, whatever brought it back (a relist's
- * snapshot, a replay, nothing for `latest`). The broker's report does not count a snapshot at
- * subscribe, and sums the rest per name over its incarnation, later lags and back-fills included.
- * Time: every consumer must end correct; then the last one's caughtUpAt (reconnect.ts) after the
- * restart. Publishing goes on once the broker is back, so a consumer is correct only once it is
- * subscribed again and holds what was published before that: none is correct earlier.
+ * The run's own figures (outcome.ts), read the same way as its report: bytes are every
+ * consumer's resumes' catchUpBytes (cost.reconnectBytes: frames from the WELCOME until the
+ * stream reached its head, so exactly what catching up cost, whatever brought it back: a
+ * relist's snapshot, a replay; nothing for `latest`). The broker's report, the sender's side,
+ * cannot give it: it does not count a snapshot sent at subscribe, and it sums the rest per
+ * name over its incarnation, later lags and back-fills included. Time: every consumer must end
+ * correct; then the last one's "correct again" after the broker was back (recovery's
+ * convergedAfterThawMs, counted from the broker's return when no fault of its own ended later).
  */
 export function restartPoint(result: ModeResult, consumers: number): RestartPoint {
-  const restart = result.brokerRestart;
-  if (restart === null) throw new Error(`the ${result.mode} run has no broker restart to measure`);
+  if (result.brokerOutages.length === 0) throw new Error(`the ${result.mode} run has no broker restart to measure`);
   const checks = result.check.consumers;
-  const wrong = checks.some((c) => c.verdict === 'unknown') ? null : checks.reduce((sum, c) => sum + c.wrongKeys.length, 0);
-  const returns = checks.map((c) => restart.consumers[c.name] ?? null);
-  const known = returns.every((r) => r !== null);
-  const reconnectBytes = known ? returns.reduce((sum, r) => sum + r!.catchUpBytes, 0) : null;
-  const caughtUp = returns.map((r) => r?.caughtUpAt ?? null);
-  const convergedMs = wrong === 0 && caughtUp.every((at) => at !== null) ? Math.round(Math.max(...(caughtUp as number[])) - restart.outage.restartedAt) : null;
-  return { mode: result.mode, consumers, wrong, reconnectBytes, convergedMs };
+  const wrong = checks.some((c) => c.verdict === 'unknown') ? null : result.cost.wrongAtEnd;
+  const correctAgain = checks.map((c) => result.recovery[c.name]?.convergedAfterThawMs ?? null);
+  const convergedMs = wrong === 0 && correctAgain.every((ms) => ms !== null) ? Math.round(Math.max(...(correctAgain as number[]))) : null;
+  return { mode: result.mode, consumers, wrong, reconnectBytes: result.cost.reconnectBytes, convergedMs };
 }
 
 /**

@@ -17,11 +17,11 @@ export interface ExperimentsDocument {
 /**
  * How reconnecting's cost grows with the consumers under one mode: bytes per consumer at each
  * count, and all consumers' bytes at the most consumers over those at the fewest (`between`);
- * null where a figure is unknown or the fewest got nothing (no ratio of nothing).
+ * null where the fewest got nothing (no ratio of nothing).
  */
 export interface RestartGrowth {
   mode: Mode;
-  bytesPerConsumer: Array<{ consumers: number; bytes: number | null }>;
+  bytesPerConsumer: Array<{ consumers: number; bytes: number }>;
   between: [number, number];
   ratio: number | null;
 }
@@ -60,10 +60,10 @@ function restartGrowth(points: RestartPoint[]): RestartGrowth[] {
     const mine = points.filter((p) => p.mode === mode).sort((a, b) => a.consumers - b.consumers);
     const fewest = mine[0]!;
     const most = mine.at(-1)!;
-    const ratio = fewest.reconnectBytes === null || most.reconnectBytes === null || fewest.reconnectBytes === 0 ? null : Math.round((most.reconnectBytes / fewest.reconnectBytes) * 10) / 10;
+    const ratio = fewest.reconnectBytes === 0 ? null : Math.round((most.reconnectBytes / fewest.reconnectBytes) * 10) / 10;
     return {
       mode,
-      bytesPerConsumer: mine.map((p) => ({ consumers: p.consumers, bytes: p.reconnectBytes === null ? null : Math.round(p.reconnectBytes / p.consumers) })),
+      bytesPerConsumer: mine.map((p) => ({ consumers: p.consumers, bytes: Math.round(p.reconnectBytes / p.consumers) })),
       between: [fewest.consumers, most.consumers],
       ratio,
     };

@@ -47,7 +47,7 @@ function hotness(e: NonNullable<ExperimentsDocument['experiments']['hotness']>):
 
 const count = (n: number | null): string => (n === null ? '-' : String(n));
 
-/** Never correct again, or unknown (a verdict or a report said too little). */
+/** Never correct again, or unknown (a verdict is). */
 function converged(p: RestartPoint): string {
   if (p.convergedMs !== null) return String(p.convergedMs);
   return p.wrong !== null && p.wrong > 0 ? 'never' : '-';
@@ -55,19 +55,19 @@ function converged(p: RestartPoint): string {
 
 function growthLine(g: RestartGrowth): string {
   const counts = g.bytesPerConsumer.map((b) => b.consumers).join(' → ');
-  const bytes = g.bytesPerConsumer.map((b) => count(b.bytes)).join(' → ');
+  const bytes = g.bytesPerConsumer.map((b) => b.bytes).join(' → ');
   if (g.bytesPerConsumer.every((b) => b.bytes === 0)) return `  ${g.mode}: nothing sent to catch up, at ${counts} consumers`;
   const ratio = g.ratio === null ? '' : `; all consumers together ×${g.ratio} (${g.between[1]} vs ${g.between[0]})`;
   return `  ${g.mode}: ${bytes} bytes per consumer at ${counts} consumers${ratio}`;
 }
 
 function restart(e: NonNullable<ExperimentsDocument['experiments']['restart']>): string[] {
-  const rows = e.points.map((p) => [p.mode, String(p.consumers), count(p.wrong), count(p.reconnectBytes), p.reconnectBytes === null ? '-' : String(Math.round(p.reconnectBytes / p.consumers)), converged(p)]);
+  const rows = e.points.map((p) => [p.mode, String(p.consumers), count(p.wrong), String(p.reconnectBytes), String(Math.round(p.reconnectBytes / p.consumers)), converged(p)]);
   return [
     '  5. restart: the broker SIGKILLed after the first phase and started again a phase later (no consumer faulted;',
     '     publishing goes on for two phases after). wrong: keys wrong at the end, over all consumers; reconnect bytes:',
-    '     what brought them back (a relist\'s snapshot, a replay of what each missed); converged: ms from the restart',
-    '     until every consumer was correct (never: one ends wrong)',
+    '     what brought them back (a relist\'s snapshot, a replay of what each missed); converged: ms from the broker\'s',
+    '     return until every consumer was correct (never: one ends wrong)',
     ...table(['mode', 'consumers', 'wrong', 'reconnect bytes', 'per consumer', 'converged ms'], rows),
     '     how reconnecting\'s cost grows with the consumers:',
     ...e.growth.map((g) => '  ' + growthLine(g)),

@@ -1,5 +1,5 @@
 import { QUICClient } from '@matrixai/quic';
-import { encodeHello, StartKind, type BrokerEndpoint, type Frame, type Role, type WelcomeFrame } from '@state-divergence/protocol';
+import { encodeHello, StartKind, type BrokerEndpoint, type ErrorFrame, type Frame, type Role, type WelcomeFrame } from '@state-divergence/protocol';
 import { CodedError } from '../coded-error.js';
 import { errorMessage } from '../error-message.js';
 import { withDeadline } from '../deadline.js';
@@ -9,6 +9,25 @@ import { TLS_SERVER_NAME } from '@state-divergence/protocol';
 import { clientCrypto, datagramConfig, quicLogger } from './options.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
+
+/** What a client says in its HELLO. */
+export interface Hello {
+  role: Role;
+  name: string;
+  start?: StartKind;
+  /** With start `offset`: the offset it already has. */
+  startOffset?: number;
+}
+
+/** The broker answered HELLO with an ERROR (its `refusal`) instead of WELCOME: tooOld and inFuture carry an offset. */
+export class BrokerRefusal extends CodedError {
+  constructor(
+    readonly refusal: ErrorFrame,
+    name: string,
+  ) {
+    super('E_REFUSED', `the broker refused ${name}: ${refusal.message}`);
+  }
+}
 
 export interface BrokerSession extends BrokerStream {
   welcome: WelcomeFrame;
@@ -34,13 +53,17 @@ export interface QuicByteStream {
  * per-run certificate) and checking it was issued to TLS_SERVER_NAME (BoringSSL
  * does not match IP SANs), and opens the one bidirectional stream.
  */
-export async function openBrokerStream(endpoint: BrokerEndpoint, logger: Logger, caPem: string = endpoint.caPem): Promise<BrokerStream> {
-  const { reader, write, close } = await openQuicStream(endpoint, logger, caPem);
+export async function openBrokerStream(endpoint: BrokerEndpoint, logger: Logger, caPem: string = endpoint.caPem, timeoutMs = CONNECT_TIMEOUT_MS): Promise<BrokerStream> {
+  const { reader, write, close } = await openQuicStream(endpoint, logger, caPem, timeoutMs);
   return { frames: readFrames(reader), write, close };
 }
 
-/** The transport under openBrokerStream, without framing (the benchmarks measure it bare). */
-export async function openQuicStream(endpoint: BrokerEndpoint, logger: Logger, caPem: string = endpoint.caPem): Promise<QuicByteStream> {
+/**
+ * The transport under openBrokerStream, without framing (the benchmarks measure it bare).
+ * The handshake is bounded by `timeoutMs` inside the library too (its timer cancels the
+ * attempt and releases its socket), so an attempt at a broker that is down costs nothing after it.
+ */
+export async function openQuicStream(endpoint: BrokerEndpoint, logger: Logger, caPem: string = endpoint.caPem, timeoutMs = CONNECT_TIMEOUT_MS): Promise<QuicByteStream> {
   const connecting = QUICClient.createQUICClient({
     host: endpoint.host,
     port: endpoint.port,
@@ -48,13 +71,16 @@ export async function openQuicStream(endpoint: BrokerEndpoint, logger: Logger, c
     crypto: clientCrypto(),
     config: { verifyPeer: true, ca: caPem, maxIdleTimeout: endpoint.idleTimeoutMs, ...datagramConfig(endpoint.datagramBytes) },
     logger: quicLogger(logger),
-  }).catch((error: unknown) => {
+  }, { timer: timeoutMs }).catch((error: unknown) => {
     // A certificate that does not match the pin fails the TLS handshake (E_TLS); anything else,
     // an unreachable broker included, is E_CONNECT: a caller can tell a rejected pin from no broker.
     const tls = error instanceof Error && /TLS$/.test(error.name);
-    throw new CodedError(tls ? 'E_TLS' : 'E_CONNECT', `no QUIC connection to the broker at ${endpoint.host}:${endpoint.port}: ${tls ? 'TLS handshake failed' : errorMessage(error)}`, { cause: error });
+    const timedOut = error instanceof Error && error.name === 'ErrorQUICClientCreateTimeout';
+    const why = tls ? 'TLS handshake failed' : timedOut ? `no handshake within ${timeoutMs / 1000} s` : errorMessage(error);
+    throw new CodedError(tls ? 'E_TLS' : 'E_CONNECT', `no QUIC connection to the broker at ${endpoint.host}:${endpoint.port}: ${why}`, { cause: error });
   });
-  const client = await withDeadline(connecting, CONNECT_TIMEOUT_MS, `no QUIC handshake with the broker at ${endpoint.host}:${endpoint.port} within ${CONNECT_TIMEOUT_MS / 1000} s`);
+  // The library's timer rejects first; this deadline is only a backstop.
+  const client = await withDeadline(connecting, timeoutMs + 1_000, `no QUIC handshake with the broker at ${endpoint.host}:${endpoint.port} within ${timeoutMs / 1000} s`);
   const stream = client.connection.newStream('bidi');
   const writer = stream.writable.getWriter();
   return {
@@ -67,29 +93,28 @@ export async function openQuicStream(endpoint: BrokerEndpoint, logger: Logger, c
 }
 
 /** The broker learns of the stream only when bytes arrive, so the client speaks first; the broker's first frame answers. */
-async function sayHello(frames: AsyncGenerator<Frame>, write: (bytes: Uint8Array) => Promise<void>, endpoint: BrokerEndpoint, hello: { role: Role; name: string; start?: StartKind }) {
-  await write(encodeHello({ role: hello.role, name: hello.name, token: Buffer.from(endpoint.token, 'hex'), start: hello.start ?? StartKind.latest }));
-  return withDeadline(frames.next(), CONNECT_TIMEOUT_MS, 'the broker sent no WELCOME after hello');
+async function sayHello(frames: AsyncGenerator<Frame>, write: (bytes: Uint8Array) => Promise<void>, endpoint: BrokerEndpoint, hello: Hello, timeoutMs: number) {
+  const token = Buffer.from(endpoint.token, 'hex');
+  await write(encodeHello({ role: hello.role, name: hello.name, token, start: hello.start ?? StartKind.latest, startOffset: hello.startOffset ?? 0 }));
+  return withDeadline(frames.next(), timeoutMs, 'the broker sent no WELCOME after hello');
 }
 
 /**
  * Connects (see openBrokerStream) and says hello with the run's token.
- * Resolves once the broker has admitted the client with a WELCOME.
+ * Resolves once the broker has admitted the client with a WELCOME; an ERROR
+ * instead is a BrokerRefusal. `timeoutMs` bounds the handshake and, again, the
+ * wait for WELCOME (a reconnecting client keeps each attempt short).
  */
-export async function connectToBroker(
-  endpoint: BrokerEndpoint,
-  hello: { role: Role; name: string; start?: StartKind },
-  logger: Logger,
-): Promise<BrokerSession> {
-  const { frames, write, close } = await openBrokerStream(endpoint, logger);
-  const first = await sayHello(frames, write, endpoint, hello).catch(async (error: unknown) => {
+export async function connectToBroker(endpoint: BrokerEndpoint, hello: Hello, logger: Logger, timeoutMs = CONNECT_TIMEOUT_MS): Promise<BrokerSession> {
+  const { frames, write, close } = await openBrokerStream(endpoint, logger, endpoint.caPem, timeoutMs);
+  const first = await sayHello(frames, write, endpoint, hello, timeoutMs).catch(async (error: unknown) => {
     await close();
     throw error;
   });
   if (first.done || first.value.type !== 'welcome') {
-    const detail = first.done ? 'the stream ended' : first.value.type === 'error' ? first.value.message : first.value.type;
     await close();
-    throw new CodedError('E_REFUSED', `the broker refused ${hello.name}: ${detail}`);
+    if (!first.done && first.value.type === 'error') throw new BrokerRefusal(first.value, hello.name);
+    throw new CodedError('E_REFUSED', `the broker refused ${hello.name}: ${first.done ? 'the stream ended' : first.value.type}`);
   }
   return { welcome: first.value, frames, write, close };
 }

@@ -4,6 +4,8 @@ import { datagramConfig, quicLogger, serverCrypto } from './options.js';
 
 export interface QuicServerOptions {
   host: string;
+  /** 0 (or absent): any free port; a restarted broker binds its first start's, so clients find it again. */
+  port?: number;
   certPem: string;
   keyPem: string;
   idleTimeoutMs: number;
@@ -21,7 +23,7 @@ export interface QuicServerHandle {
   stop(): Promise<void>;
 }
 
-/** Starts a QUIC server on an ephemeral port. */
+/** Starts a QUIC server on `port`, or an ephemeral one. */
 export async function startQuicServer(options: QuicServerOptions): Promise<QuicServerHandle> {
   const server = new QUICServer({
     crypto: serverCrypto(),
@@ -44,6 +46,6 @@ export async function startQuicServer(options: QuicServerOptions): Promise<QuicS
       options.onStream((streamEvt as events.EventQUICConnectionStream).detail, connection);
     });
   });
-  await server.start({ host: options.host, port: 0 });
+  await server.start({ host: options.host, port: options.port ?? 0 });
   return { port: server.port, stop: () => server.stop({ force: true }) };
 }

@@ -1,0 +1,56 @@
+import { sleep } from './deadline.js';
+
+/**
+ * The wait before each attempt to reach the broker again: 100 ms, doubling to 1 s, then 1 s
+ * for as long as it takes. The first wait is not zero: a client learns of a lost broker at
+ * the moment it died, and a new one is never up that fast.
+ */
+export const BACKOFF_FIRST_MS = 100;
+export const BACKOFF_MAX_MS = 1_000;
+
+/**
+ * One reconnection attempt's bound (handshake, then WELCOME). A broker that is down answers
+ * nothing (UDP), and QUIC resends its first packet only after ~1 s, so short attempts between
+ * the backoff's waits reach a broker that just came up sooner than one long attempt would.
+ */
+export const RECONNECT_ATTEMPT_MS = 500;
+/**
+ * A stream that fails without the orchestrator having announced the broker's loss may be a
+ * passing fault: a client tries this long, then gives up (the failure is reported). After an
+ * announced loss it tries until a broker answers or the run ends.
+ */
+export const UNANNOUNCED_GIVE_UP_MS = 3_000;
+
+export function* backoffDelays(): Generator<number, never> {
+  for (let delay = BACKOFF_FIRST_MS; ; delay = Math.min(BACKOFF_MAX_MS, delay * 2)) yield delay;
+}
+
+export interface RetryOptions {
+  /** Checked after every wait and every failure: true ends the loop with `undefined` (closing, or a newer loss took over). */
+  stop: () => boolean;
+  /** performance.now() after which a failure is final (null: retry until stopped). */
+  giveUpAt: number | null;
+  onFailure: (error: unknown, attempt: number, nextDelayMs: number) => void;
+}
+
+/**
+ * Runs `attempt` (which must bound its own duration) after each backoff delay until one
+ * succeeds. Resolves with its value, or `undefined` once `stop()` says so; rejects with the
+ * last failure once `giveUpAt` has passed.
+ */
+export async function retryWithBackoff<T>(attempt: () => Promise<T>, options: RetryOptions): Promise<T | undefined> {
+  const delays = backoffDelays();
+  let delay = delays.next().value;
+  for (let count = 1; ; count++) {
+    await sleep(delay);
+    if (options.stop()) return undefined;
+    try {
+      return await attempt();
+    } catch (error) {
+      if (options.stop()) return undefined;
+      if (options.giveUpAt !== null && performance.now() >= options.giveUpAt) throw error;
+      delay = delays.next().value;
+      options.onFailure(error, count, delay);
+    }
+  }
+}
