@@ -17,6 +17,10 @@ const first = subscription({ outcome: 'snapshot', catchUpBytes: 5_000 }); // at 
 const replayer = restartReport(copy(7, 8, 3, 15, 14, 16), [first, subscription({ at: 3_600, from: 8, outcome: 'replayed', catchUpBytes: 360 })], {
   latency: samples([[2_000, 5], [3_720, 730], [3_800, 3]]),
 });
+// Also replayed: an event published after the broker's return but before its WELCOME (3,590), applied at 3,980.
+const lateReplayer = restartReport(copy(7, 8, 3, 15, 14, 16), [first, subscription({ at: 3_600, from: 8, outcome: 'replayed', catchUpBytes: 500 })], {
+  latency: samples([[3_720, 730], [3_980, 390], [3_990, 5]]),
+});
 // A snapshot after the restart (a relist) ends at 3,900.
 const relister = restartReport(copy(7, 8, 3, 15, 14, 16), [first, subscription({ at: 3_850, outcome: 'snapshot', catchUpBytes: 900 })], {
   syncs: [{ kind: 'snapshot', at: 3_900, frames: 6, keys: 6, bytes: 900, offset: 15 }],
@@ -27,6 +31,13 @@ describe('a restart point', () => {
     const outcome = assembleOutcome(restartRun('durable', [['a', replayer], ['b', relister]]));
     expect(outcome.check.consumers.map((c) => c.wrongKeys)).toEqual([[], []]);
     expect(restartPoint(outcome, 2)).toEqual({ mode: 'durable', consumers: 2, wrong: 0, reconnectBytes: 1_260, convergedMs: 400 });
+  });
+
+  test('caught up counts from when the consumer was back, not the broker: its WELCOME, and the backlog published before it', () => {
+    // lossy: nothing to catch up on, but not back until its latest subscription at 3,700.
+    const latest = restartReport(copy(7, 8, 3, 15, 14, 16), [subscription({}), subscription({ at: 3_700, epoch: EPOCHS.second })]);
+    expect(restartPoint(assembleOutcome(restartRun('lossy', [['a', latest]])), 1)).toEqual({ mode: 'lossy', consumers: 1, wrong: 0, reconnectBytes: 0, convergedMs: 200 });
+    expect(restartPoint(assembleOutcome(restartRun('durable', [['a', lateReplayer]])), 1)).toMatchObject({ reconnectBytes: 500, convergedMs: 480 });
   });
 
   test('a consumer ends wrong (resync: its snapshot from the empty broker forgot k0-k2): the wrong keys counted, never converged', () => {
