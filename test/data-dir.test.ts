@@ -4,6 +4,7 @@
  * A directory it cannot write into is test/cli.test.ts's (as another user: root writes through
  * permission bits).
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,4 +61,20 @@ test('refused, one line each: not empty (an earlier run), not a directory, canno
   writeFileSync(file, 'x');
   expect(refusal(file)).toBe(`--data-dir ${file} is not a directory`);
   expect(refusal(join(file, 'below'))).toBe(`--data-dir ${join(file, 'below')} cannot be used: ENOTDIR`);
+});
+
+test('a process that exits without unwinding (a second Ctrl-C calls process.exit) still removes it', () => {
+  // The orchestrator's own package, in a process of its own that writes into the dir and exits at once.
+  const script = [
+    "const { openRunData } = await import('@state-divergence/orchestrator');",
+    "const { writeFileSync } = await import('node:fs');",
+    'const data = openRunData({ dataDir: null, keepData: false }, () => {});',
+    "writeFileSync(data.root + '/data.mdb', 'x');",
+    'process.stdout.write(data.root);',
+    'process.exit(130);',
+  ].join('\n');
+  const child = spawnSync('node', ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  expect(child.status).toBe(130);
+  expect(child.stdout).toMatch(/state-divergence-data-/);
+  expect(existsSync(child.stdout)).toBe(false);
 });
