@@ -62,6 +62,19 @@ describe('the cost table with the durable column', () => {
     expect(closing).toContain('  durable replays from its log what a consumer missed (1.5 KiB here) instead of dropping it or sending a delta.');
   });
 
+  test('a row no run has a figure for is left out: without a log or a restart, no log, fsync or restart rows', () => {
+    const seed = (['lossy', 'resync'] as const).map((mode) => {
+      const g = restartRun(mode, [['consumer-2', restartReport(right, [firstUpTo(8)])]]);
+      g.brokerOutages = [];
+      g.broker = { ...g.broker!, epoch: EPOCHS.first, head: 15, lastWriteOffsets: [7, 8, 3, 14, 13, 15] };
+      g.publisher = { ...g.publisher, discarded: [], reconnects: 0, outageMs: 0, acknowledgedLost: 0 };
+      return toJsonRun(assembleOutcome(g));
+    });
+    const labels = renderClosing(seed, config).split('\n').map((line) => line.trim().split(/\s{3,}/)[0]);
+    expect(labels).toEqual(expect.arrayContaining(['published', 'publisher in stall', 'healthy p99 in stall', 'faulted wrong at end']));
+    for (const label of ['replayed bytes', 'log bytes written', 'fsyncs', 'broker restarts', 'bytes to reconnect', 'all wrong at end']) expect(labels).not.toContain(label);
+  });
+
   test('the document carries the same figures', () => {
     expect(durable!.cost).toMatchObject({ replayBytes: 1_500, fullSnapshotBytes: 1_200, diskBytes: 5_120, fsyncs: 12, reconnectBytes: 1_500, wrongAtEnd: 0 });
     expect(lossy!.cost).toMatchObject({ replayBytes: 0, diskBytes: null, fsyncs: null, reconnectBytes: 0, wrongAtEnd: 2 });

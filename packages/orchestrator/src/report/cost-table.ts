@@ -6,7 +6,8 @@ import { kib, rate } from './units.js';
  * What each column cost, measured in the same run: one row per figure, one
  * cell per mode (the modes side by side, so four of them fit a 100-column
  * terminal). The text and HTML reports draw these same rows. A row only some
- * runs can have (a broker restart, every consumer wrong) appears when one does.
+ * runs can have (a broker restart, every consumer wrong, a log, a catch-up)
+ * appears when one does.
  */
 export interface CostRow {
   label: string;
@@ -28,17 +29,16 @@ export function costRows(runs: JsonRun[]): CostRow[] {
   ];
   // After a broker restart the consumers no fault touched can end wrong too.
   if (runs.some((r) => r.cost.wrongAtEnd !== r.cost.faultedWrongAtEnd)) rows.push(row('all wrong at end', (r) => String(r.cost.wrongAtEnd), true));
-  rows.push(
+  const optional = [
     row('delta bytes', (r) => orDash(r.cost.resyncBytes, kib)),
     row('replayed bytes', (r) => orDash(r.cost.replayBytes, kib)),
     row('full snapshots instead', (r) => orDash(r.cost.fullSnapshotBytes, kib)),
-  );
-  if (restarted) rows.push(row('bytes to reconnect', (r) => (r.brokerOutages.length === 0 ? '-' : kib(r.cost.reconnectBytes))));
-  rows.push(
+    ...(restarted ? [row('bytes to reconnect', (r) => (r.brokerOutages.length === 0 ? '-' : kib(r.cost.reconnectBytes)))] : []),
     row('log bytes written', (r) => (r.cost.diskBytes === null ? '-' : kib(r.cost.diskBytes))),
     row('fsyncs', (r) => (r.cost.fsyncs === null ? '-' : String(r.cost.fsyncs))),
     row('correct again after', (r) => (r.cost.convergedAfterThawMs === null ? '-' : `${r.cost.convergedAfterThawMs} ms`)),
-  );
+  ];
+  rows.push(...optional.filter((r) => r.cells.some((cell) => cell !== '-')));
   if (restarted) rows.push(row('broker restarts', (r) => String(r.brokerOutages.length)));
   return rows;
 }
