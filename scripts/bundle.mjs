@@ -18,7 +18,10 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Each process, its tsc-built entry and where its bundle goes (inside its package, see below). */
 const ENTRIES = [
-  ...['broker', 'publisher', 'consumer', 'guardian', 'rogue'].map((role) => ({ pkg: role, entry: 'dist/main.js' })),
+  // The broker's durable log: lmdb loads its native addon from a path it works out at run time
+  // (node-gyp-build-optional-packages), which a bundle cannot hold; it stays in node_modules.
+  { pkg: 'broker', entry: 'dist/main.js', external: ['lmdb'] },
+  ...['publisher', 'consumer', 'guardian', 'rogue'].map((role) => ({ pkg: role, entry: 'dist/main.js' })),
   // The CLI: ink and react stay outside and load only for the live view (a dynamic import, its own chunk).
   { pkg: 'orchestrator', entry: 'dist/cli/main.js', external: ['ink', 'react'], splitting: true },
 ];
@@ -53,7 +56,7 @@ if (process.argv.includes('--clean')) {
         metafile: true,
         entryPoints: { main: `${root}packages/${pkg}/${entry}` },
         // Inside the package: what the bundle does not contain (the QUIC native addon, which
-        // @matrixai/quic requires through createRequire(import.meta.url); ink and react) is
+        // @matrixai/quic requires through createRequire(import.meta.url); lmdb; ink and react) is
         // resolved from node_modules up the tree, as from dist/.
         outdir: staging(pkg),
         bundle: true,

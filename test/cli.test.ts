@@ -1,11 +1,14 @@
 import { existsSync, writeFileSync } from 'node:fs';
+import { normalizeOptions } from '@state-divergence/orchestrator';
+import { assembleOutcome, DOCUMENT_VERSION, toJsonConfig, toJsonRun } from '@state-divergence/orchestrator/internal';
+import { copy, restartReport, restartRun, subscription } from './helpers/restart-run.js';
 import { startDemo, tempLogFile } from './helpers/run-demo.js';
 
 describe('bad input', () => {
   test.each([
     [['--consumers', '1'], /^orchestrator: --consumers must be at least 2/],
     [['--stall', 'consumer-9'], /^orchestrator: --stall consumer-9 is not a consumer of this run; valid: consumer-1, consumer-2, consumer-3/],
-    [['--mode', 'nope'], /^orchestrator: --mode must be one of lossy, lossless, resync, both, all, got nope/],
+    [['--mode', 'nope'], /^orchestrator: --mode must be one of lossy, lossless, resync, durable, both, all, got nope/],
     [['--rate', '0'], /^orchestrator: --rate must be a positive number/],
     [['--bogus'], /^orchestrator: Unknown argument: bogus/],
   ])('%j exits 2 with one line and starts nothing', async (args, message) => {
@@ -72,6 +75,7 @@ describe('analyze refuses a log whose document version it does not read', () => 
   test.each([
     ['no version (a log written before the field existed)', {}, /holds a document of version 1 \(its `config` line has no version\); this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
     ['a version from elsewhere', { version: 99 }, /holds a document of version 99; this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
+    ['the version before the durable mode (3)', { version: 3 }, /holds a document of version 3; this orchestrator reads version 4 only: analyze it with the orchestrator that wrote it, or run again/],
   ])('%s: one line naming both versions, exit 2', async (_case, config, message) => {
     const path = log(config);
     for (const args of [[path], [path, '--json']]) {
@@ -83,5 +87,25 @@ describe('analyze refuses a log whose document version it does not read', () => 
       expect(lines[0]).toMatch(new RegExp(`^orchestrator analyze: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `));
       expect(lines[0]).toMatch(message);
     }
+  });
+});
+
+describe('analyze reads the current version', () => {
+  test(`a log of version ${DOCUMENT_VERSION} (a durable run with a broker restart) gives back the same document, and its report`, async () => {
+    const config = toJsonConfig(normalizeOptions({ mode: 'durable', keys: 6, consumers: 2 }, { stderrIsTTY: false }));
+    const resumed = restartReport(copy(7, 8, 3, 15, 14, 16), [subscription({ at: 3_600, from: 6, outcome: 'replayed', catchUpBytes: 900 })], { restoredFrom: { offset: 6, epoch: 11, keys: 5 } });
+    const run = JSON.parse(JSON.stringify(toJsonRun(assembleOutcome(restartRun('durable', [['consumer-1', resumed], ['consumer-2', resumed]])))));
+    const path = tempLogFile();
+    const lines = [
+      { level: 30, proc: 'orchestrator', msg: 'config', version: DOCUMENT_VERSION, config },
+      { level: 30, proc: 'orchestrator', mode: 'durable', msg: 'result', run },
+    ];
+    writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    const json = await startDemo(['analyze', path, '--json']);
+    expect(json.exitCode).toBe(0);
+    expect(JSON.parse(String(json.stdout))).toEqual({ version: 4, config, runs: [run] });
+    const text = await startDemo(['analyze', path]);
+    expect(text.exitCode).toBe(0);
+    expect(text.stdout).toContain('    broker: killed at 2.00 s, back at 2.50 s: recovered 8 records (1 torn) from its log, same epoch');
   });
 });

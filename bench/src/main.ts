@@ -18,6 +18,7 @@ import { DEFAULTS } from '@state-divergence/orchestrator';
 import { pingPong, rawFanout, singleStream } from './stack.js';
 import { renderBenchTable, round, type BenchResults, type Figure } from './table.js';
 import { insaneFigures } from './sanity.js';
+import { appendPerSec, backfillReadPerSec, commitLatency, POLICIES, type PolicyKey } from './durable.js';
 
 const argv = yargs(hideBin(process.argv))
   .scriptName('bench')
@@ -153,6 +154,24 @@ const maxConsumersNoDrop = ok.length > 0 ? Math.max(...ok) : 0;
 // (6) resync efficiency
 const resync = await repeatMany('resync efficiency (2 s phases)', () => resyncEfficiency(quick ? 1 : 2));
 
+// (8) the broker's durable log, in this process: appends/s with group commit, append→durable at
+// 400/s, backfill reads; each policy's figures measured back to back in every run
+const policyKeys = Object.keys(POLICIES) as PolicyKey[];
+await appendPerSec('none', 0.2); // warm-up (JIT, the allocator): else the first policy measured pays for it
+const durableRuns = await repeatMany('durable log: appends/s, append→durable at 400/s, backfill reads', async () => {
+  const figures: Record<string, number> = {};
+  for (const key of policyKeys) figures[`append.${key}`] = await appendPerSec(POLICIES[key], quick ? 0.4 : 2);
+  for (const key of policyKeys) {
+    const { p50, p99 } = await commitLatency(POLICIES[key], 400, quick ? 0.6 : 3);
+    figures[`p50.${key}`] = p50;
+    figures[`p99.${key}`] = p99;
+  }
+  figures['backfill'] = await backfillReadPerSec(quick ? 50_000 : 500_000);
+  return figures;
+});
+const byPolicy = (prefix: string) => Object.fromEntries(policyKeys.map((key) => [key, durableRuns[`${prefix}.${key}`]!])) as Record<PolicyKey, Figure>;
+const durable = { appendPerSec: byPolicy('append'), commitP50Ms: byPolicy('p50'), commitP99Ms: byPolicy('p99'), backfillReadPerSec: durableRuns['backfill']! };
+
 const results: BenchResults = {
   machine: {
     cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version, quick, runs, secondsPerThroughputSample: seconds,
@@ -168,6 +187,7 @@ const results: BenchResults = {
   demoWall,
   scale: { points: scalePoints, maxConsumersNoDrop },
   resync: { ...resync, bytesRatio: resync.bytesRatio.median, bytesRatioRuns: resync.bytesRatio },
+  durable,
   wallSeconds: round((performance.now() - started) / 1000, 1),
 };
 mkdirSync(dirname(out), { recursive: true });

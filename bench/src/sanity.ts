@@ -30,5 +30,17 @@ export function insaneFigures(results: BenchResults): string[] {
   // A delta sends each missed key once: its bytes are those keys' bytes, plus LAG and SYNC_END.
   const ratio = results.resync.bytesRatio;
   if (!(ratio >= 1 && ratio < 1.1)) problems.push(`resync.bytesRatio is ${ratio}, not in [1, 1.1)`);
+  if (results.durable === undefined) problems.push('the durable log section is missing');
+  else {
+    const { appendPerSec, commitP50Ms, commitP99Ms, backfillReadPerSec } = results.durable;
+    for (const key of ['none', 'periodic', 'onCommit'] as const) {
+      positive(`durable.appendPerSec.${key}`, appendPerSec[key].median);
+      positive(`durable.commitP50Ms.${key}`, commitP50Ms[key].median);
+      positive(`durable.commitP99Ms.${key}`, commitP99Ms[key].median);
+      // Every run's p99 is of the same samples as its p50.
+      if (commitP99Ms[key].runs.some((p99, i) => p99 < commitP50Ms[key].runs[i]!)) problems.push(`durable.commitP99Ms.${key} is below its p50 in a run`);
+    }
+    positive('durable.backfillReadPerSec', backfillReadPerSec.median);
+  }
   return problems;
 }

@@ -33,7 +33,20 @@ export interface BenchResults {
   scale: { points: ScalePoint[]; maxConsumersNoDrop: number };
   /** `bytesRatio` is the median; `bytesRatioRuns` its figure (absent from results written before it was kept). */
   resync: Record<'vsFullSnapshot' | 'vsReplay', Figure> & { bytesRatio: number; bytesRatioRuns?: Figure };
+  /** (8) The broker's durable log, per fsync policy (absent from results written before it was measured). */
+  durable?: DurableFigures;
   wallSeconds: number;
+}
+
+type ByPolicy = Record<'none' | 'periodic' | 'onCommit', Figure>;
+export interface DurableFigures {
+  /** Records/s appended with group commit (65-byte PUBLISH bodies). */
+  appendPerSec: ByPolicy;
+  /** append() to resolve at 400 appends/s: committed (none, periodic) or fdatasync'd (on-commit). */
+  commitP50Ms: ByPolicy;
+  commitP99Ms: ByPolicy;
+  /** Records/s read back by read() in pages of 1,000. */
+  backfillReadPerSec: Figure;
 }
 
 export const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -42,6 +55,16 @@ const target = (ok: boolean) => (ok ? 'met' : '**not met**');
 
 function firehoseLine(p: FirehosePoint): string {
   return `publisher ${round(p.achievedRatio * 100, 1)} % of the rate; healthy drops ${p.healthyDrops}, p99 ${p.healthyP99Ms} ms; the frozen consumer: ${p.stalledDropped} dropped, ${p.stalledWrong} of 12 keys wrong at the end`;
+}
+
+function durableLines(d: DurableFigures): string[] {
+  const three = (by: ByPolicy, digits: number, unit = '') => `${f(by.none, digits, unit)} / ${f(by.periodic, digits, unit)} / ${f(by.onCommit, digits, unit)}`;
+  return [
+    `| (8) durable log: appends/s with group commit, fsync none / periodic / on-commit | ${three(d.appendPerSec, 0)} records/s | |`,
+    `| (8) durable log: append→durable at 400/s p50, none / periodic / on-commit | ${three(d.commitP50Ms, 2, ' ms')} | |`,
+    `| (8) durable log: append→durable at 400/s p99, none / periodic / on-commit | ${three(d.commitP99Ms, 2, ' ms')} | |`,
+    `| (8) durable log: backfill read(), pages of 1,000 | ${f(d.backfillReadPerSec)} records/s | |`,
+  ];
 }
 
 function scaleLine(p: ScalePoint): string {
@@ -87,7 +110,8 @@ export function renderBenchTable(results: BenchResults): string[] {
     `| (7) firehose.achievedRatio (median) | ${firehose.achievedRatio} | >= 0.95 with no healthy drop: ${target(firehose.achievedRatio >= 0.95 && firehose.runs.every((p) => p.healthyDrops === 0))} |`,
     ...firehose.ladder.map((p) => `| (7) firehose ladder: ${p.rate}/s | ${firehoseLine(p)} | |`),
     `| (7) firehose.maxRateHeld (no healthy drop, >= 95 % of the rate) | ${machine.quick ? 'not measured with --quick' : firehose.maxRateHeld === null ? `none: even ${firehose.ladder[0]!.rate}/s did not hold` : `${firehose.maxRateHeld}/s`} | |`,
+    ...(results.durable === undefined ? [] : durableLines(results.durable)),
     '',
-    `Wall time ${results.wallSeconds} s. Percentiles: simple-statistics quantileSorted over every sample in the window; the first second of publishing (or half the phase) is excluded as warm-up, and the first 10% of ping-pongs.`,
+    `Wall time ${results.wallSeconds} s. Percentiles: simple-statistics quantileSorted over every sample in the window; the first second of publishing (or half the phase) is excluded as warm-up, and the first 10% of ping-pongs${results.durable === undefined ? '' : ' and of the durable log\'s appends at 400/s'}.`,
   ];
 }

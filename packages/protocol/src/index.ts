@@ -2,6 +2,7 @@ export * from './constants.js';
 export type * from './frames.js';
 export * from './encode.js';
 export { FrameDecoder, FrameDecodeError } from './decoder.js';
+export { publishBodyVersion } from './parse-body.js';
 export * from './ipc.js';
 export type * from './ipc-reports.js';
 export * from './keyspace.js';

@@ -51,6 +51,16 @@ function readChange(body: Buffer, at: number): Change {
   };
 }
 
+/**
+ * The version of a PUBLISH body (the frame without its header), read without parsing the rest:
+ * for the broker's durable log, which stores bodies verbatim and at recovery needs only the
+ * highest version it holds (readChange above reads the same field).
+ */
+export function publishBodyVersion(body: Buffer): number {
+  requireLength('publish', body, CHANGE_FIXED_LENGTH);
+  return readU64(body, 4, 'version');
+}
+
 function hex32(value: number): string {
   return value.toString(16).padStart(8, '0');
 }

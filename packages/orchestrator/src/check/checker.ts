@@ -1,6 +1,6 @@
 import type { ConsumerReport } from '@state-divergence/protocol';
 import type { OffsetRange } from './expectation.js';
-import { isMissed, missedRanges } from './missed.js';
+import { discardedByKey, explainWrongKeys, NOTHING_EXPLAINED, type Explained } from './explain.js';
 
 /** Jepsen's three outcomes: a checker that cannot tell says so. */
 export type Verdict = 'valid' | 'invalid' | 'unknown';
@@ -29,6 +29,8 @@ export interface CheckInput {
    * is then unknown, so no wrong key can be explained and the verdict is `unknown`.
    */
   broker: { head: number; lastWriteOffsets: ArrayLike<number> } | null;
+  /** [key, version] of each change sent to a broker that died before acknowledging it (PublisherReport.discarded); absent: none. */
+  discarded?: ReadonlyArray<readonly [number, number]>;
   consumers: Array<{
     name: string;
     /** Faulted at some point of the run: stalled, slowed or crashed. */
@@ -48,6 +50,11 @@ export interface CheckInput {
      * can be neither explained nor called a bug, and wrong means unknown.
      */
     noEvidence?: string | null;
+    /**
+     * After a broker restart: the versions a broker that died accepted and never delivered to it
+     * (restart-evidence.ts); absent or []: no broker died; null: unknown (its report lists no subscriptions).
+     */
+    undelivered?: OffsetRange[] | null;
   }>;
 }
 
@@ -64,13 +71,17 @@ export interface ConsumerCheck {
   /** Held (key, version, value) the publisher never emitted: must be 0, or the demo is broken. */
   unexpected: number;
   /**
-   * Keys where the wrong set and the explanation disagree: wrong although the
-   * consumer did not miss the key's last write (missed.ts: dropped for it,
-   * skipped, before its `latest` subscription, after a disconnect, and not
-   * repaired), or explained yet right. Must be 0: a nonzero count is a bug in
-   * the demo, not a result. Empty when the broker's report is missing (unknown).
+   * Keys where the wrong set and the explanation disagree: wrong although no
+   * explanation covers it (explain.ts: the consumer missed the key's last write
+   * at the final broker, dropped for it, skipped, before its `latest`
+   * subscription, after a disconnect, and not repaired; or after a broker
+   * restart forgotten, lost with the broker, in doubt), or explained by a
+   * missed last write yet right. Must be 0: a nonzero count is a bug in the
+   * demo, not a result. Empty when the broker's report is missing (unknown).
    */
   unexplainedKeys: number[];
+  /** How many wrong keys each explanation covers (explain.ts): after a broker restart, more than `missed`. */
+  explained: Explained;
   endedEarly: string | null;
   /** Why its verdict is `unknown`, a phrase ("its copy could not be gathered"); null unless unknown. */
   unknownBecause: string | null;
@@ -107,35 +118,11 @@ export const UNDRAINED = 'the drain gave up while it was still catching up';
 export const NO_BROKER_REPORT =
   "the broker's report could not be gathered: which writes it dropped for whom is unknown, so no wrong key can be explained";
 
-/**
- * Keys where the wrong set and the explanation disagree, ascending. Explained:
- * the key's authoritative last write never reached this consumer (missed.ts),
- * except a delete of a key it does not hold, which did no harm.
- */
-function unexplained(
-  broker: NonNullable<CheckInput['broker']>,
-  authority: Authority,
-  consumer: CheckInput['consumers'][number] & { report: ConsumerReport },
-  held: ReadonlyMap<number, unknown>,
-  wrong: ReadonlySet<number>,
-): number[] {
-  const missed = missedRanges({ head: broker.head, dropped: consumer.dropped, disconnectedAt: consumer.disconnectedAt ?? null }, consumer.report);
-  const explained = new Set<number>();
-  for (let key = 0; key < broker.lastWriteOffsets.length; key++) {
-    const offset = broker.lastWriteOffsets[key]!;
-    if (offset === 0 || !isMissed(missed, offset)) continue;
-    if (authority.deleted[key] === 1 && !held.has(key)) continue;
-    explained.add(key);
-  }
-  const keys = [...wrong].filter((k) => !explained.has(k)).concat([...explained].filter((k) => !wrong.has(k)));
-  return keys.sort((a, b) => a - b);
-}
-
-function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][number]): ConsumerCheck {
+function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][number], discarded: ReadonlyMap<number, ReadonlySet<number>>): ConsumerCheck {
   const { authority, history, broker } = input;
   const base = { name: consumer.name, faulted: consumer.faulted, endedEarly: consumer.report?.endedEarly ?? consumer.died ?? null };
   if (consumer.report === null) {
-    return { ...base, verdict: 'unknown', applied: null, wrongKeys: [], lost: 0, unexpected: 0, unexplainedKeys: [], unknownBecause: COPY_NOT_GATHERED };
+    return { ...base, verdict: 'unknown', applied: null, wrongKeys: [], lost: 0, unexpected: 0, unexplainedKeys: [], explained: NOTHING_EXPLAINED, unknownBecause: COPY_NOT_GATHERED };
   }
   const held = new Map<number, [number, number]>();
   for (const [key, version, value] of consumer.report.entries) held.set(key, [version, value]);
@@ -168,6 +155,19 @@ function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][numb
   // Without the broker's evidence a wrong key cannot be told from a bug: unknown, not invalid.
   const noEvidence = broker === null ? NO_BROKER_REPORT : consumer.noEvidence ?? null;
   const unknownBecause = wrongKeys.length === 0 ? null : noEvidence ?? (consumer.undrained ? UNDRAINED : null);
+  const { explained, unexplainedKeys } =
+    broker === null || noEvidence !== null
+      ? { explained: NOTHING_EXPLAINED, unexplainedKeys: [] }
+      : explainWrongKeys({
+          broker: { head: broker.head, lastWriteOffsets: broker.lastWriteOffsets, dropped: consumer.dropped, disconnectedAt: consumer.disconnectedAt ?? null },
+          authority,
+          report: consumer.report,
+          held,
+          wrong,
+          undelivered: consumer.undelivered === undefined ? [] : consumer.undelivered,
+          discarded,
+          drawn: (key, version, value) => emitted(history, key, version, value),
+        });
   return {
     ...base,
     verdict: wrongKeys.length === 0 ? 'valid' : unknownBecause !== null ? 'unknown' : 'invalid',
@@ -175,7 +175,8 @@ function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][numb
     wrongKeys,
     lost,
     unexpected,
-    unexplainedKeys: broker === null || noEvidence !== null ? [] : unexplained(broker, authority, { ...consumer, report: consumer.report }, held, wrong),
+    unexplainedKeys,
+    explained,
     unknownBecause,
   };
 }
@@ -188,7 +189,8 @@ function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][numb
  * key the authority deleted (or never wrote).
  */
 export function check(input: CheckInput): CheckResult {
-  const consumers = input.consumers.map((consumer) => checkConsumer(input, consumer));
+  const discarded = discardedByKey(input.discarded ?? []);
+  const consumers = input.consumers.map((consumer) => checkConsumer(input, consumer, discarded));
   if (input.broker === null) return { verdict: 'unknown', consumers, error: NO_BROKER_REPORT };
   return { verdict: mergeVerdicts(consumers.map((c) => c.verdict)), consumers };
 }
@@ -212,6 +214,7 @@ export function checkSafely(input: CheckInput, checker: (input: CheckInput) => C
       lost: 0,
       unexpected: 0,
       unexplainedKeys: [],
+      explained: NOTHING_EXPLAINED,
       endedEarly: c.report?.endedEarly ?? c.died ?? null,
       unknownBecause: c.report === null ? COPY_NOT_GATHERED : failed,
     }));

@@ -1,11 +1,13 @@
-import type { ConsumerReport } from '@state-divergence/protocol';
-import { checkSafely, type CheckInput } from './checker.js';
+import type { BrokerReport, ConsumerReport } from '@state-divergence/protocol';
+import { checkSafely, type CheckInput, type CheckResult } from './checker.js';
 import { overlaps } from './damage.js';
 import { damageBy } from './damage-by-consumer.js';
 import { summarizeLatency } from './latency.js';
 import { brokerEvidenceOf, noBrokerEntry } from './missed.js';
+import { undeliveredByDeadBrokers } from './restart-evidence.js';
+import { caughtUpAt, resumptionOf } from './resumption.js';
 import { absorbedInStalls } from './transport.js';
-import type { ConsumerLatency, GatheredRun, ModeResult, PublisherOutcome, Recovery } from './run-types.js';
+import type { ConsumerLatency, GatheredRun, ModeResult, PublisherOutcome, Recovery, Resumption } from './run-types.js';
 
 export type { GatheredRun, ModeResult } from './run-types.js';
 
@@ -24,10 +26,13 @@ function poolSamples(sets: ConsumerReport['latency'][]): ConsumerReport['latency
   return pooled;
 }
 
-/** How a consumer recovered; "correct again" counts from the end of its own last fault (each has its own window). */
-function recoveryOf(report: ConsumerReport, recoveredAt: number | null): Recovery {
+/**
+ * How a consumer recovered. "Correct again" counts from `since`, the end of its
+ * own last fault or of the broker's last outage, whichever came later (each
+ * consumer has its own window), and only for a consumer that ends correct.
+ */
+function recoveryOf(report: ConsumerReport, since: number | null, correct: boolean): Recovery {
   const deltas = report.syncs.filter((s) => s.kind === 'delta');
-  const lastDelta = recoveredAt === null ? undefined : deltas.filter((s) => s.at >= recoveredAt).at(-1);
   return {
     lags: report.lags,
     resumes: report.resumes,
@@ -36,22 +41,27 @@ function recoveryOf(report: ConsumerReport, recoveredAt: number | null): Recover
     reconnects: report.reconnects,
     deltas: deltas.length,
     keysResent: deltas.reduce((sum, s) => sum + s.keys, 0),
-    convergedAfterThawMs: recoveredAt !== null && lastDelta ? round1(lastDelta.at - recoveredAt) : null,
+    convergedAfterThawMs: since !== null && correct ? round1(caughtUpAt(report, since) - since) : null,
   };
 }
 
-/** Per consumer: latency overall and in the stall, how it recovered; and the healthy ones' samples pooled. */
-function perConsumer(run: GatheredRun) {
+/** Per consumer: latency overall and in the stall, how it recovered and resumed; and the healthy ones' samples pooled. */
+function perConsumer(run: GatheredRun, result: CheckResult) {
   const latency: Record<string, ConsumerLatency> = {};
   const recovery: Record<string, Recovery> = {};
+  const resumption: Record<string, Resumption> = {};
   const healthy: ConsumerReport['latency'][] = [];
+  const brokerBack = (run.brokerOutages ?? []).at(-1)?.to ?? null;
   for (const c of run.consumers) {
     if (c.report === null) continue;
+    const since = c.recoveredAt === null ? brokerBack : brokerBack === null ? c.recoveredAt : Math.max(c.recoveredAt, brokerBack);
+    const correct = result.consumers.find((r) => r.name === c.name)?.verdict === 'valid';
     latency[c.name] = { all: summarizeLatency(c.report.latency), inStall: summarizeLatency(c.report.latency, run.stallWindow) };
-    recovery[c.name] = recoveryOf(c.report, c.recoveredAt);
+    recovery[c.name] = recoveryOf(c.report, since, correct);
+    resumption[c.name] = resumptionOf(c.report);
     if (!c.faulted) healthy.push(c.report.latency);
   }
-  return { latency, recovery, healthy: poolSamples(healthy) };
+  return { latency, recovery, resumption, healthy: poolSamples(healthy) };
 }
 
 function publisherOutcome(run: GatheredRun): PublisherOutcome {
@@ -61,22 +71,37 @@ function publisherOutcome(run: GatheredRun): PublisherOutcome {
     achievedRate: round1(publisher.published / Math.max(0.001, (publisher.stoppedAt - publisher.startedAt) / 1000)),
     rateInStall: round1(run.publishedInStall / ((stallWindow.to - stallWindow.from) / 1000)),
     blockedMs: Math.round(publisher.blockedMs),
+    reconnects: publisher.reconnects,
+    outageMs: Math.round(publisher.outageMs),
+    discarded: publisher.discarded.length,
+    acknowledgedLost: publisher.acknowledgedLost,
   };
 }
 
 function checkInput(run: GatheredRun): CheckInput {
   const { publisher, broker } = run;
+  const outages = run.brokerOutages ?? [];
   return {
     authority: publisher.authority,
     history: publisher.history,
     broker: broker === null ? null : { head: broker.head, lastWriteOffsets: broker.lastWriteOffsets },
+    discarded: publisher.discarded,
     consumers: run.consumers.map((c) => {
       const side = broker === null ? undefined : brokerEvidenceOf(broker, c.name);
       const noEvidence = broker !== null && side === undefined ? noBrokerEntry(c.name) : null;
-      return { ...c, dropped: side?.dropped ?? [], disconnectedAt: side?.disconnectedAt ?? null, noEvidence, undrained: run.drain.behind[c.name] ?? null };
+      const undelivered = broker === null || c.report === null ? [] : undeliveredByDeadBrokers(c.report, outages, broker.epoch);
+      return { ...c, dropped: side?.dropped ?? [], disconnectedAt: side?.disconnectedAt ?? null, noEvidence, undrained: run.drain.behind[c.name] ?? null, undelivered };
     }),
   };
 }
+
+/** The outages in seconds since publishing started (as `faults`), to the millisecond. */
+function outagesSincePublishing(run: GatheredRun): Array<{ from: number; to: number }> {
+  const seconds = (ms: number) => Math.round(ms - run.origin.wallMs) / 1000;
+  return (run.brokerOutages ?? []).map((o) => ({ from: seconds(o.from), to: seconds(o.to) }));
+}
+
+const withoutOldest = ({ oldest: _oldest, ...rest }: NonNullable<BrokerReport['durable']>) => rest;
 
 /**
  * Turns what was gathered into the run's result: the checker's verdicts plus
@@ -86,7 +111,7 @@ function checkInput(run: GatheredRun): CheckInput {
 export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof checkSafely>[1]): ModeResult {
   const { publisher, broker, stallWindow } = run;
   const result = checkSafely(checkInput(run), checker);
-  const { latency, recovery, healthy } = perConsumer(run);
+  const { latency, recovery, resumption, healthy } = perConsumer(run, result);
   const healthyInStall = summarizeLatency(healthy, stallWindow);
   const warmUpMs = Math.min(1000, (stallWindow.from - publisher.startedAt) / 2);
   const healthyBeforeStall = summarizeLatency(healthy, { from: publisher.startedAt + warmUpMs, to: stallWindow.from });
@@ -107,6 +132,9 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
     healthyBeforeStall,
     processes: run.processes,
     recovery,
+    resumption,
+    brokerOutages: outagesSincePublishing(run),
+    durable: broker?.durable ? { ...withoutOldest(broker.durable), acknowledgedLost: publisher.acknowledgedLost } : null,
     faults: Object.fromEntries(run.consumers.map((c) => [c.name, c.faults])),
     cost: {
       publisherRate: rates.achievedRate,
@@ -115,6 +143,11 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
       faultedWrongAtEnd: faultedChecks.reduce((sum, c) => sum + c.wrongKeys.length, 0),
       resyncBytes: subscribers.reduce((sum, s) => sum + s.resyncBytes, 0),
       fullSnapshotBytes: subscribers.reduce((sum, s) => sum + s.fullSnapshotBytes, 0),
+      replayBytes: subscribers.reduce((sum, s) => sum + s.replayBytes, 0),
+      reconnectBytes: Object.values(resumption).reduce((sum, r) => sum + r.resumes.reduce((n, s) => n + s.catchUpBytes, 0), 0),
+      wrongAtEnd: result.consumers.reduce((sum, c) => sum + c.wrongKeys.length, 0),
+      diskBytes: broker?.durable?.logBytes ?? null,
+      fsyncs: broker?.durable?.fsyncs ?? null,
       convergedAfterThawMs: converged.length > 0 ? Math.max(...converged) : null,
     },
     damage: { ...damageBy(run, result), faultedOverlap: overlaps(faultedChecks) },

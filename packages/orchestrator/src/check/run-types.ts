@@ -1,4 +1,4 @@
-import type { BrokerReport, ConsumerReport, DigestVerdict, Mode, ProcessResources, PublisherReport, RogueReport, SyncRecord } from '@state-divergence/protocol';
+import type { BrokerReport, ConsumerReport, DigestVerdict, DurableReport, Mode, ProcessResources, PublisherReport, RogueReport, SubscriptionRecord, SyncRecord } from '@state-divergence/protocol';
 import type { DrainResult } from '../model/drain.js';
 import type { PublishingOrigin, RunEvent } from '../model/events.js';
 import type { Fault } from '../model/faults.js';
@@ -22,6 +22,13 @@ export interface PublisherOutcome {
   /** Achieved rate between SIGSTOP and SIGCONT: what lossless costs the publisher. */
   rateInStall: number;
   blockedMs: number;
+  /** Connections to a broker after the first (each after a broker restart), and the time spent without one. */
+  reconnects: number;
+  outageMs: number;
+  /** Changes sent to a broker that died before acknowledging them: never made, never resent. */
+  discarded: number;
+  /** Acknowledged changes the broker it reconnected to no longer held (all of them, for a broker without a log). */
+  acknowledgedLost: number;
 }
 
 export interface Recovery {
@@ -34,8 +41,37 @@ export interface Recovery {
   /** Deltas received, and the keys they re-sent in all. */
   deltas: number;
   keysResent: number;
-  /** From SIGCONT to the end of the last delta (resync): how long it took to be right again. */
+  /**
+   * From the end of its last fault (or of the broker's last outage) until it was right again: the
+   * end of its last delta (resync), else, for a consumer that ends correct, until it had applied
+   * every event published before then (a replay from the log, a backlog): see caught-up.ts.
+   */
   convergedAfterThawMs: number | null;
+}
+
+/**
+ * A subscription after a consumer's first, or a first one from a checkpoint: when (wall clock),
+ * what it resumed from, how, what catching up cost; `newEpoch`: its epoch is not the one before
+ * it (the subscription before, or the checkpoint's): the broker lost its memory in between.
+ */
+export type Resume = Pick<SubscriptionRecord, 'at' | 'from' | 'epoch' | 'outcome' | 'catchUpBytes'> & { newEpoch: boolean };
+
+/** How a consumer came back after losing its stream (a broker restart, a disconnect) or its process (a checkpoint). */
+export interface Resumption {
+  resumes: Resume[];
+  /** The checkpoint its process started from (durable), if any. */
+  restoredFrom: { offset: number; epoch: number; keys: number } | null;
+  /** Keys a snapshot removed from its copy (the broker's table did not hold them). */
+  removedBySnapshot: number;
+}
+
+/**
+ * When the broker was down (`--crash broker@FROM-TO`), on the wall clock (Date.now, as
+ * stallWindow): `from` when the SIGKILL was sent, `to` when its successor said ready.
+ */
+export interface BrokerOutage {
+  from: number;
+  to: number;
 }
 
 /** What each column cost, in the same run: the seed's "neither column is free". */
@@ -49,6 +85,15 @@ export interface Cost {
   resyncBytes: number;
   /** What full snapshots would have cost at those same moments. */
   fullSnapshotBytes: number;
+  /** Durable: bytes of events the broker sent the run's consumers from its log (replays after a resume, back-fills). */
+  replayBytes: number;
+  /** Bytes every resume cost (Resume.catchUpBytes summed): a snapshot after a restart, a replay; nothing for `latest`. */
+  reconnectBytes: number;
+  /** Keys every consumer holds wrong at the end, summed: after a broker restart the healthy ones too. */
+  wrongAtEnd: number;
+  /** Durable: record bytes appended to the log and fsyncs, by the broker's last incarnation (null without a log). */
+  diskBytes: number | null;
+  fsyncs: number | null;
   convergedAfterThawMs: number | null;
 }
 
@@ -69,6 +114,12 @@ export interface ModeResult {
   /** CPU and peak memory of every process of the run, the orchestrator included. */
   processes: ProcessCost[];
   recovery: Record<string, Recovery>;
+  /** Per consumer with a report: its resumes, checkpoint restore and keys a snapshot removed. */
+  resumption: Record<string, Resumption>;
+  /** The broker's outages, measured, in seconds since publishing started (as `faults`). */
+  brokerOutages: Array<{ from: number; to: number }>;
+  /** Durable: what the log cost and replayed (the broker's last incarnation), and what the publisher lost (null without a log). */
+  durable: (Omit<DurableReport, 'oldest'> & { acknowledgedLost: number }) | null;
   /** Each consumer's faults, as scheduled (none for a healthy one). */
   faults: Record<string, Fault[]>;
   cost: Cost;
@@ -98,8 +149,10 @@ export interface ModeResult {
     missedByDecile: Record<string, number[] | null>;
     /** Per decile, of the keys that missed an update, the share still wrong ("hot keys self-repair" or not). */
     survivalByDecile: Record<string, Array<number | null> | null>;
-    /** Absent where what it missed is unknown (its report or the broker's is missing). */
+    /** Absent where what it missed is unknown (its report or the broker's is missing), or where nothing can be predicted (noPrediction). */
     expectedWrong: Record<string, number>;
+    /** Why no consumer's wrong keys are predicted in this run (e.g. two broker restarts); null: predicted where known. */
+    noPrediction: string | null;
     faultedOverlap: Overlap[];
   };
   drain: DrainResult;
@@ -154,4 +207,10 @@ export interface GatheredRun {
   datagramBytes: number;
   /** What the broker had sent each frozen consumer at its SIGSTOP and SIGCONT, one entry per stall. */
   stallBytes: StallBytes[];
+  /**
+   * `--crash broker@FROM-TO`: each time the broker was killed and started again, in order
+   * (absent or empty: it never was; the number of restarts is its length). The checker needs
+   * them to tell the subscriptions a dead broker served from the final one's.
+   */
+  brokerOutages?: BrokerOutage[];
 }

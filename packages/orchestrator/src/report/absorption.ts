@@ -1,6 +1,5 @@
 import type { Absorption } from '../check/transport.js';
-
-const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
+import { kib } from './units.js';
 
 /** What a frozen consumer's transport swallowed in one stall, as one sentence (text and HTML reports). */
 export function absorptionSentence(a: Absorption, datagramBytes: number): string {

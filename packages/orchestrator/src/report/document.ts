@@ -14,7 +14,7 @@ import type { Options } from '../model/options.js';
  * misread. A document (or a log's `config` line) without it is version 1, the
  * shape written before the field existed.
  */
-export const DOCUMENT_VERSION = 3;
+export const DOCUMENT_VERSION = 4;
 
 /** The flags of a run as the document carries them (`modes` is derived from `mode`). */
 export type JsonConfig = Omit<Options, 'modes'>;
@@ -65,6 +65,8 @@ export function toJsonRun(r: ModeResult) {
       unexpected: c.unexpected,
       unexplained: c.unexplainedKeys.length,
       unexplainedKeys: c.unexplainedKeys.map(keyName),
+      /** How many wrong keys each explanation covers: `missed` at the final broker; after a broker restart also `forgotten`, `lostWithBroker`, `inDoubt`. */
+      explained: c.explained,
       digestMatch: r.digests[c.name]?.match ?? null,
       digest: r.digests[c.name] ?? null,
       endedEarly: c.endedEarly,
@@ -73,6 +75,12 @@ export function toJsonRun(r: ModeResult) {
       /** How it broke the child contract (docs/CONSUMER.md), each a sentence; [] when it kept it. */
       contract: r.contract[c.name] ?? [],
       recovery: r.recovery[c.name] ?? null,
+      /** Each subscription after its process's first, and a first one from a checkpoint: `{at, from, epoch, outcome, catchUpBytes}`, `at` on the wall clock. */
+      resumes: r.resumption[c.name]?.resumes ?? [],
+      /** The checkpoint its process started from (durable): `{offset, epoch, keys}`; null: none. */
+      restoredFrom: r.resumption[c.name]?.restoredFrom ?? null,
+      /** Keys a snapshot removed from its copy: the broker's table no longer held them. */
+      removedBySnapshot: r.resumption[c.name]?.removedBySnapshot ?? 0,
       /** What the workload's key probabilities say it should end wrong about, given the offsets it missed. */
       expectedWrong: r.damage.expectedWrong[c.name] ?? null,
       wrongByDecile: r.damage.byDecile[c.name] ?? null,
@@ -81,7 +89,25 @@ export function toJsonRun(r: ModeResult) {
       survivalByDecile: r.damage.survivalByDecile[c.name] ?? null,
       latency: r.latency[c.name] ?? null,
     })),
-    broker: r.broker === null ? null : { head: r.broker.head, digest: r.broker.digest, subscribers: r.broker.subscribers },
+    broker:
+      r.broker === null
+        ? null
+        : {
+            head: r.broker.head,
+            digest: r.broker.digest,
+            /** Its last incarnation's epoch (WELCOME's); `restarts`: how many times it was killed and started again. */
+            epoch: r.broker.epoch,
+            restarts: r.brokerOutages.length,
+            /** What its last start found on disk: `{records, tornTail}`; null: a first start, or a broker without a log. */
+            recovered: r.broker.recovered,
+            subscribers: r.broker.subscribers,
+          },
+    /** `--crash broker@FROM-TO`, as it happened: `[{from, to}]` in seconds since publishing started, from the SIGKILL to the new process's ready. */
+    brokerOutages: r.brokerOutages,
+    /** A mode with a log: `{fsync, logBytes, fsyncs, replayedEvents, replayBytes}` of the broker's last incarnation, and the publisher's `acknowledgedLost`; null otherwise. */
+    durable: r.durable,
+    /** Why no consumer's `expectedWrong` is predicted in this run; null: each is, where what it missed is known. */
+    noPrediction: r.damage.noPrediction,
     faultedOverlap: r.damage.faultedOverlap,
     /** --datagram-size, and per stall what the transport absorbed before the broker's queue filled. */
     transport: r.transport,

@@ -1,9 +1,11 @@
 import { describeFault, faultLabel } from '../model/faults.js';
 import { absorptionSentence } from './absorption.js';
+import { costNotes, costRows } from './cost-table.js';
 import type { JsonConfig, JsonDocument, JsonRun } from './document.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
 import { barChart, esc, lineChart } from './svg-charts.js';
 import { timelineSvg } from './svg-timeline.js';
+import { brokerLines } from './restart-text.js';
 import { FAULT_COLOURS, timeAxis, type TimeAxis } from './time-axis.js';
 import { timelineRows } from './timeline-rows.js';
 
@@ -17,12 +19,15 @@ table{border-collapse:collapse;margin:.6rem 0}td,th{border:1px solid #e5e7eb;pad
 td:first-child,th:first-child{text-align:left}.bad{color:#b91c1c;font-weight:600}.ok{color:#0f766e;font-weight:600}
 .wide{margin-top:1rem}ul.marks{font-size:12px;margin:.4rem 0 0;padding-left:1.2rem;color:#374151}`;
 
+/** The cost table's rows (cost-table.ts), the modes side by side as in the text. */
 function costTable(runs: JsonRun[]): string {
-  const rows = runs.map((r) => {
-    const faultedWrong = r.cost.faultedWrongAtEnd;
-    return `<tr><td>${MODE_SHORT[r.mode]}</td><td>${r.published}</td><td>${Math.round(r.cost.publisherRateInStall)}/s</td><td>${r.cost.healthyP99InStallMs ?? '-'} ms</td><td class="${faultedWrong > 0 ? 'bad' : 'ok'}">${faultedWrong}</td><td>${r.cost.resyncBytes > 0 ? `${(r.cost.resyncBytes / 1024).toFixed(1)} KiB (full snapshot ${(r.cost.fullSnapshotBytes / 1024).toFixed(1)} KiB)` : '-'}</td></tr>`;
+  const head = `<tr><th></th>${runs.map((r) => `<th>${esc(MODE_SHORT[r.mode])}</th>`).join('')}</tr>`;
+  const rows = costRows(runs).map((row) => {
+    const cells = row.cells.map((cell) => (row.wrong ? `<td class="${cell === '0' ? 'ok' : 'bad'}">${cell}</td>` : `<td>${esc(cell)}</td>`));
+    return `<tr><td>${esc(row.label)}</td>${cells.join('')}</tr>`;
   });
-  return `<table><tr><th>mode</th><th>published</th><th>publisher in stall</th><th>healthy p99 in stall</th><th>faulted wrong at end</th><th>resync bytes</th></tr>${rows.join('')}</table>`;
+  const notes = costNotes(runs).map((note) => `<p><small>${esc(note)}</small></p>`);
+  return `<table class="cost">${head}${rows.join('')}</table>${notes.join('')}`;
 }
 
 type Consumer = JsonRun['consumers'][number];
@@ -90,6 +95,7 @@ function modeSection(run: JsonRun, config: JsonConfig): string {
   ];
   return `<h2>${esc(MODE_LABELS[run.mode])}: <span class="${run.valid === 'valid' ? 'ok' : 'bad'}">${run.valid}</span></h2>
 <p>${run.published} changes published; publisher ${Math.round(run.publisher.achievedRate)}/s overall, ${Math.round(run.publisher.rateInStall)}/s during the stall.</p>
+${brokerLines(run).map((line) => `<p class="broker">${esc(line.trim())}</p>`).join('\n')}
 ${(run.transport?.absorbed ?? []).map((a) => `<p>${esc(a.consumer)}: ${esc(absorptionSentence(a, run.transport.datagramBytes))}.</p>`).join('\n')}
 ${consumerTable(run, config)}${faultLegend(axis)}<div class="grid">${charts.join('')}</div>
 ${timelineSvg(timelineRows(run, axis), axis)}`;

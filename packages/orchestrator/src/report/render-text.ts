@@ -3,7 +3,10 @@ import type { LatencySummary } from '../check/latency.js';
 import { faultLabel } from '../model/faults.js';
 import type { JsonConfig, JsonRun } from './document.js';
 import { absorptionSentence } from './absorption.js';
+import { costTableText } from './cost-table.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
+import { brokerLines, resumeLines } from './restart-text.js';
+import { kib, rate } from './units.js';
 
 /** Renders only the --json document's data, so a report rebuilt from a log reads the same. */
 type Consumer = JsonRun['consumers'][number];
@@ -11,8 +14,6 @@ type Consumer = JsonRun['consumers'][number];
 const SAMPLE_KEYS = 8;
 const INDENT = ' '.repeat(18);
 
-const rate = (perSecond: number): string => `${Math.round(perSecond)}/s`;
-const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
 const keyList = (keys: string[]): string =>
   keys.slice(0, SAMPLE_KEYS).join(', ') + (keys.length > SAMPLE_KEYS ? `, ... (+${keys.length - SAMPLE_KEYS} more)` : '');
 
@@ -57,7 +58,8 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
     }
   }
   // The seed's own run reads as the seed's report; any other shape says what theory expected of it.
-  if (!isSeedShape(options) && consumer.faults.length > 0 && consumer.expectedWrong !== null && (consumer.wrongCount > 0 || consumer.expectedWrong >= 1)) {
+  const affected = consumer.faults.length > 0 || result.brokerOutages.length > 0;
+  if (!isSeedShape(options) && affected && consumer.expectedWrong !== null && (consumer.wrongCount > 0 || consumer.expectedWrong >= 1)) {
     const survival = survivalLine(consumer);
     lines.push(`${INDENT}expected from what it missed: ${Math.round(consumer.expectedWrong)} keys wrong${survival}`);
   }
@@ -70,20 +72,30 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
   if (recovery && recovery.disconnects > 0) {
     lines.push(`${INDENT}the broker disconnected it ${recovery.disconnects} time(s) as a slow consumer; it reconnected ${recovery.reconnects} time(s) at latest, skipping what it missed`);
   }
+  const correctAgain = recovery === null || recovery.convergedAfterThawMs === null ? '' : `correct again ${recovery.convergedAfterThawMs} ms after ${recoveredFrom(consumer, result)}`;
   if (recovery && (recovery.lags > 0 || recovery.resumes > 0)) {
-    const after = recovery.convergedAfterThawMs === null ? '' : `; correct again ${recovery.convergedAfterThawMs} ms after SIGCONT`;
+    const after = correctAgain === '' ? '' : `; ${correctAgain}`;
     lines.push(`${INDENT}lag signals ${recovery.lags}, resumes it asked for ${recovery.resumes}; ${recovery.deltas} delta(s) re-sent ${recovery.keysResent} keys (${queue?.discarded ?? 0} events discarded, none lost)${after}`);
-  }
+  } else if (correctAgain !== '') lines.push(`${INDENT}${correctAgain}`);
+  lines.push(...resumeLines(consumer, result, INDENT));
   const digest = consumer.digest;
   if (digest === null || digest.match === null) lines.push(`${INDENT}digest: could not be checked${digest?.error ? ` (${digest.error})` : ''}`);
   else if (!digest.match) lines.push(`${INDENT}digest DIFFERS from the broker's (${digest.local} vs ${digest.broker}): the one signal it could have checked`);
   if (consumer.unexpected > 0) lines.push(`${INDENT}BUG: ${consumer.unexpected} values the publisher never emitted`);
-  if (consumer.unexplainedKeys.length > 0) lines.push(`${INDENT}BUG: ${consumer.unexplainedKeys.length} wrong keys not explained by drops: ${keyList(consumer.unexplainedKeys)}`);
+  if (consumer.unexplainedKeys.length > 0) lines.push(`${INDENT}BUG: ${consumer.unexplainedKeys.length} wrong keys no evidence explains: ${keyList(consumer.unexplainedKeys)}`);
   if (consumer.endedEarly !== null) lines.push(`${INDENT}its subscription ENDED EARLY: ${consumer.endedEarly}`);
   // A consumer someone else wrote: what it runs as, and every way it broke the child contract (docs/CONSUMER.md).
   if (consumer.command !== null) lines.push(`${INDENT}foreign consumer: ${consumer.command}`);
   for (const failure of consumer.contract) lines.push(`${INDENT}CONTRACT FAILURE: ${failure}`);
   return lines;
+}
+
+/** What "correct again" counts from: the end of its own last fault, or the broker's return if that came later. */
+function recoveredFrom(consumer: Consumer, result: JsonRun): string {
+  const fault = consumer.faults.at(-1);
+  const outage = result.brokerOutages.at(-1);
+  if (outage !== undefined && (fault === undefined || outage.to >= fault.to)) return 'the broker came back';
+  return fault?.kind === 'stall' ? 'SIGCONT' : fault?.kind === 'crash' ? 'its restart' : 'its slowdown ended';
 }
 
 /** Per stall, what the frozen consumer's transport swallowed before the broker's queue saw anything. */
@@ -98,6 +110,7 @@ export function renderMode(result: JsonRun, options: JsonConfig): string {
     `  ${MODE_LABELS[result.mode]}`,
     `    ${result.published} changes published  (target ${rate(options.rate)}, achieved ${rate(p.achievedRate)}, ${rate(p.rateInStall)} during the stall)`,
     `    healthy consumers' publish-to-apply latency during the stall: ${formatLatency(result.healthyLatencyInStall)}`,
+    ...brokerLines(result),
     '',
     ...result.consumers.flatMap((c) => consumerLines(c, result, options)),
     '',
@@ -108,6 +121,7 @@ export function renderMode(result: JsonRun, options: JsonConfig): string {
     ),
     `    checker: ${result.valid}; unexplained: ${result.checkerError === null ? result.unexplained : `unknown (${result.checkerError})`}`,
   ];
+  if (result.noPrediction !== null) lines.push(`    expected wrong keys: ${result.noPrediction}`);
   if (result.rogue !== null) {
     const r = result.rogue;
     const refusals = Object.entries(r.refusals).map(([code, n]) => `${code} x${n}`).join(', ');
@@ -124,36 +138,29 @@ export function renderMode(result: JsonRun, options: JsonConfig): string {
 
 function summarise(result: JsonRun, options: JsonConfig): string {
   const wrong = result.consumers.filter((c) => c.verdict === 'invalid');
-  const throttle = `publisher ${rate(result.publisher.rateInStall)} of ${rate(options.rate)} during the stall`;
+  const restarts = result.brokerOutages.length;
+  const throttle = `publisher ${rate(result.publisher.rateInStall)} of ${rate(options.rate)} during the stall${restarts > 0 ? `; ${restarts} broker restart(s)` : ''}`;
   if (result.valid === 'unknown') return `${MODE_SHORT[result.mode]}: outcome UNKNOWN (${result.checkerError ?? 'a consumer could not be checked'}); ${throttle}`;
   if (wrong.length === 0) return `${MODE_SHORT[result.mode]}: every consumer correct; ${throttle}`;
   const worst = wrong.map((c) => `${c.name} ${c.wrongCount} keys`).join(', ');
   return `${MODE_SHORT[result.mode]}: ${wrong.length} of ${result.consumers.length} consumers permanently wrong (${worst}), none told; ${throttle}`;
 }
 
-/** One row per mode: what each column got right and what it cost, measured in this run. */
-function costTable(results: JsonRun[]): string[] {
-  const header = ['mode', 'published', 'publisher in stall', 'healthy p99 in stall', 'faulted wrong at end', 'resync bytes (full snapshot)'];
-  const rows = results.map((r) => {
-    const resync = r.cost.resyncBytes > 0 ? `${kib(r.cost.resyncBytes)} (${kib(r.cost.fullSnapshotBytes)})` : '-';
-    return [MODE_SHORT[r.mode], String(r.published), rate(r.cost.publisherRateInStall), r.cost.healthyP99InStallMs === null ? '-' : `${r.cost.healthyP99InStallMs} ms`, String(r.cost.faultedWrongAtEnd), resync];
-  });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const format = (cells: string[]) => '  ' + cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ');
-  return [format(header), ...rows.map(format)];
-}
-
 /** The closing comparison: what each column got right and what it cost. */
 export function renderClosing(results: JsonRun[], options: JsonConfig): string {
   const lines = results.map((r) => `  ${summarise(r, options)}`);
   if (results.length > 1) {
-    lines.push('', ...costTable(results), '');
+    lines.push('', ...costTableText(results), '');
     const modes = results.map((r) => r.mode);
     if (modes.some((m) => modeSpec(m).silentLoss) && modes.some(throttlesPublisher)) {
       lines.push('  Neither seed column is free: one is silently wrong, the other lets the slowest consumer throttle everyone.');
     }
-    for (const mode of modes.filter((m) => modeSpec(m).queuePolicy === 'resync')) {
+    // About a stall: after a broker restart resync's snapshot holds only what the new broker has, so it does not say this.
+    for (const mode of results.filter((r) => modeSpec(r.mode).queuePolicy === 'resync' && r.brokerOutages.length === 0).map((r) => r.mode)) {
       lines.push(`  ${MODE_SHORT[mode]} keeps the publisher at rate and repairs the stalled consumer with a delta: the gap closed, at the cost above.`);
+    }
+    for (const r of results.filter((run) => modeSpec(run.mode).durable)) {
+      lines.push(`  ${MODE_SHORT[r.mode]} replays from its log what a consumer missed (${kib(r.cost.replayBytes)} here) instead of dropping it or sending a delta.`);
     }
   }
   return lines.join('\n') + '\n';

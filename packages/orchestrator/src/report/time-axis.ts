@@ -29,10 +29,15 @@ export function clocks(run: JsonRun): { ofEvent: (at: number) => number; ofWall:
   };
 }
 
+/** The broker's outages as faults of the `broker` (a crash: killed, then started again), drawn like a consumer's. */
+export function brokerFaults(run: JsonRun): Fault[] {
+  return run.brokerOutages.map((o) => ({ kind: 'crash', consumer: 'broker', from: o.from, to: o.to }));
+}
+
 export function timeAxis(run: JsonRun, phaseSeconds: number): TimeAxis {
   const { ofEvent } = clocks(run);
   const phases = run.events.flatMap((e) => (e.type === 'phase' ? [{ t: Math.max(0, ofEvent(e.at)), phase: e.phase }] : []));
-  const faults = run.consumers.flatMap((c) => c.faults.map((f) => ({ ...f, label: `${f.consumer} ${faultWindow(f)}` }))).sort((a, b) => a.from - b.from);
+  const faults = [...run.consumers.flatMap((c) => c.faults), ...brokerFaults(run)].map((f) => ({ ...f, label: `${f.consumer} ${faultWindow(f)}` })).sort((a, b) => a.from - b.from);
   const quiesced = phases.find((p) => p.phase === 'quiesced');
   const end = quiesced === undefined
     ? Math.max(run.wrongOverTime.t.at(-1) ?? 0, ...faults.map((f) => f.to), ...phases.map((p) => p.t))

@@ -2,7 +2,8 @@ import type { SubscriberMark } from '@state-divergence/protocol';
 import type { RunEvent } from '../model/events.js';
 import { faultWindow, type FaultKind } from '../model/faults.js';
 import type { JsonRun } from './document.js';
-import { clocks, FAULT_COLOURS, type TimeAxis } from './time-axis.js';
+import { resumeWords } from './restart-text.js';
+import { brokerFaults, clocks, FAULT_COLOURS, type TimeAxis } from './time-axis.js';
 
 /**
  * The timeline's data: one row per process, each mark and span in seconds since
@@ -15,7 +16,7 @@ import { clocks, FAULT_COLOURS, type TimeAxis } from './time-axis.js';
 
 export const TONES = {
   drops: { colour: '#b91c1c', meaning: 'drops' },
-  recovery: { colour: '#1d4ed8', meaning: 'LAG, RESUME, delta sent' },
+  recovery: { colour: '#1d4ed8', meaning: 'LAG, RESUME, delta sent, a resume after losing the broker' },
   applied: { colour: '#0f766e', meaning: 'snapshot or delta applied' },
   connection: { colour: '#374151', meaning: 'subscribed, disconnected, ended, publisher' },
 } as const;
@@ -131,17 +132,37 @@ function consumerRow(run: JsonRun, consumer: JsonRun['consumers'][number], axis:
     return until === undefined ? [] : [{ t: ofEvent(e.at), what: 'subscription ended' as const, until }];
   });
   const syncs = (consumer.recovery?.syncs ?? []).map((s) => ({ t: ofWall(s.at), what: `${s.kind} applied (${s.keys} keys, to offset ${s.offset})`, colour: TONES.applied.colour }));
+  const restored = consumer.restoredFrom;
+  const resumes = consumer.resumes.map((r, i) => ({
+    t: ofWall(r.at),
+    what: resumeWords(r, i === 0 && restored !== null && r.from === restored.offset),
+    colour: r.outcome === 'latest' ? TONES.connection.colour : TONES.recovery.colour,
+  }));
   const faults = consumer.faults.map((f) => ({ from: f.from, to: f.to, what: faultWindow(f), colour: FAULT_COLOURS[f.kind], kind: 'fault' as const }));
   const drops = dropSpans([...brokerMarks, ...ends], publishingEnded(run, axis), cut);
-  return { name: consumer.name, marks: [...events, ...atBroker, ...cutMark, ...syncs], spans: [...faults, ...drops] };
+  return { name: consumer.name, marks: [...events, ...atBroker, ...cutMark, ...syncs, ...resumes], spans: [...faults, ...drops] };
 }
 
+/**
+ * The broker's outages as a fault on its own row, with a mark where it was
+ * killed and where it came back (what its last start found on disk). Its
+ * subscriber marks and blocked writes are its last incarnation's: the dead
+ * one's report died with it.
+ */
 function brokerRow(run: JsonRun): TimelineRow {
   const { ofWall } = clocks(run);
-  const spans = Object.entries(run.broker?.subscribers ?? {}).flatMap(([name, s]) =>
+  const blocked = Object.entries(run.broker?.subscribers ?? {}).flatMap(([name, s]) =>
     s.blockedWrites.map((w) => ({ from: ofWall(w.startedAt), to: ofWall(w.startedAt + w.ms), what: `write to ${name} blocked ${(w.ms / 1000).toFixed(2)} s`, colour: '#9ca3af', kind: 'blocked' as const })),
   );
-  return { name: 'broker', marks: [], spans };
+  const outages = brokerFaults(run).map((f) => ({ from: f.from, to: f.to, what: faultWindow(f), colour: FAULT_COLOURS[f.kind], kind: 'fault' as const }));
+  const recovered = run.broker?.recovered;
+  const back = run.durable === null ? 'restarted: empty, in a new epoch' : recovered ? `restarted: recovered ${recovered.records} records (${recovered.tornTail} torn), same epoch` : 'restarted';
+  const marks = run.brokerOutages.flatMap((o, i) => [
+    { t: o.from, what: 'killed (SIGKILL)', colour: FAULT_COLOURS.crash },
+    // What a start found on disk is known only for the last one (its report); earlier ones just came back.
+    { t: o.to, what: i === run.brokerOutages.length - 1 ? back : 'restarted', colour: FAULT_COLOURS.crash },
+  ]);
+  return { name: 'broker', marks, spans: [...outages, ...blocked] };
 }
 
 function publisherRow(run: JsonRun): TimelineRow {
