@@ -76,22 +76,32 @@ describe('the restart table', () => {
   test('--json: the points as measured, and per mode the bytes per consumer and the ratio of the most consumers to the fewest', () => {
     expect(document.experiments.restart!.points).toEqual(points);
     expect(document.experiments.restart!.growth).toEqual([
-      { mode: 'lossy', bytesPerConsumer: [{ consumers: 3, bytes: 0 }, { consumers: 25, bytes: 0 }], between: [3, 25], ratio: null },
-      { mode: 'resync', bytesPerConsumer: [{ consumers: 3, bytes: 200 }, { consumers: 25, bytes: 500 }], between: [3, 25], ratio: 20.8 },
-      { mode: 'durable', bytesPerConsumer: [{ consumers: 3, bytes: 100 }, { consumers: 10, bytes: 110 }, { consumers: 25, bytes: 120 }], between: [3, 25], ratio: 10 },
+      { mode: 'lossy', perConsumer: [{ consumers: 3, bytes: 0, wrong: 4 }, { consumers: 25, bytes: 0, wrong: 4 }], between: [3, 25], ratio: null },
+      { mode: 'resync', perConsumer: [{ consumers: 3, bytes: 200, wrong: 1_000 }, { consumers: 25, bytes: 500, wrong: 1_000 }], between: [3, 25], ratio: 20.8 },
+      { mode: 'durable', perConsumer: [{ consumers: 3, bytes: 100, wrong: 0 }, { consumers: 10, bytes: 110, wrong: null }, { consumers: 25, bytes: 120, wrong: 0 }], between: [3, 25], ratio: 10 },
     ]);
+  });
+
+  test('a ratio far below 1 keeps three significant figures (a relist that found the broker empty at the most consumers)', () => {
+    const empty = experimentsDocument(
+      [{ mode: 'resync' as const, consumers: 3, wrong: 0, reconnectBytes: 37_068, convergedMs: null }, { mode: 'resync' as const, consumers: 25, wrong: 0, reconnectBytes: 350, convergedMs: null }].map((point) => ({ experiment: 'restart' as const, point })),
+      { duration: 0.5, seed: 1, design: {} },
+    );
+    expect(empty.experiments.restart!.growth[0]!.ratio).toBe(0.00944);
   });
 
   test('text: a row per point (never for a mode that ends wrong, - for unknown) and a growth line per mode', () => {
     const text = renderExperiments(document);
     const rows = text.split('\n').map((l) => l.trim().split(/\s{2,}/));
-    expect(rows).toContainEqual(['mode', 'consumers', 'wrong', 'reconnect bytes', 'per consumer', 'converged ms']);
+    expect(rows).toContainEqual(['mode', 'consumers', 'wrong', 'reconnect bytes', 'bytes each', 'converged ms']);
     expect(rows).toContainEqual(['resync', '25', '25000', '12500', '500', 'never']);
     expect(rows).toContainEqual(['durable', '25', '0', '3000', '120', '900']);
     expect(rows).toContainEqual(['durable', '10', '-', '1100', '110', '-']);
-    expect(text).toContain('lossy: nothing sent to catch up, at 3 → 25 consumers');
-    expect(text).toContain('resync: 200 → 500 bytes per consumer at 3 → 25 consumers; all consumers together ×20.8 (25 vs 3)');
-    expect(text).toContain('durable: 100 → 110 → 120 bytes per consumer at 3 → 10 → 25 consumers; all consumers together ×10 (25 vs 3)');
+    expect(text).toContain("how reconnecting's cost grows with the consumers, per consumer at 3 → 10 → 25 consumers:");
+    expect(text).toContain('    lossy: nothing sent to catch up, 4 → 4 keys wrong\n');
+    expect(text).toContain("    resync: 200 → 500 bytes, 1000 → 1000 keys wrong; all consumers' bytes ×20.8 (25 vs 3)\n");
+    expect(text).toContain("    durable: 100 → 110 → 120 bytes, 0 → - → 0 keys wrong; all consumers' bytes ×10 (25 vs 3)\n");
+    expect(text).toContain("A relist carries the restarted broker's table as it is when the consumer gets back");
   });
 
   test('HTML: one chart, bytes per consumer by consumers, a bar series per mode', () => {

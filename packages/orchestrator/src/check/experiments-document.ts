@@ -15,13 +15,14 @@ export interface ExperimentsDocument {
 }
 
 /**
- * How reconnecting's cost grows with the consumers under one mode: bytes per consumer at each
- * count, and all consumers' bytes at the most consumers over those at the fewest (`between`);
- * null where the fewest got nothing (no ratio of nothing).
+ * How reconnecting's cost grows with the consumers under one mode: at each count, ascending,
+ * the bytes and the keys wrong at the end per consumer (wrong null: unknown); and all
+ * consumers' bytes at the most consumers over those at the fewest (`between`), null where the
+ * fewest got nothing (no ratio of nothing).
  */
 export interface RestartGrowth {
   mode: Mode;
-  bytesPerConsumer: Array<{ consumers: number; bytes: number }>;
+  perConsumer: Array<{ consumers: number; bytes: number; wrong: number | null }>;
   between: [number, number];
   ratio: number | null;
 }
@@ -60,10 +61,11 @@ function restartGrowth(points: RestartPoint[]): RestartGrowth[] {
     const mine = points.filter((p) => p.mode === mode).sort((a, b) => a.consumers - b.consumers);
     const fewest = mine[0]!;
     const most = mine.at(-1)!;
-    const ratio = fewest.reconnectBytes === 0 ? null : Math.round((most.reconnectBytes / fewest.reconnectBytes) * 10) / 10;
+    // Three significant figures: a ratio can be far below 1 (a relist that found the broker empty at the most consumers).
+    const ratio = fewest.reconnectBytes === 0 ? null : Number((most.reconnectBytes / fewest.reconnectBytes).toPrecision(3));
     return {
       mode,
-      bytesPerConsumer: mine.map((p) => ({ consumers: p.consumers, bytes: Math.round(p.reconnectBytes / p.consumers) })),
+      perConsumer: mine.map((p) => ({ consumers: p.consumers, bytes: Math.round(p.reconnectBytes / p.consumers), wrong: p.wrong === null ? null : Math.round(p.wrong / p.consumers) })),
       between: [fewest.consumers, most.consumers],
       ratio,
     };

@@ -28,7 +28,7 @@ function charts(document: ExperimentsDocument): string[] {
   }
   if (restart) {
     const counts = [...new Set(restart.points.map((p) => p.consumers))].sort((a, b) => a - b);
-    const perConsumer = Object.fromEntries(restart.growth.map((g) => [g.mode, counts.map((n) => g.bytesPerConsumer.find((b) => b.consumers === n)?.bytes ?? null)]));
+    const perConsumer = Object.fromEntries(restart.growth.map((g) => [g.mode, counts.map((n) => g.perConsumer.find((b) => b.consumers === n)?.bytes ?? null)]));
     out.push(barChart('restart: bytes each consumer was sent to catch up after the broker restarted, by consumers', counts.map(String), perConsumer, 'bytes per consumer'));
   }
   return out;

@@ -54,23 +54,30 @@ function converged(p: RestartPoint): string {
 }
 
 function growthLine(g: RestartGrowth): string {
-  const counts = g.bytesPerConsumer.map((b) => b.consumers).join(' → ');
-  const bytes = g.bytesPerConsumer.map((b) => b.bytes).join(' → ');
-  if (g.bytesPerConsumer.every((b) => b.bytes === 0)) return `  ${g.mode}: nothing sent to catch up, at ${counts} consumers`;
-  const ratio = g.ratio === null ? '' : `; all consumers together ×${g.ratio} (${g.between[1]} vs ${g.between[0]})`;
-  return `  ${g.mode}: ${bytes} bytes per consumer at ${counts} consumers${ratio}`;
+  const bytes = g.perConsumer.every((p) => p.bytes === 0) ? 'nothing sent to catch up' : `${g.perConsumer.map((p) => p.bytes).join(' → ')} bytes`;
+  const wrong = `${g.perConsumer.map((p) => count(p.wrong)).join(' → ')} keys wrong`;
+  const ratio = g.ratio === null ? '' : `; all consumers' bytes ×${g.ratio} (${g.between[1]} vs ${g.between[0]})`;
+  return `    ${g.mode}: ${bytes}, ${wrong}${ratio}`;
 }
+
+/** Why a relist's size after a restart is not the keyspace's: what the restarted broker knows depends on timing. */
+const RELIST = [
+  "     A relist carries the restarted broker's table as it is when the consumer gets back; without a log it holds",
+  '     only what was published since the restart, so its size follows how long after the publisher each consumer got back.',
+];
 
 function restart(e: NonNullable<ExperimentsDocument['experiments']['restart']>): string[] {
   const rows = e.points.map((p) => [p.mode, String(p.consumers), count(p.wrong), String(p.reconnectBytes), String(Math.round(p.reconnectBytes / p.consumers)), converged(p)]);
+  const counts = [...new Set(e.points.map((p) => p.consumers))].sort((a, b) => a - b);
   return [
     '  5. restart: the broker SIGKILLed after the first phase and started again a phase later (no consumer faulted;',
     '     publishing goes on for two phases after). wrong: keys wrong at the end, over all consumers; reconnect bytes:',
     '     what brought them back (a relist\'s snapshot, a replay of what each missed); converged: ms from the broker\'s',
     '     return until every consumer was correct (never: one ends wrong)',
-    ...table(['mode', 'consumers', 'wrong', 'reconnect bytes', 'per consumer', 'converged ms'], rows),
-    '     how reconnecting\'s cost grows with the consumers:',
-    ...e.growth.map((g) => '  ' + growthLine(g)),
+    ...table(['mode', 'consumers', 'wrong', 'reconnect bytes', 'bytes each', 'converged ms'], rows),
+    `     how reconnecting's cost grows with the consumers, per consumer at ${counts.join(' → ')} consumers:`,
+    ...e.growth.map(growthLine),
+    ...(e.points.some((p) => p.mode === 'resync') ? RELIST : []),
   ];
 }
 
