@@ -37,7 +37,7 @@ afterAll(async () => {
 async function helloed(role: Role, name: string, start: StartKind = StartKind.latest, startOffset = 0): Promise<TestClient> {
   const client = await broker.connect();
   await client.write(encodeHello({ role, name, token: token(), start, startOffset }));
-  expect(await client.next('WELCOME')).toEqual({ type: 'welcome', headOffset: highest });
+  expect(await client.next('WELCOME')).toEqual({ type: 'welcome', headOffset: highest, epoch: expect.any(Number) });
   return client;
 }
 
@@ -56,6 +56,21 @@ function expectBystanderUntouched(): void {
   expect(bystander.versionsSeen.has(999)).toBe(false);
 }
 
+describe('ACK, in a mode without a log too', () => {
+  test('a publisher gets ACK(highest version, head) right after WELCOME, then an ACK covering the versions it publishes', async () => {
+    const publisher = await helloed(Role.publisher, 'publisher');
+    expect(await publisher.next('ACK')).toEqual({ type: 'ack', version: highest, headOffset: highest });
+    await publisher.write(Buffer.concat([highest + 1, highest + 2].map((version) => encodePublish(change({ version })))));
+    let ack = await publisher.next('ACK');
+    if (ack?.type === 'ack' && ack.version < highest + 2) ack = await publisher.next('ACK'); // the two may arrive in two reads
+    expect(ack).toEqual({ type: 'ack', version: highest + 2, headOffset: highest + 2 });
+    highest += 2;
+    await bystander.waitForVersion(highest);
+    await publisher.close();
+    expectBystanderUntouched();
+  });
+});
+
 describe('RESUME', () => {
   test('from the head is answered with an empty delta: SYNC_END(2, head)', async () => {
     const client = await helloed(Role.subscriber, 'resume-at-head');
@@ -64,11 +79,11 @@ describe('RESUME', () => {
     await client.close();
   });
 
-  test('from beyond the head is refused malformedFrame, with no SYNC_END that would read as current', async () => {
+  test('from beyond the head is refused inFuture, carrying the head, with no SYNC_END that would read as current', async () => {
     const client = await helloed(Role.subscriber, 'resume-beyond');
     await client.write(encodeResume(highest + 5));
     const refusal = await client.refusal();
-    expect(refusal).toEqual({ code: ErrorCode.malformedFrame, message: `resume from ${highest + 5} is beyond the head ${highest}`, framesBefore: [] });
+    expect(refusal).toEqual({ code: ErrorCode.inFuture, offset: highest, message: `resume from ${highest + 5} is beyond the head ${highest}`, framesBefore: [] });
     await client.close();
     expectBystanderUntouched();
   });

@@ -11,6 +11,7 @@ export class Acker {
   private due = false;
   private scheduled = false;
   private writing = false;
+  private stopped = false;
   /** ACKs written (the tests count them against the batches sent). */
   sent = 0;
 
@@ -35,8 +36,17 @@ export class Acker {
     });
   }
 
+  /**
+   * No ACK after this: the session is ending (an ERROR goes out instead, or nothing). A write to
+   * a writer the session has closed is not merely refused: Node 20's web streams fail an internal
+   * assertion, which would end the broker.
+   */
+  stop(): void {
+    this.stopped = true;
+  }
+
   private flush(): void {
-    if (!this.due || this.writing) return;
+    if (!this.due || this.writing || this.stopped) return;
     this.due = false;
     this.writing = true;
     const { version, head } = this.state();

@@ -30,6 +30,7 @@ export class Backfill {
   largestPage = 0;
   /** The last offset handed to the stream: the next page starts after it. */
   after: number;
+  readonly startedAt = Date.now();
 
   constructor(
     private readonly log: LogReader,

@@ -226,6 +226,7 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
   const frames = readFrames(reader);
   let subscriber: Subscriber | undefined;
   let farewell: Farewell | undefined;
+  let acker: Acker | undefined;
   let name = '(before hello)';
   try {
     const first = await withDeadline(frames.next(), HELLO_TIMEOUT_MS, `no hello within ${HELLO_TIMEOUT_MS / 1000} s`);
@@ -248,7 +249,7 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
         // exactly what was accepted, so the new one knows which of its changes survived.
         await withDeadline(context.intake.settled(), HELLO_TIMEOUT_MS, 'earlier appends not settled').catch(() => {});
         void writer.write(encodeWelcome(topic.headOffset, context.epoch)).catch(() => {});
-        const acker = new Acker((bytes) => writer.write(bytes), () => ({ version: topic.highestVersion, head: topic.headOffset }));
+        acker = new Acker((bytes) => writer.write(bytes), () => ({ version: topic.highestVersion, head: topic.headOffset }));
         acker.now();
         logger.info({ client: name, role: 'publisher', head: topic.headOffset, version: topic.highestVersion }, 'client admitted');
         await servePublisher(frames, name, context, acker, () => void reader.cancel().catch(() => {}));
@@ -260,9 +261,13 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
     ({ subscriber, farewell } = admitSubscriber(hello, { writer, reader }, context));
     await serveSubscriber(frames, subscriber, context);
   } catch (error) {
+    acker?.stop(); // an ERROR, if anything, is the last frame
     if (error instanceof ProtocolViolation || error instanceof FrameDecodeError) {
-      logger.warn({ client: name, code: error.code, reason: error.message }, 'protocol violation; closing that stream');
-      subscriber?.end(`protocol violation: ${error.message}`);
+      // An offset the broker cannot serve (tooOld, inFuture) is a refusal, not a broken client.
+      const refused = OFFSET_ERROR_CODES.has(error.code);
+      const what = refused ? 'refused' : error.code === ErrorCode.storageFailed ? 'storage failed' : 'protocol violation';
+      logger[refused ? 'info' : error.code === ErrorCode.storageFailed ? 'error' : 'warn']({ client: name, code: error.code, reason: error.message }, `${what}; closing that stream`);
+      subscriber?.end(`${what}: ${error.message}`);
       await withDeadline(
         (async () => {
           await writer.write(error instanceof ProtocolViolation ? error.frame : encodeError(error.code, error.message));
@@ -278,6 +283,7 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
     if (subscriber) subscriber.end(reason, level);
     else logger[level]({ client: name, reason }, 'client stream failed');
   } finally {
+    acker?.stop();
     // Every way out releases the stream now, rather than at the QUIC idle timeout
     // (after a slow-consumer ERROR: once it is flushed, or the peer is given up on).
     await farewell?.flushed;

@@ -1,18 +1,30 @@
 import { randomInt } from 'node:crypto';
 import { encodeProgress, modeSpec } from '@state-divergence/protocol';
-import { runChild } from '@state-divergence/runtime';
+import { runChild, withDeadline } from '@state-divergence/runtime';
 import { startQuicServer } from '@state-divergence/runtime/quic';
 import { serveClient, type SessionContext } from './client-session.js';
-import { memoryIntake } from './intake.js';
+import { durableReport, openLog, restoreFromLog } from './durable-broker.js';
+import { LogIntake, memoryIntake } from './intake.js';
 import { Topic } from './topic.js';
 import { lastWrites, subscriberCounters, subscriberReports } from './topic-views.js';
 
 /** A broker without a log is a new incarnation at every start: its offsets begin again at 1. */
 const newEpoch = (): number => randomInt(1, 2 ** 48);
+/** At shutdown, appends still in flight get this long to settle before the log closes. */
+const SETTLE_MS = 1_000;
 
 await runChild('broker', async ({ init, logger, ending }) => {
-  const topic = new Topic(init.mode, init.overflow);
-  const context: SessionContext = { topic, init, token: Buffer.from(init.token, 'hex'), logger, ending, publisher: { connected: false }, epoch: newEpoch(), intake: memoryIntake(topic) };
+  // A durable broker recovers its log first: the table, head, highest version and epoch are the log's.
+  const log = await openLog(init);
+  const topic = new Topic(init.mode, init.overflow, log);
+  if (log !== undefined) {
+    restoreFromLog(topic, log);
+    const { records, tornTail, head, oldest, epoch, created } = log.recovery;
+    logger.info({ dir: init.durable?.dir, fsync: init.durable?.fsync, retention: init.durable?.retention, created, records, tornTail, head, oldest, epoch, keys: topic.table.digest.size }, created ? 'log created' : 'log recovered');
+  }
+  const intake = log === undefined ? memoryIntake(topic) : new LogIntake(topic, log);
+  const epoch = log?.recovery.epoch ?? newEpoch();
+  const context: SessionContext = { topic, init, token: Buffer.from(init.token, 'hex'), logger, ending, publisher: { connected: false }, epoch, intake };
   const server = await startQuicServer({
     host: init.host,
     port: init.port,
@@ -24,7 +36,7 @@ await runChild('broker', async ({ init, logger, ending }) => {
     logger,
     onStream: (stream) => void serveClient(stream, context),
   });
-  logger.info({ host: init.host, port: server.port, datagramBytes: init.datagramBytes, queueCapacity: init.queueCapacity, queuePolicy: topic.queuePolicy, batchMaxEvents: init.batchMaxEvents }, 'listening');
+  logger.info({ host: init.host, port: server.port, datagramBytes: init.datagramBytes, queueCapacity: init.queueCapacity, queuePolicy: topic.queuePolicy, batchMaxEvents: init.batchMaxEvents, epoch }, 'listening');
 
   // The heartbeat (a mode's row says whether it has one): an idle subscriber learns
   // the head, so it (and the drain step) can tell "current" from "silently behind".
@@ -43,9 +55,9 @@ await runChild('broker', async ({ init, logger, ending }) => {
     }),
     gather: () => ({
       role: 'broker',
-      epoch: context.epoch,
-      recovered: null,
-      durable: null,
+      epoch,
+      recovered: log === undefined || log.recovery.created ? null : { records: log.recovery.records, tornTail: log.recovery.tornTail },
+      durable: log === undefined || init.durable === null ? null : durableReport(topic, log, init.durable.fsync),
       head: topic.headOffset,
       subscribers: subscriberReports(topic),
       lastWriteOffsets: topic.table.lastWriteOffsets(init.keys),
@@ -53,10 +65,14 @@ await runChild('broker', async ({ init, logger, ending }) => {
     }),
     lastWrites: () => lastWrites(topic, init.keys),
     endSubscriber: (name, reason) => topic.subscribers.get(name)?.end(reason),
-    close: () => {
+    close: async () => {
       topic.closing = true;
       for (const subscriber of [...topic.subscribers.values()]) subscriber.end('the broker is shutting down', 'debug');
-      return server.stop();
+      await server.stop();
+      if (log !== undefined) {
+        await withDeadline(intake.settled(), SETTLE_MS, 'appends not settled').catch(() => {});
+        await log.close();
+      }
     },
   };
 });

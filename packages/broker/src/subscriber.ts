@@ -143,7 +143,7 @@ export class Subscriber {
     this.stats.mark('resume requested', fromOffset);
     this.options.logger.info({ subscriber: this.name, fromOffset }, 'resume requested');
     // With a log, the events themselves; without one, a delta from the compacted table.
-    if (this.options.log !== undefined) this.readLog(Math.min(fromOffset, this.backfill?.after ?? this.lastWritten));
+    if (this.options.log !== undefined) this.readLog(Math.min(fromOffset, this.lastWritten));
     else this.markLagged({ from: Math.min(fromOffset, this.lastWritten), signal: false });
   }
 
@@ -239,7 +239,7 @@ export class Subscriber {
     switch (page.kind) {
       case 'caughtUp':
         this.options.logger.info(
-          { subscriber: this.name, from: backfill.from, to: backfill.after, pages: backfill.pages, events: backfill.events, largestPage: backfill.largestPage },
+          { subscriber: this.name, from: backfill.from, to: backfill.after, pages: backfill.pages, events: backfill.events, largestPage: backfill.largestPage, ms: Date.now() - backfill.startedAt },
           'back-fill caught up',
         );
         this.backfill = undefined;
