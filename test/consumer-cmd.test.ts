@@ -80,10 +80,21 @@ describe('a foreign consumer\'s JSON messages', () => {
     expect(readForeignMessage({ type: 'progress', counters: { applied: 1, lastOffset: 1 } })).toMatchObject({ ok: true, message: { counters: { role: 'consumer', syncing: false } } });
   });
 
+  test('may carry its subscriptions, the keys snapshots removed and the checkpoint it restarted from; none of them is owed', () => {
+    const subscription = { at: 1.5, epoch: 7, head: 40, from: 12, outcome: 'replayed', catchUpBytes: 2_800, lastOffset: null, lastVersion: null };
+    const report = { applied: 2, lastOffset: 2, entries: [], subscriptions: [subscription], removedBySnapshot: [[3, 9]], restoredFrom: { offset: 12, epoch: 7, keys: 5 } };
+    const read = readForeignMessage({ type: 'reply', id: 6, kind: 'gather', value: { report } });
+    expect(read.ok && read.message).toMatchObject({ value: { report: { subscriptions: [subscription], removedBySnapshot: [[3, 9]], restoredFrom: { offset: 12, epoch: 7, keys: 5 } } } });
+    const bare = readForeignMessage({ type: 'reply', id: 6, kind: 'gather', value: { report: { applied: 0, lastOffset: 0, entries: [] } } });
+    expect(bare.ok && bare.message.type === 'reply' && bare.message.kind === 'gather' && Object.keys(bare.message.value.report)).not.toContain('subscriptions');
+  });
+
   test.each([
     [{ type: 'reply', id: 7, kind: 'gather', value: { report: { applied: 1, lastOffset: 1, entries: [[0, 1, 1], [1, 2, 3], 'x'] } } }, 'answered gather with a malformed map: entries[2] is not [key, version, value]', true],
     [{ type: 'reply', id: 7, kind: 'gather', value: { report: { applied: 1, lastOffset: 1, entries: [[0, 1, 1], [0, 2, 3]] } } }, 'answered gather with a malformed map: entries[1] is not the only entry for key 0', true],
     [{ type: 'reply', id: 7, kind: 'gather', value: { report: { applied: -1, lastOffset: 1, entries: [] } } }, 'answered gather with a malformed report: applied is not a non-negative integer', true],
+    [{ type: 'reply', id: 7, kind: 'gather', value: { report: { applied: 1, lastOffset: 1, entries: [], subscriptions: [{ at: 1, epoch: 1, head: 0, from: null, outcome: 'resumed', catchUpBytes: 0, lastOffset: null, lastVersion: null }] } } }, 'answered gather with a malformed report: subscriptions[0].outcome is not "latest", "snapshot", "replayed", "tooOld"', true],
+    [{ type: 'reply', id: 7, kind: 'gather', value: { report: { applied: 1, lastOffset: 1, entries: [], removedBySnapshot: [[1]] } } }, 'answered gather with a malformed report: removedBySnapshot[0] is not [key, version]', true],
     [{ type: 'reply', id: 7, kind: 'status', value: { applied: 1 } }, 'answered status with malformed counters: lastOffset is not a non-negative integer', true],
     [{ type: 'reply', id: 7, kind: 'versions', value: [1, 'two'] }, 'answered versions with a malformed version list: versions[1] is not a number', true],
     [{ type: 'reply', id: 7, kind: 'digest', value: { local: 'a' } }, 'answered digest with a malformed digest verdict: match is not true, false or null', true],

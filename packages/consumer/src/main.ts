@@ -103,7 +103,8 @@ await runChild('consumer', async ({ init, logger, send, ending }) => {
     restored?.epoch ?? null,
   );
   await subscription.start();
-  logger.info({ subscribeWith: init.subscribeWith, detectGaps: init.detectGaps, resumable }, 'subscribed');
+  const first = subscription.log.records.at(-1);
+  logger.info({ headOffset: first?.head, epoch: first?.epoch, outcome: first?.outcome, subscribeWith: init.subscribeWith, detectGaps: init.detectGaps, resumable }, 'subscribed');
 
   const checkpointer = init.checkpointDir === null ? null : new Checkpointer(init.checkpointDir, {
     // A copy and an offset that belong together: none while a snapshot is half received.

@@ -140,7 +140,8 @@ export class Subscription {
     this.log.opened({ epoch, head: headOffset, from: plan.kind === 'offset' ? plan.from : null, outcome: OUTCOME[plan.kind] });
     if (start === 'latest' || (start === 'replay' && this.follower.lastOffset >= headOffset)) this.log.caughtUp();
     this.session = session;
-    this.options.logger.info({ headOffset, epoch, start, newEpoch, skipped: skipped ?? null, reconnects: this.reconnects }, 'subscribed');
+    // The first subscription is logged by the consumer ('subscribed'), with its settings.
+    if (this.reconnects > 0) this.options.logger.info({ headOffset, epoch, start, newEpoch, skipped: skipped ?? null, reconnects: this.reconnects }, 'subscribed again');
     this.follow(session, generation);
   }
 

@@ -1,5 +1,5 @@
 import type { ChildMessage, RequestKind } from './ipc.js';
-import type { ConsumerCounters, ConsumerReport, DigestVerdict, LatencySamples, ProcessResources, SyncRecord } from './ipc-reports.js';
+import type { ConsumerCounters, ConsumerReport, DigestVerdict, LatencySamples, ProcessResources, SubscriptionRecord, SyncRecord } from './ipc-reports.js';
 import { isRecord, isRequestKind } from './ipc-guards.js';
 
 /**
@@ -83,6 +83,32 @@ function syncs(v: unknown, path: string): SyncRecord[] {
   });
 }
 
+const countOrNull = (v: unknown, path: string): number | null => (v === null ? null : count(v, path));
+const OUTCOMES: ReadonlyArray<SubscriptionRecord['outcome']> = ['latest', 'snapshot', 'replayed', 'tooOld'];
+
+function subscriptions(v: unknown, path: string): SubscriptionRecord[] {
+  return list(v, path, 'a list of subscriptions').map((s, i) => {
+    const at = `${path}[${i}]`;
+    const r = record(s, at);
+    const outcome = OUTCOMES.find((o) => o === r.outcome) ?? fail(`${at}.outcome`, OUTCOMES.map((o) => `"${o}"`).join(', '));
+    return {
+      at: finite(r.at, `${at}.at`), epoch: count(r.epoch, `${at}.epoch`), head: count(r.head, `${at}.head`), from: countOrNull(r.from, `${at}.from`), outcome,
+      catchUpBytes: count(r.catchUpBytes, `${at}.catchUpBytes`), lastOffset: countOrNull(r.lastOffset, `${at}.lastOffset`), lastVersion: countOrNull(r.lastVersion, `${at}.lastVersion`),
+    };
+  });
+}
+
+/** removedBySnapshot: [key, version it had] per key. */
+function keyVersions(v: unknown, path: string): Array<[number, number]> {
+  return list(v, path, 'a list of [key, version]').map((pair, i) => (Array.isArray(pair) && pair.length === 2 && isCount(pair[0]) && isCount(pair[1]) ? [pair[0], pair[1]] : fail(`${path}[${i}]`, '[key, version]')));
+}
+
+function restoredFrom(v: unknown, path: string): NonNullable<ConsumerReport['restoredFrom']> | null {
+  if (v === null) return null;
+  const r = record(v, path);
+  return { offset: count(r.offset, `${path}.offset`), epoch: count(r.epoch, `${path}.epoch`), keys: count(r.keys, `${path}.keys`) };
+}
+
 export function readForeignCounters(v: unknown): ConsumerCounters {
   const r = record(v, 'counters');
   const repaired = r.repairedRanges === undefined ? {} : { repairedRanges: ranges(r.repairedRanges, 'repairedRanges') };
@@ -101,9 +127,15 @@ export function readForeignCounters(v: unknown): ConsumerCounters {
 
 export function readForeignReport(v: unknown): ConsumerReport {
   const r = record(v, 'report');
-  const repaired = r.repairedRanges === undefined ? {} : { repairedRanges: ranges(r.repairedRanges, 'repairedRanges') };
+  // Optional and left out when absent (the report's types mark them optional: a foreign consumer owes none of them).
+  const present = {
+    ...(r.repairedRanges !== undefined && { repairedRanges: ranges(r.repairedRanges, 'repairedRanges') }),
+    ...(r.subscriptions !== undefined && { subscriptions: subscriptions(r.subscriptions, 'subscriptions') }),
+    ...(r.removedBySnapshot !== undefined && { removedBySnapshot: keyVersions(r.removedBySnapshot, 'removedBySnapshot') }),
+    ...(r.restoredFrom !== undefined && { restoredFrom: restoredFrom(r.restoredFrom, 'restoredFrom') }),
+  };
   return {
-    ...repaired,
+    ...present,
     role: 'consumer',
     applied: count(r.applied, 'applied'),
     lastOffset: count(r.lastOffset, 'lastOffset'),
