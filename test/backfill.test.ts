@@ -76,6 +76,10 @@ describe('a full live queue back-fills from the log', () => {
     feed(fed, 30);
     expect(subscriber.queued).toBe(0); // overflowed at the 4th queued event: let go, it is in the log
     expect(subscriber.report()).toMatchObject({ dropped: 0, backfills: 1, maxQueued: 3, discarded: 0 });
+    // What a snapshot instead would have weighed: the table as it stood when the queue overflowed.
+    const snapshotAtOverflow = subscriber.report().fullSnapshotBytes;
+    expect(snapshotAtOverflow).toBeGreaterThan(0);
+    expect(snapshotAtOverflow).toBe(topic.table.fullSnapshotBytes); // its few keys were all written by then
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'queue full: back-filling from the log', from: 2 }));
     await sink.releaseAll();
     publish(0);

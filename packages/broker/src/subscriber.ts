@@ -96,6 +96,8 @@ export class Subscriber {
       switch (this.options.queuePolicy) {
         case 'backfill':
           this.stats.backfills += 1;
+          // What resync would have weighed against its delta: the whole table, as of this recovery.
+          this.stats.costs.fullSnapshotBytes += this.options.table.fullSnapshotBytes;
           this.options.logger.info({ subscriber: this.name, from: this.lastWritten, queued: this.queued, head: offset }, 'queue full: back-filling from the log');
           this.readLog(this.lastWritten);
           this.stats.lastAccepted = offset;

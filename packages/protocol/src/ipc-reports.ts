@@ -112,7 +112,7 @@ export interface SubscriberReport extends SubscriberCounters {
   /** Bytes and frames of LAG, STATE and SYNC_END sent to bring it back (snapshot at subscribe excluded). */
   resyncBytes: number;
   resyncFrames: number;
-  /** What a full snapshot would have cost at each of those recoveries, summed. */
+  /** What a full snapshot would have cost at each of those recoveries (a resync delta, or a back-fill after a full queue under durable), summed. */
   fullSnapshotBytes: number;
   /**
    * Events discarded from its queue, unsent, because a delta replaces them: on a
