@@ -1,14 +1,25 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
 import { normalizeOptions } from '@state-divergence/orchestrator';
 import { assembleOutcome, DOCUMENT_VERSION, toJsonConfig, toJsonRun } from '@state-divergence/orchestrator/internal';
 import { copy, restartReport, restartRun, subscription } from './helpers/restart-run.js';
-import { startDemo, tempLogFile } from './helpers/run-demo.js';
+import { ORCHESTRATOR, startDemo, tempLogFile } from './helpers/run-demo.js';
 
 describe('bad input', () => {
   test.each([
     [['--consumers', '1'], /^orchestrator: --consumers must be at least 2/],
     [['--stall', 'consumer-9'], /^orchestrator: --stall consumer-9 is not a consumer of this run; valid: consumer-1, consumer-2, consumer-3/],
     [['--mode', 'nope'], /^orchestrator: --mode must be one of lossy, lossless, resync, durable, both, all, got nope/],
+    [['--mode', 'durable', '--retention', '0'], /^orchestrator: --retention must be a whole number of events, at least 1, got 0/],
+    [['--mode', 'durable', '--retention', '1.5'], /^orchestrator: --retention must be a whole number of events, at least 1, got 1.5/],
+    [['--mode', 'durable', '--fsync', 'always'], /^orchestrator: --fsync must be one of none, periodic, on-commit, got always/],
+    [['--mode', 'lossy', '--fsync', 'none'], /^orchestrator: --fsync only matters to a mode with a durable log; add --mode durable \(or all\)/],
+    [['--crash', 'broker'], /^orchestrator: --crash broker takes broker@FROM-TO \(seconds since publishing started\), got broker/],
+    [['--crash', 'broker@0-1'], /^orchestrator: --crash broker@0-1: FROM must be after 0/],
+    [['--crash', 'broker@1-6', '--publish-until', '5'], /^orchestrator: --crash broker@1-6: TO must be before publishing ends \(--publish-until 5\)/],
+    [['--crash', 'broker@1-3', '--consumer-cmd', 'consumer-2=node examples/consumer-js/main.js'], /^orchestrator: --crash broker@1-3 cannot run with --consumer-cmd \(consumer-2\)/],
     [['--rate', '0'], /^orchestrator: --rate must be a positive number/],
     [['--bogus'], /^orchestrator: Unknown argument: bogus/],
   ])('%j exits 2 with one line and starts nothing', async (args, message) => {
@@ -23,10 +34,39 @@ describe('bad input', () => {
     expect(existsSync(logFile)).toBe(false);
   });
 
+  describe('a --data-dir it cannot use', () => {
+    const scratch = () => mkdtempSync(join(tmpdir(), 'cli-data-dir-'));
+    // Root writes through permission bits: run the orchestrator as nobody then, so that they count.
+    const asUser = process.getuid?.() === 0 ? { uid: 65_534, gid: 65_534 } : {};
+    const refused = async (dataDir: string, message: RegExp) => {
+      const logFile = tempLogFile();
+      const result = await execa('node', [ORCHESTRATOR, '--mode', 'durable', '--data-dir', dataDir, '--log-file', logFile], { reject: false, env: { NODE_OPTIONS: '' }, ...asUser });
+      expect(result.exitCode).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(String(result.stderr).trimEnd().split('\n')).toEqual([expect.stringMatching(message)]);
+      expect(existsSync(logFile)).toBe(false);
+    };
+
+    test('not writable: one line, exit 2, nothing started, nothing written', async () => {
+      const locked = scratch();
+      chmodSync(locked, 0o555);
+      await refused(locked, new RegExp(`^orchestrator: --data-dir ${locked} is not writable \\(EACCES\\)`));
+      expect(readdirSync(locked)).toEqual([]);
+    });
+
+    test('not empty (an earlier run\'s data): one line, exit 2, nothing started, the earlier data untouched', async () => {
+      const earlier = scratch();
+      mkdirSync(join(earlier, 'durable', 'broker'), { recursive: true });
+      chmodSync(earlier, 0o777); // readable (and writable) by whoever runs the orchestrator: refused for what it holds, nothing else
+      await refused(earlier, new RegExp(`^orchestrator: --data-dir ${earlier} is not empty \\(durable\\)`));
+      expect(readdirSync(join(earlier, 'durable'))).toEqual(['broker']);
+    });
+  });
+
   test('--help lists every flag of a run', async () => {
     const result = await startDemo(['--help']);
     expect(result.exitCode).toBe(0);
-    const flags = ['--rate', '--keys', '--consumers', '--payload', '--queue-capacity', '--duration', '--mode', '--stall', '--seed', '--delete-ratio', '--rogue-frames', '--join-late', '--tui', '--no-tui', '--json', '--report', '--log-file', '--log-level'];
+    const flags = ['--rate', '--keys', '--consumers', '--payload', '--queue-capacity', '--duration', '--mode', '--stall', '--seed', '--delete-ratio', '--rogue-frames', '--join-late', '--tui', '--no-tui', '--json', '--report', '--log-file', '--log-level', '--fsync', '--retention', '--data-dir', '--keep-data'];
     for (const flag of flags) expect(result.stdout).toContain(flag);
     // And the other commands, each named with what it does.
     expect(result.stdout).toMatch(/orchestrator sweep\s+Lossy at each value/);

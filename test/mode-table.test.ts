@@ -13,12 +13,14 @@ const endpoint: BrokerEndpoint = { host: '127.0.0.1', port: 1, caPem: '', idleTi
 const log: LogSettings = { level: 'silent', file: null, mode: null };
 
 test('the modes are the table\'s rows, in its order', () => {
-  expect(MODES).toEqual(['lossy', 'lossless', 'resync']);
+  expect(MODES).toEqual(['lossy', 'lossless', 'resync', 'durable']);
   expect(Object.keys(MODE_TABLE)).toEqual(MODES);
 });
 
 test('the broker\'s queue policy is the row\'s, or --overflow\'s where the row leaves it to the flag', () => {
-  expect(MODES.map((m) => new Topic(m, 'disconnect').queuePolicy)).toEqual(['disconnect', 'block', 'resync']);
+  // A Topic under `backfill` needs a log to back-fill from (test/backfill.test.ts builds it with one).
+  expect(MODES.filter((m) => !MODE_TABLE[m].durable).map((m) => new Topic(m, 'disconnect').queuePolicy)).toEqual(['disconnect', 'block', 'resync']);
+  expect(queuePolicyOf('durable', 'disconnect')).toBe('backfill');
   expect(queuePolicyOf('lossy', 'drop-oldest')).toBe('drop-oldest');
   expect(MODES.filter(throttlesPublisher)).toEqual(['lossless']);
 });
@@ -28,10 +30,11 @@ test('a consumer subscribes as its mode\'s row says', () => {
     ['latest', false],
     ['latest', false],
     ['snapshot', true],
+    ['snapshot', true],
   ]);
 });
 
 test('the report\'s names for the columns are the rows\'', () => {
-  expect(MODE_SHORT).toEqual({ lossy: 'at-most-once', lossless: 'lossless', resync: 'resync' });
+  expect(MODE_SHORT).toEqual({ lossy: 'at-most-once', lossless: 'lossless', resync: 'resync', durable: 'durable' });
   expect(MODE_LABELS.resync).toBe('resync (snapshot + lag signal + delta)');
 });

@@ -57,3 +57,29 @@ test('a slowed consumer is stopped for its share of every period, and continued 
   expect(signals.at(-1)).toBe('SIGCONT');
   nemesis.stop(); // nothing left to end
 });
+
+test('a broker crash: SIGKILL, the broker\'s fault while it is away, and each successor counted as it comes back', () => {
+  let clock = 0;
+  const timeline = new Timeline(() => clock);
+  const nemesis = new Nemesis(timeline);
+  const killed: number[] = [];
+  const broker = (pid: number) => ({ name: 'broker', pid, kill: () => void killed.push(pid) }) as unknown as ChildHandle<'broker'>;
+  expect(nemesis.brokerAway).toBe(false);
+  nemesis.crashBroker(broker(100));
+  expect(killed).toEqual([100]);
+  expect(nemesis.brokerAway).toBe(true);
+  expect(nemesis.activeFault('broker')).toBe('crash');
+  clock = 500;
+  nemesis.brokerRestarted(broker(101));
+  expect(nemesis.brokerAway).toBe(false);
+  expect(nemesis.activeFault('broker')).toBeNull();
+  clock = 900;
+  nemesis.crashBroker(broker(101));
+  nemesis.brokerRestarted(broker(102));
+  expect(timeline.events).toEqual([
+    { at: 0, type: 'broker-crash', pid: 100 },
+    { at: 500, type: 'broker-restart', pid: 101, restarts: 1 },
+    { at: 900, type: 'broker-crash', pid: 101 },
+    { at: 900, type: 'broker-restart', pid: 102, restarts: 2 },
+  ]);
+});

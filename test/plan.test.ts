@@ -99,6 +99,36 @@ describe('a plan from a fault schedule', () => {
   });
 });
 
+describe('a broker crash', () => {
+  const broker: Fault = { kind: 'crash', consumer: 'broker', from: 1, to: 2 };
+  const show = (plan: RunPlan) => plan.steps.map((s) => `${s.at} ${s.do}${'phase' in s ? ` ${s.phase}` : ''}${'consumer' in s ? ` ${s.consumer}` : ''}`);
+
+  test('is a window of the stalled phase; publishing goes on one phase after the broker is back; it comes back before a consumer restarted at that instant', () => {
+    const plan = buildPlan({ duration: 1, faults: [{ kind: 'crash', consumer: 'consumer-2', from: 0.5, to: 2 }, broker], publishUntil: null, joinLate: null });
+    expect(checkPlan(plan)).toEqual([]);
+    expect(show(plan)).toEqual([
+      '0 phase converged', '0 publish',
+      '500 phase stalled', '500 crash consumer-2',
+      '1000 broker-crash',
+      '2000 broker-restart', '2000 restart consumer-2', '2000 phase recovering',
+      '3000 publish-end', '3000 publish-done',
+      '4000 phase quiesced', '5000 end',
+    ]);
+    expect(plan.steps[1]).toEqual({ at: 0, do: 'publish', durationMs: 3000 });
+    // The broker is not a consumer: it is in no consumer's list of faults.
+    expect(faultedConsumers(plan)).toEqual(['consumer-2']);
+  });
+
+  test('--publish-until decides alone when publishing ends', () => {
+    expect(buildPlan({ duration: 1, faults: [broker], publishUntil: 6, joinLate: null }).steps[1]).toEqual({ at: 0, do: 'publish', durationMs: 6000 });
+  });
+
+  test('checkPlan refuses a consumer starting while the broker is down, and a restart when publishing is over', () => {
+    expect(checkPlan(buildPlan({ duration: 1, faults: [broker], publishUntil: null, joinLate: 'consumer-1' }))).toEqual(['consumer-1 starts (join) at 1000 ms while the broker is down']);
+    expect(checkPlan(buildPlan({ duration: 1, faults: [broker], publishUntil: 2, joinLate: null }))).toEqual(['the broker restarts at 2000 ms, not before publishing ends at 2000 ms']);
+  });
+});
+
 describe('checkPlan', () => {
   const withSteps = (steps: PlanStep[]): RunPlan => ({ phaseMs: 1000, steps });
   test('names each way a plan cannot run', () => {
@@ -131,6 +161,8 @@ describe('interpretPlan', () => {
       unslow: ({ consumer }) => void trace.push(`unslow ${consumer}`),
       crash: ({ consumer }) => void trace.push(`crash ${consumer}`),
       restart: ({ consumer }) => void trace.push(`restart ${consumer}`),
+      brokerCrash: () => void trace.push('broker-crash'),
+      brokerRestart: () => void trace.push('broker-restart'),
       publishEnd: () => void trace.push('publish-end'),
       publishDone: async () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -168,6 +200,8 @@ describe('interpretPlan', () => {
       unslow: () => {},
       crash: () => {},
       restart: () => {},
+      brokerCrash: () => {},
+      brokerRestart: () => {},
       join: () => {},
       publishEnd: () => {},
       publishDone: () => {},

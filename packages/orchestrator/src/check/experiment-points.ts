@@ -1,3 +1,4 @@
+import type { Mode } from '@state-divergence/protocol';
 import { expectedWrongUnrounded } from './expectation.js';
 import type { ModeResult } from './run-types.js';
 
@@ -12,6 +13,13 @@ export interface ChurnPoint { keys: number; rate: number; regime: Regime; queueC
 export interface QueuePoint { capacity: number; rate: number; firstDropMs: number | null; dropped: number; wrong: number; expectedWrong: number | null }
 export interface OverlapPoint { windows: 'same' | 'staggered'; jaccard: number | null; both: number; onlyOne: number; wrong: [number, number] }
 export interface HotnessPoint { shape: string; deciles: number[]; survival: Array<number | null>; wrong: number; expectedWrong: number | null }
+/**
+ * The broker killed and started again under one mode with this many consumers: keys wrong at
+ * the end over every consumer (null: a verdict is unknown), bytes that brought the consumers
+ * back, ms from the broker's return until every consumer was correct (null: one never was, or
+ * it is unknown).
+ */
+export interface RestartPoint { mode: Mode; consumers: number; wrong: number | null; reconnectBytes: number; convergedMs: number | null }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
@@ -65,6 +73,25 @@ export function hotnessPoint(result: ModeResult, shape: string): HotnessPoint {
   const wrong = result.damage.byDecile[name] ?? [];
   const survival = result.damage.survivalByDecile[name] ?? wrong.map(() => null);
   return { shape, deciles: wrong, survival, wrong: check.wrongKeys.length, expectedWrong };
+}
+
+/**
+ * The run's own figures (outcome.ts), read the same way as its report: bytes are every
+ * consumer's resumes' catchUpBytes (cost.reconnectBytes: frames from the WELCOME until the
+ * stream reached its head, so exactly what catching up cost, whatever brought it back: a
+ * relist's snapshot, a replay; nothing for `latest`). The broker's report, the sender's side,
+ * cannot give it: it does not count a snapshot sent at subscribe, and it sums the rest per
+ * name over its incarnation, later lags and back-fills included. Time: every consumer must end
+ * correct; then the last one's "correct again" after the broker was back (recovery's
+ * convergedAfterThawMs, counted from the broker's return when no fault of its own ended later).
+ */
+export function restartPoint(result: ModeResult, consumers: number): RestartPoint {
+  if (result.brokerOutages.length === 0) throw new Error(`the ${result.mode} run has no broker restart to measure`);
+  const checks = result.check.consumers;
+  const wrong = checks.some((c) => c.verdict === 'unknown') ? null : result.cost.wrongAtEnd;
+  const correctAgain = checks.map((c) => result.recovery[c.name]?.convergedAfterThawMs ?? null);
+  const convergedMs = wrong === 0 && correctAgain.every((ms) => ms !== null) ? Math.round(Math.max(...(correctAgain as number[]))) : null;
+  return { mode: result.mode, consumers, wrong, reconnectBytes: result.cost.reconnectBytes, convergedMs };
 }
 
 /**

@@ -1,5 +1,6 @@
+import type { Mode } from '@state-divergence/protocol';
 import { median } from 'simple-statistics';
-import { churnPeak, queueFor, type ChurnPoint, type HotnessPoint, type OverlapPoint, type QueuePoint } from './experiment-points.js';
+import { churnPeak, queueFor, type ChurnPoint, type HotnessPoint, type OverlapPoint, type QueuePoint, type RestartPoint } from './experiment-points.js';
 
 /** Every measured point of an `orchestrator experiments` invocation, and what the expectation says about them. */
 export interface ExperimentsDocument {
@@ -9,14 +10,29 @@ export interface ExperimentsDocument {
     queue?: { points: QueuePoint[] };
     overlap?: { points: OverlapPoint[] };
     hotness?: { points: HotnessPoint[] };
+    restart?: { points: RestartPoint[]; growth: RestartGrowth[] };
   };
+}
+
+/**
+ * How reconnecting's cost grows with the consumers under one mode: at each count, ascending,
+ * the bytes and the keys wrong at the end per consumer (wrong null: unknown); and all
+ * consumers' bytes at the most consumers over those at the fewest (`between`), null where the
+ * fewest got nothing (no ratio of nothing).
+ */
+export interface RestartGrowth {
+  mode: Mode;
+  perConsumer: Array<{ consumers: number; bytes: number; wrong: number | null }>;
+  between: [number, number];
+  ratio: number | null;
 }
 
 export type ExperimentPoint =
   | { experiment: 'churn'; point: ChurnPoint }
   | { experiment: 'queue'; point: QueuePoint }
   | { experiment: 'overlap'; point: OverlapPoint }
-  | { experiment: 'hotness'; point: HotnessPoint };
+  | { experiment: 'hotness'; point: HotnessPoint }
+  | { experiment: 'restart'; point: RestartPoint };
 
 /** A log-spaced grid of rates, 50/s to 50,000/s, for finding the expected peak. */
 const RATE_GRID = Array.from({ length: 61 }, (_, i) => Math.round(50 * 1000 ** (i / 60)));
@@ -40,15 +56,33 @@ function churnPeaks(points: ChurnPoint[], duration: number) {
   });
 }
 
+function restartGrowth(points: RestartPoint[]): RestartGrowth[] {
+  return [...new Set(points.map((p) => p.mode))].map((mode) => {
+    const mine = points.filter((p) => p.mode === mode).sort((a, b) => a.consumers - b.consumers);
+    const fewest = mine[0]!;
+    const most = mine.at(-1)!;
+    // Three significant figures: a ratio can be far below 1 (a relist that found the broker empty at the most consumers).
+    const ratio = fewest.reconnectBytes === 0 ? null : Number((most.reconnectBytes / fewest.reconnectBytes).toPrecision(3));
+    return {
+      mode,
+      perConsumer: mine.map((p) => ({ consumers: p.consumers, bytes: Math.round(p.reconnectBytes / p.consumers), wrong: p.wrong === null ? null : Math.round(p.wrong / p.consumers) })),
+      between: [fewest.consumers, most.consumers],
+      ratio,
+    };
+  });
+}
+
 export function experimentsDocument(results: ExperimentPoint[], config: ExperimentsDocument['config']): ExperimentsDocument {
   const churn = results.flatMap((r) => (r.experiment === 'churn' ? [r.point] : []));
   const queue = results.flatMap((r) => (r.experiment === 'queue' ? [r.point] : []));
   const overlap = results.flatMap((r) => (r.experiment === 'overlap' ? [r.point] : []));
   const hotness = results.flatMap((r) => (r.experiment === 'hotness' ? [r.point] : []));
+  const restart = results.flatMap((r) => (r.experiment === 'restart' ? [r.point] : []));
   const experiments: ExperimentsDocument['experiments'] = {};
   if (churn.length > 0) experiments.churn = { points: churn, peaks: churnPeaks(churn, config.duration) };
   if (queue.length > 0) experiments.queue = { points: queue };
   if (overlap.length > 0) experiments.overlap = { points: overlap };
   if (hotness.length > 0) experiments.hotness = { points: hotness };
+  if (restart.length > 0) experiments.restart = { points: restart, growth: restartGrowth(restart) };
   return { config, experiments };
 }

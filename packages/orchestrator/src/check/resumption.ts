@@ -22,21 +22,24 @@ export function resumptionOf(report: ConsumerReport): Resumption {
 }
 
 /**
- * Wall-clock ms by which a consumer held everything published before `since`
- * (the end of its fault, or the broker's return): the later of `since`, any
- * snapshot or delta it applied after it, and the last event published before
- * `since` that it applied after it (its backlog: a replay from the log, a queue
- * it read once thawed). Events reach it in offset order, so once that last one
- * is applied, so are all before it. Whether what it holds is right is the
- * checker's to say: the report only uses this for a consumer that ends correct.
+ * Wall-clock ms by which a consumer held everything published before it was back: `back` is
+ * the later of `since` (the end of its fault, or the broker's return) and the WELCOME of any
+ * subscription it made after it (a consumer that lost its stream is not back when the broker
+ * is: its reconnection's backoff runs on). Caught up: the later of `back`, any snapshot or
+ * delta it applied after `since`, and the last event published before `back` that it applied
+ * after `since` (its backlog: a replay from the log, a queue it read once thawed). Events
+ * reach it in offset order, so once that last one is applied, so are all before it. Whether
+ * what it holds is right is the checker's to say: the report only uses this for a consumer
+ * that ends correct.
  */
 export function caughtUpAt(report: ConsumerReport, since: number): number {
-  let caughtUp = since;
+  const back = Math.max(since, ...(report.subscriptions ?? []).filter((s) => s.at > since).map((s) => s.at));
+  let caughtUp = back;
   for (const sync of report.syncs) if (sync.at > since) caughtUp = Math.max(caughtUp, sync.at);
   const { appliedAt, latencyMs } = report.latency;
   for (let i = 0; i < appliedAt.length; i++) {
     const applied = appliedAt[i]!;
-    if (applied > since && applied - latencyMs[i]! <= since) caughtUp = Math.max(caughtUp, applied);
+    if (applied > since && applied - latencyMs[i]! <= back) caughtUp = Math.max(caughtUp, applied);
   }
   return caughtUp;
 }

@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { LOG_LEVELS, OVERFLOW_POLICIES } from '@state-divergence/protocol';
+import { FSYNC_POLICIES, LOG_LEVELS, OVERFLOW_POLICIES, PERIODIC_FSYNC_MS } from '@state-divergence/protocol';
 import { DEFAULTS, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE, MODE_CHOICES } from '../model/options.js';
 
 /**
@@ -22,10 +22,17 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
       describe: `Largest QUIC datagram, ${MIN_DATAGRAM_SIZE}-${MAX_DATAGRAM_SIZE} bytes. Above ~1,450 it exists only on loopback: faster (the cost is per datagram), and a frozen consumer's transport absorbs ~12x more before the broker's queue fills`,
     },
     duration: { type: 'number', default: DEFAULTS.duration, describe: 'Seconds per phase; a run is 5 phases' },
-    mode: { type: 'string', default: DEFAULTS.mode, describe: `${MODE_CHOICES.join(', ')} (both: lossy + lossless; all: the three)` },
+    mode: { type: 'string', default: DEFAULTS.mode, describe: `${MODE_CHOICES.join(', ')} (both: lossy + lossless; all: every mode)` },
     stall: { type: 'array', string: true, describe: 'Freeze a consumer: NAME (over [d, 3d), the seed\'s window) or NAME@FROM-TO, seconds since publishing started; repeatable or comma-separated [default: the last consumer]' },
     slow: { type: 'array', string: true, describe: 'Throttle a consumer: NAME@FROM-TO[:PCT], stopped PCT % (default 50) of every 100 ms, like a CPU quota' },
-    crash: { type: 'array', string: true, describe: 'SIGKILL a consumer at FROM and start a fresh one of the same name at TO: NAME@FROM-TO' },
+    crash: {
+      type: 'array',
+      string: true,
+      describe:
+        'SIGKILL a consumer at FROM and start a fresh one of the same name at TO: NAME@FROM-TO. broker@FROM-TO crashes the broker (any mode) and starts a new one on the same port at TO; ' +
+        'the publisher and our consumers are told and reconnect. Its window must lie inside publishing: 0 < FROM < TO < when publishing ends (by default one phase after TO); ' +
+        'no consumer may restart or join inside it, and not with --consumer-cmd',
+    },
     'publish-until': { type: 'number', describe: 'Keep publishing until T seconds (so changes go on after the faults and churn can repair) [default: when the last fault ends]' },
     overflow: { type: 'string', default: DEFAULTS.overflow, describe: `What a full queue does in the lossy column: ${OVERFLOW_POLICIES.join(', ')}` },
     seed: { type: 'number', default: DEFAULTS.seed, describe: 'PRNG seed: the same seed gives the same changes' },
@@ -34,6 +41,10 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
     'consumer-cmd': { type: 'array', string: true, describe: 'Run a consumer someone else wrote as NAME: NAME=CMD, split like a shell would (no shell runs it); it speaks docs/CONSUMER.md. Repeatable' },
     'ready-timeout': { type: 'number', describe: 'Seconds each process may take to start and say ready before it counts as stuck (a foreign consumer that never says ready is then left out) [default: 15 + 0.5 per process]' },
     'join-late': { type: 'string', describe: 'A consumer that subscribes only when the stall starts (snapshot under resync, latest otherwise)' },
+    fsync: { type: 'string', default: DEFAULTS.fsync, describe: `Durable mode: when an append counts as done, ${FSYNC_POLICIES.join(', ')} (periodic: an fsync every ${PERIODIC_FSYNC_MS} ms)` },
+    retention: { type: 'number', describe: 'Durable mode: most events the log keeps, at least 1 [default: every event of the run]' },
+    'data-dir': { type: 'string', describe: "Durable mode: an empty, writable directory for the broker's log and the consumers' checkpoints (DIR/<mode>/broker, DIR/<mode>/consumers/<name>) [default: a fresh temporary directory]" },
+    'keep-data': { type: 'boolean', default: false, describe: 'Durable mode: leave the data dir in place at the end (its path is printed on stderr) instead of removing what the run wrote' },
     tui: { type: 'boolean', default: DEFAULTS.tui, describe: 'Terminal UI (--no-tui for plain text)' },
     json: { type: 'boolean', default: DEFAULTS.json, describe: 'Print one JSON document on stdout instead of the report' },
     report: { type: 'string', describe: 'Write a self-contained HTML report (cost table, charts with the fault windows shaded, a timeline per mode) to this path after the run' },

@@ -1,14 +1,15 @@
 import { writeFileSync } from 'node:fs';
-import { churnPoint, hotnessPoint, overlapPoint, queuePoint } from '../check/experiment-points.js';
+import { churnPoint, hotnessPoint, overlapPoint, queuePoint, restartPoint } from '../check/experiment-points.js';
 import { experimentsDocument, type ExperimentPoint } from '../check/experiments-document.js';
 import type { ModeResult } from '../check/run-types.js';
 import { renderExperimentsHtml } from '../report/experiments-html.js';
 import { renderExperiments } from '../report/experiments-text.js';
 import { silentProgress } from '../report/progress.js';
 import { runSeries } from '../run/series.js';
+import type { Mode } from '@state-divergence/protocol';
 import type { Argv } from 'yargs';
 import { UsageError } from '../model/errors.js';
-import { DESIGN, designExperiments, EXPERIMENTS, type ExperimentName, type ExperimentRun } from './experiments-design.js';
+import { DESIGN, designExperiments, EXPERIMENTS, type ExperimentName, type ExperimentRun, type RestartDesign } from './experiments-design.js';
 import { completedExit, judge, type Judgement } from './exit-code.js';
 import { runSession } from './session.js';
 
@@ -22,16 +23,40 @@ function measure(result: ModeResult, run: ExperimentRun): ExperimentPoint {
       return { experiment: 'overlap', point: overlapPoint(result, run.settings.windows) };
     case 'hotness':
       return { experiment: 'hotness', point: hotnessPoint(result, run.settings.shape) };
+    case 'restart':
+      return { experiment: 'restart', point: restartPoint(result, run.settings.consumers) };
   }
 }
 
 const progressLine = (p: ExperimentPoint): string => `experiments: ${p.experiment} ${JSON.stringify(p.point)}\n`;
 
-export const EXPERIMENTS_SUMMARY = "The seed's \"How to extend\", measured: churn, queue, overlap and hotness, each a table beside the expectation";
+export const EXPERIMENTS_SUMMARY = "The seed's \"How to extend\", measured: churn, queue, overlap and hotness beside the expectation; a broker restart per mode";
 
 const EXPERIMENTS_DESCRIPTION =
-  'Runs the lossy mode 28 times at short phases (about 2 minutes on 2 cores for all four) and prints, per experiment,\n' +
-  'what was measured beside what the workload\'s key probabilities predict from what each stalled consumer missed.';
+  'Churn, queue, overlap and hotness: 28 lossy runs at short phases (about 2 minutes on 2 cores), each\n' +
+  "stalled consumer's damage beside what the workload's key probabilities predict from what it missed.\n" +
+  'Restart: the broker killed and started again under lossy, resync and durable with 3, 10 and 25\n' +
+  'consumers (9 runs, about 40 s): keys wrong at the end, bytes sent to bring the consumers back, and\n' +
+  'the time until all were correct. All five: about 2.7 minutes.';
+
+/** A comma list of `what`, each one of `allowed` (in `allowed`'s order); undefined: all of them. */
+function commaList<T extends string | number>(flag: string, text: string | undefined, allowed: readonly T[], parse: (s: string) => T): T[] {
+  if (text === undefined) return [...allowed];
+  const given = text.split(',').map((s) => s.trim()).filter(Boolean).map(parse);
+  if (given.length === 0 || given.some((g) => !allowed.includes(g))) throw new UsageError(`${flag} takes a comma list of ${allowed.join(', ')}, got ${text}`);
+  return allowed.filter((a) => given.includes(a));
+}
+
+/** `--restart-modes durable --restart-consumers 3`: the restart experiment, narrowed (each run of 25 consumers is the slow part). */
+function restartDesign(args: ExperimentsArguments, only: ExperimentName[]): RestartDesign {
+  const narrowed = args.restartModes !== undefined || args.restartConsumers !== undefined;
+  if (narrowed && !only.includes('restart')) throw new UsageError('--restart-modes and --restart-consumers narrow the restart experiment; add restart to --only');
+  return {
+    ...DESIGN.restart,
+    modes: commaList('--restart-modes', args.restartModes, DESIGN.restart.modes, (s) => s as Mode),
+    consumers: commaList('--restart-consumers', args.restartConsumers, DESIGN.restart.consumers, Number),
+  };
+}
 
 /** `--only churn,hotness`: which experiments, each named once. */
 function parseExperiments(text: string | undefined): ExperimentName[] {
@@ -43,7 +68,7 @@ function parseExperiments(text: string | undefined): ExperimentName[] {
 }
 
 export function experimentsArguments<T>(parser: Argv<T>) {
-  return parser.usage(`$0 experiments [--only churn,queue,overlap,hotness] [--duration S] [--json] [--report PATH]\n\n${EXPERIMENTS_DESCRIPTION}`).options({
+  return parser.usage(`$0 experiments [--only churn,queue,overlap,hotness,restart] [--duration S] [--json] [--report PATH]\n\n${EXPERIMENTS_DESCRIPTION}`).options({
     only: { type: 'string', describe: `Comma list of experiments to run [default: ${EXPERIMENTS.join(',')}]` },
     duration: { type: 'number', default: 0.5, describe: 'Seconds per phase (longer phases: more drops, slower)' },
     seed: { type: 'number', default: 1, describe: 'PRNG seed: the same seed gives the same changes' },
@@ -51,30 +76,51 @@ export function experimentsArguments<T>(parser: Argv<T>) {
     report: { type: 'string', describe: 'Also write a self-contained HTML report, a chart per experiment' },
     'log-file': { type: 'string', describe: "Append every process's NDJSON log here [default: stderr]" },
     'log-level': { type: 'string', describe: 'trace…silent [default: warn]' },
+    'restart-modes': { type: 'string', describe: `The restart experiment's modes, a comma list [default: ${DESIGN.restart.modes.join(',')}]` },
+    'restart-consumers': { type: 'string', describe: `The restart experiment's consumer counts [default: ${DESIGN.restart.consumers.join(',')}]` },
   });
 }
 
-type ExperimentsArguments = { only?: string | undefined; duration: number; seed: number; json: boolean; report?: string | undefined; logFile?: string | undefined; logLevel?: string | undefined };
+type ExperimentsArguments = {
+  only?: string | undefined;
+  duration: number;
+  seed: number;
+  json: boolean;
+  report?: string | undefined;
+  logFile?: string | undefined;
+  logLevel?: string | undefined;
+  restartModes?: string | undefined;
+  restartConsumers?: string | undefined;
+};
 
 /** `orchestrator experiments`: the seed's "How to extend", each a measured table beside the expectation. */
 export function experimentsCommand(args: ExperimentsArguments, environment: { stderrIsTTY: boolean }): Promise<number> {
   const base = { duration: args.duration, seed: args.seed, logFile: args.logFile, logLevel: args.logLevel ?? 'warn' };
-  const runs = designExperiments(parseExperiments(args.only), base, environment);
-  return runExperiments(runs, { json: args.json, report: args.report ?? null, duration: args.duration, seed: args.seed });
+  const only = parseExperiments(args.only);
+  const restart = restartDesign(args, only);
+  const runs = designExperiments(only, base, environment, restart);
+  return runExperiments(runs, { json: args.json, report: args.report ?? null, duration: args.duration, seed: args.seed, design: { ...DESIGN, restart } });
 }
 
-function runExperiments(runs: ExperimentRun[], output: { json: boolean; report: string | null; duration: number; seed: number }): Promise<number> {
+/** "28 lossy, 3 resync runs" */
+function runsByMode(runs: ExperimentRun[]): string {
+  const counts = new Map<string, number>();
+  for (const run of runs) for (const mode of run.options.modes) counts.set(mode, (counts.get(mode) ?? 0) + 1);
+  return `${[...counts].map(([mode, n]) => `${n} ${mode}`).join(', ')} run${runs.length === 1 ? '' : 's'}`;
+}
+
+function runExperiments(runs: ExperimentRun[], output: { json: boolean; report: string | null; duration: number; seed: number; design: unknown }): Promise<number> {
   const first = runs[0]!.options;
   const log = { level: first.logLevel, file: first.logFile, mode: null };
   return runSession('orchestrator experiments', log, async (session) => {
-    process.stderr.write(`experiments: ${runs.length} lossy runs of ${output.duration} s phases\n`);
+    process.stderr.write(`experiments: ${runsByMode(runs)} of ${output.duration} s phases\n`);
     const judgements: Judgement[] = [];
     const judged = (result: ModeResult, run: ExperimentRun) => {
       judgements.push(judge(result));
       return measure(result, run);
     };
     const results = await runSeries(runs, { ...session, observer: silentProgress, measure: judged, onPoint: (p) => void process.stderr.write(progressLine(p)) });
-    const document = experimentsDocument(results, { duration: output.duration, seed: output.seed, design: DESIGN });
+    const document = experimentsDocument(results, { duration: output.duration, seed: output.seed, design: output.design });
     process.stdout.write(output.json ? JSON.stringify(document) + '\n' : renderExperiments(document));
     if (output.report !== null) {
       writeFileSync(output.report, renderExperimentsHtml(document));

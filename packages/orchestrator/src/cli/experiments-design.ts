@@ -1,8 +1,9 @@
+import type { Mode } from '@state-divergence/protocol';
 import { queueFor, type ChurnPoint, type HotnessPoint, type OverlapPoint, type QueuePoint, type Regime } from '../check/experiment-points.js';
 import type { Options, RawOptions } from '../model/options.js';
 import { normalizeOptions } from './normalize-options.js';
 
-export const EXPERIMENTS = ['churn', 'queue', 'overlap', 'hotness'] as const;
+export const EXPERIMENTS = ['churn', 'queue', 'overlap', 'hotness', 'restart'] as const;
 export type ExperimentName = (typeof EXPERIMENTS)[number];
 
 /** One run of an experiment: what it varies, and the options it runs with. */
@@ -10,7 +11,8 @@ export type ExperimentRun =
   | { experiment: 'churn'; settings: Pick<ChurnPoint, 'keys' | 'rate' | 'regime' | 'queueCapacity'>; options: Options }
   | { experiment: 'queue'; settings: Pick<QueuePoint, 'capacity' | 'rate'>; options: Options }
   | { experiment: 'overlap'; settings: { windows: OverlapPoint['windows'] }; options: Options }
-  | { experiment: 'hotness'; settings: { shape: HotnessPoint['shape'] }; options: Options };
+  | { experiment: 'hotness'; settings: { shape: HotnessPoint['shape'] }; options: Options }
+  | { experiment: 'restart'; settings: { mode: Mode; consumers: number }; options: Options };
 
 /** What each experiment varies; chosen so every point drops events within short phases on 2 cores. */
 export const DESIGN = {
@@ -18,16 +20,32 @@ export const DESIGN = {
   queue: { capacities: [64, 128, 256, 512, 1024], rate: 1600 },
   overlap: { consumers: 5, rate: 800 },
   hotness: { rate: 1200, shapes: ['silence', 'churn', 'drop-oldest'] },
+  /**
+   * The broker SIGKILLed at the end of the first phase and started again a phase later; no
+   * consumer is faulted. Publishing goes on for two phases after the restart, so the restarted
+   * broker learns keys again and a relist carries what it knows by then. Times in phases.
+   */
+  restart: { modes: ['lossy', 'resync', 'durable'] as Mode[], consumers: [3, 10, 25], rate: 400, crash: { from: 1, to: 2 }, publishUntil: 4 },
 } as const;
+
+/** The restart experiment's design, its modes and consumer counts narrowed by `--restart-modes` / `--restart-consumers`. */
+export interface RestartDesign {
+  modes: readonly Mode[];
+  consumers: readonly number[];
+  rate: number;
+  crash: { from: number; to: number };
+  publishUntil: number;
+}
 
 /**
  * Every run of the chosen experiments, each checked by normalizeOptions before
  * anything starts. Phases are `duration` long; `churn` publishes for two phases
  * after the stall ([d, 3d)), `silence` stops when it ends (the seed's rule).
  */
-export function designExperiments(only: readonly ExperimentName[], base: RawOptions, environment: { stderrIsTTY: boolean }): ExperimentRun[] {
+export function designExperiments(only: readonly ExperimentName[], base: RawOptions, environment: { stderrIsTTY: boolean }, restartDesign: RestartDesign = DESIGN.restart): ExperimentRun[] {
   const d = base.duration ?? 0.5;
-  const lossy = (raw: RawOptions) => normalizeOptions({ ...base, duration: d, ...raw, mode: 'lossy', json: true, tui: false }, environment);
+  const run = (mode: Mode, raw: RawOptions) => normalizeOptions({ ...base, duration: d, ...raw, mode, json: true, tui: false }, environment);
+  const lossy = (raw: RawOptions) => run('lossy', raw);
   const churnAfter = (regime: string) => (regime === 'churn' ? { publishUntil: 5 * d } : {});
   const runs: ExperimentRun[] = [];
   if (only.includes('churn')) {
@@ -56,6 +74,13 @@ export function designExperiments(only: readonly ExperimentName[], base: RawOpti
     for (const shape of shapes) {
       const extra = shape === 'drop-oldest' ? { overflow: 'drop-oldest' } : churnAfter(shape);
       runs.push({ experiment: 'hotness', settings: { shape }, options: lossy({ rate, queueCapacity, ...extra }) });
+    }
+  }
+  if (only.includes('restart')) {
+    const { modes, consumers: counts, rate, crash, publishUntil } = restartDesign;
+    const window = `broker@${crash.from * d}-${crash.to * d}`;
+    for (const mode of modes) {
+      for (const consumers of counts) runs.push({ experiment: 'restart', settings: { mode, consumers }, options: run(mode, { consumers, rate, crash: [window], publishUntil: publishUntil * d }) });
     }
   }
   return runs;

@@ -1,6 +1,6 @@
-import { LOG_LEVELS, MAX_PAYLOAD_BYTES, MODE_TABLE, OVERFLOW_POLICIES, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
+import { FSYNC_POLICIES, LOG_LEVELS, MAX_PAYLOAD_BYTES, MODE_TABLE, OVERFLOW_POLICIES, type FsyncPolicy, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
 import type { Fault } from '../model/faults.js';
-import { checkSchedule, parseFaults } from './parse-faults.js';
+import { checkBrokerCrashes, checkSchedule, parseFaults } from './parse-faults.js';
 import { parseConsumerCommands } from './parse-consumer-cmd.js';
 import { UsageError } from '../model/errors.js';
 import { consumerName, DEFAULTS, EXPANSIONS, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE, MODE_CHOICES, type ModeChoice, type Options, type RawOptions } from '../model/options.js';
@@ -32,6 +32,21 @@ function scheduleFaults(raw: RawOptions, context: { duration: number; consumers:
 }
 
 /**
+ * --fsync, --retention, --data-dir and --keep-data: checked here, and refused without a mode
+ * that keeps a log (as --overflow is without the lossy column). Whether the data dir can be
+ * used is a fact about the disk, checked before anything starts (run/data-dir.ts).
+ */
+function durableOptions(raw: RawOptions, modes: Mode[]): Pick<Options, 'fsync' | 'retention' | 'dataDir' | 'keepData'> {
+  const fsync = raw.fsync ?? DEFAULTS.fsync;
+  if (!(FSYNC_POLICIES as readonly string[]).includes(fsync)) throw new UsageError(`--fsync must be one of ${FSYNC_POLICIES.join(', ')}, got ${fsync}`);
+  const retention = raw.retention === undefined ? null : checkNumber('retention', raw.retention, integerIn(1, Number.MAX_SAFE_INTEGER, 'a whole number of events, at least 1'));
+  if (raw.dataDir === '') throw new UsageError('--data-dir needs a path');
+  const given = [fsync !== DEFAULTS.fsync && '--fsync', retention !== null && '--retention', raw.dataDir !== undefined && '--data-dir', raw.keepData === true && '--keep-data'].filter((flag) => flag !== false);
+  if (given.length > 0 && !modes.some((m) => MODE_TABLE[m].durable)) throw new UsageError(`${given.join(', ')} only matter${given.length === 1 ? 's' : ''} to a mode with a durable log; add --mode durable (or all)`);
+  return { fsync: fsync as FsyncPolicy, retention, dataDir: raw.dataDir ?? null, keepData: raw.keepData ?? false };
+}
+
+/**
  * Applies defaults and checks every flag, once, before anything is started.
  * Pure: the only outside fact it needs (is stderr a terminal?) is passed in.
  */
@@ -54,6 +69,8 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
   if (!(OVERFLOW_POLICIES as readonly string[]).includes(overflow)) throw new UsageError(`--overflow must be one of ${OVERFLOW_POLICIES.join(', ')}, got ${overflow}`);
   const modes = EXPANSIONS[mode] ?? [mode as Mode];
   if (overflow !== DEFAULTS.overflow && !modes.some((m) => MODE_TABLE[m].queuePolicy === 'overflow')) throw new UsageError(`--overflow ${overflow} changes the lossy column only; add --mode lossy (or all)`);
+  const consumerCmd = parseConsumerCommands(raw.consumerCmd ?? [], valid);
+  checkBrokerCrashes(faults, { duration, publishUntil, joinLate, foreign: consumerCmd.map((c) => c.consumer) });
   const logLevel = raw.logLevel ?? (raw.logFile === undefined && environment.stderrIsTTY ? 'warn' : 'info');
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${logLevel}`);
@@ -78,12 +95,13 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
     deleteRatio: checkNumber('delete-ratio', raw.deleteRatio ?? DEFAULTS.deleteRatio, { min: 0, max: 1, integer: false, what: 'a fraction from 0 to 1' }),
     joinLate,
     rogueFrames: checkNumber('rogue-frames', raw.rogueFrames ?? DEFAULTS.rogueFrames, integerIn(0, 1_000_000)),
-    consumerCmd: parseConsumerCommands(raw.consumerCmd ?? [], valid),
+    consumerCmd,
     readyTimeoutMs: raw.readyTimeout === undefined ? null : 1000 * checkNumber('ready-timeout', raw.readyTimeout, { min: 1, max: 600, integer: false, what: 'a number of seconds from 1 to 600' }),
     tui: raw.tui ?? DEFAULTS.tui,
     json: raw.json ?? DEFAULTS.json,
     logFile: raw.logFile ?? DEFAULTS.logFile,
     logLevel: logLevel as LogLevel,
     report: raw.report ?? DEFAULTS.report,
+    ...durableOptions(raw, modes),
   };
 }

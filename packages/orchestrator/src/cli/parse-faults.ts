@@ -1,5 +1,5 @@
 import { UsageError } from '../model/errors.js';
-import { DEFAULT_SLOW_PERCENT, describeFault, type Fault, type FaultKind } from '../model/faults.js';
+import { BROKER, DEFAULT_SLOW_PERCENT, describeFault, isBrokerFault, publishingEnds, type Fault, type FaultKind } from '../model/faults.js';
 
 /** The latest a window may end: ten hours (the same bound as --publish-until; timers misbehave past ~24 days). */
 const MAX_SECONDS = 36_000;
@@ -20,6 +20,7 @@ export function parseFaults(kind: FaultKind, entries: ReadonlyArray<string | num
     const usage = `NAME or NAME@FROM-TO (seconds since publishing started${kind === 'slow' ? ', then :PCT for the share of each 100 ms it is stopped' : ''})`;
     if (match === null) throw new UsageError(`--${kind} takes ${usage}, got ${text}`);
     const [, consumer = '', from, to, percent] = match;
+    if (consumer === BROKER) return brokerCrash(kind, text, from, to);
     if (!context.consumers.includes(consumer)) throw new UsageError(`--${kind} ${consumer} is not a consumer of this run; valid: ${context.consumers.join(', ')}`);
     if (percent !== undefined && kind !== 'slow') throw new UsageError(`--${kind} takes no :PCT (only --slow does), got ${text}`);
     const fault: Fault = { kind, consumer, from: from === undefined ? context.duration : Number(from), to: to === undefined ? 3 * context.duration : Number(to) };
@@ -31,6 +32,41 @@ export function parseFaults(kind: FaultKind, entries: ReadonlyArray<string | num
     }
     return fault;
   });
+}
+
+/** `--crash broker@FROM-TO`: the window is required, and the broker is up when publishing starts. */
+function brokerCrash(kind: FaultKind, text: string, from: string | undefined, to: string | undefined): Fault {
+  if (kind !== 'crash') throw new UsageError(`--${kind} ${text}: only --crash can fault the broker (--crash broker@FROM-TO)`);
+  if (from === undefined || to === undefined || text.includes(':')) throw new UsageError(`--crash broker takes broker@FROM-TO (seconds since publishing started), got ${text}`);
+  const fault: Fault = { kind, consumer: BROKER, from: Number(from), to: Number(to) };
+  if (fault.from <= 0) throw new UsageError(`--crash ${text}: FROM must be after 0 (the broker is up when publishing starts)`);
+  if (fault.from >= fault.to) throw new UsageError(`--crash ${text}: FROM must be before TO`);
+  if (fault.to > MAX_SECONDS) throw new UsageError(`--crash ${text}: TO must be at most ${MAX_SECONDS} s (ten hours)`);
+  return fault;
+}
+
+/**
+ * What makes a broker crash unrunnable: a restart at or after the end of publishing (with
+ * --publish-until; by default publishing outlasts it, see publishingEnds), a consumer that would
+ * have to subscribe while the broker is down (a crashed one's restart, the late joiner), and a
+ * foreign consumer in the run (docs/CONSUMER.md has no `brokerLost`: it would wait out its idle timeout).
+ */
+export function checkBrokerCrashes(faults: Fault[], context: { duration: number; publishUntil: number | null; joinLate: string | null; foreign: string[] }): void {
+  const crashes = faults.filter(isBrokerFault);
+  if (crashes.length === 0) return;
+  const first = describeFault(crashes[0]!);
+  if (context.foreign.length > 0) throw new UsageError(`${first} cannot run with --consumer-cmd (${context.foreign.join(', ')}): a foreign consumer is never told the broker was lost`);
+  const publishEnd = publishingEnds({ ...context, faults });
+  const starts = [
+    ...faults.filter((f) => f.kind === 'crash' && !isBrokerFault(f)).map((f) => ({ at: f.to, what: `${describeFault(f)} restarts ${f.consumer}` })),
+    ...(context.joinLate === null ? [] : [{ at: Math.min(...faults.map((f) => f.from)), what: `--join-late ${context.joinLate} joins at the first fault` }]),
+  ];
+  for (const crash of crashes) {
+    const flag = describeFault(crash);
+    if (crash.to >= publishEnd) throw new UsageError(`${flag}: TO must be before publishing ends (--publish-until ${fmt(publishEnd)}): the broker must be back while there is something to publish`);
+    const start = starts.find((s) => s.at >= crash.from && s.at < crash.to);
+    if (start) throw new UsageError(`${start.what} at ${fmt(start.at)} s, while the broker is down (${flag}): a consumer can only subscribe to a running broker`);
+  }
 }
 
 /**
@@ -46,9 +82,10 @@ export function checkSchedule(faults: Fault[], consumers: string[]): void {
       }
     }
   }
-  // The number of faulted consumers only rises at a window's start: check each start.
-  for (const start of faults.map((f) => f.from)) {
-    const faulted = new Set(faults.filter((f) => f.from <= start && start < f.to).map((f) => f.consumer));
+  // The number of faulted consumers only rises at a window's start: check each start (the broker is not a consumer).
+  const ofConsumers = faults.filter((f) => !isBrokerFault(f));
+  for (const start of ofConsumers.map((f) => f.from)) {
+    const faulted = new Set(ofConsumers.filter((f) => f.from <= start && start < f.to).map((f) => f.consumer));
     if (faulted.size === consumers.length) {
       throw new UsageError(`at ${fmt(start)} s every consumer is faulted (${[...faulted].join(', ')}); leave at least one of ${consumers.join(', ')} running to compare against`);
     }

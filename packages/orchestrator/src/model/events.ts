@@ -19,6 +19,12 @@ export type RunEvent =
   | { at: number; type: 'phase'; phase: PhaseName }
   | { at: number; type: 'freeze' | 'thaw' | 'unslow' | 'crash' | 'restart' | 'joined'; consumer: string; pid: number }
   | { at: number; type: 'slow'; consumer: string; pid: number; percent: number }
+  /**
+   * The broker's outage (--crash broker@FROM-TO): SIGKILLed (`pid`, the process that died), and back
+   * once its successor (`pid`) is listening on the same port; `restarts` counts them in this run.
+   */
+  | { at: number; type: 'broker-crash'; pid: number }
+  | { at: number; type: 'broker-restart'; pid: number; restarts: number }
   | { at: number; type: 'publisher-done'; published: number }
   | { at: number; type: 'drained'; ms: number; complete: boolean }
   | { at: number; type: 'consumer-ended'; consumer: string; reason: string };

@@ -6,18 +6,38 @@
  * - slow: stopped `percent` % of every 100 ms between `from` and `to`, like a
  *   container throttled by its CPU quota: it falls behind without ever being frozen;
  * - crash: SIGKILL at `from`; at `to` a fresh process of the same name subscribes
- *   the way its mode does (latest, or a snapshot under resync).
+ *   the way its mode does (latest, or a snapshot under resync). `--crash broker@FROM-TO`
+ *   crashes the broker instead: a new broker starts at `to` on the same port, and the
+ *   publisher and our consumers reconnect to it (run/steps.ts).
  */
 export const FAULT_KINDS = ['stall', 'slow', 'crash'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
+/** The one process other than a consumer that a fault can hit (`--crash broker@FROM-TO`). */
+export const BROKER = 'broker';
+
 export interface Fault {
   kind: FaultKind;
+  /** The faulted process: a consumer's name, or BROKER (a crash only). */
   consumer: string;
   from: number;
   to: number;
   /** slow only: the share of each 100 ms the consumer is stopped. */
   percent?: number;
+}
+
+export const isBrokerFault = (f: Fault): boolean => f.consumer === BROKER;
+
+/**
+ * When publishing ends, seconds since it started: `--publish-until`, or by default when the last
+ * fault ends (the seed's rule: a stalled consumer gets nothing published after its thaw). A broker
+ * restart is only worth watching if changes follow it (the clients must reconnect, the publisher
+ * publish to the new broker): by default publishing goes on one phase after the broker is back.
+ */
+export function publishingEnds(options: { duration: number; faults: Fault[]; publishUntil: number | null }): number {
+  if (options.publishUntil !== null) return options.publishUntil;
+  const restarts = options.faults.filter(isBrokerFault).map((f) => f.to + options.duration);
+  return Math.max(...options.faults.map((f) => f.to), ...restarts);
 }
 
 /** A slowed consumer is stopped this share of every period unless told otherwise. */

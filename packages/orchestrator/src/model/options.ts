@@ -1,8 +1,8 @@
-import { MODES, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
+import { MODES, type FsyncPolicy, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
 import type { Fault } from './faults.js';
 
 export const MODE_CHOICES = [...MODES, 'both', 'all'] as const;
-/** What the composite choices expand to: both is the seed's two columns, all adds resync. */
+/** What the composite choices expand to: both is the seed's two columns, all is every mode (resync and durable too). */
 export const EXPANSIONS: Record<string, Mode[]> = { both: ['lossy', 'lossless'], all: [...MODES] };
 export type ModeChoice = (typeof MODE_CHOICES)[number];
 
@@ -24,6 +24,8 @@ export const DEFAULTS = {
   deleteRatio: 0.02,
   rogueFrames: 0,
   overflow: 'drop-new' as OverflowPolicy,
+  /** A durable mode's fsync policy (PERIODIC_FSYNC_MS apart under periodic). */
+  fsync: 'periodic' as FsyncPolicy,
   tui: true,
   json: false,
   logFile: null as string | null,
@@ -61,6 +63,10 @@ export interface RawOptions {
   logFile?: string | undefined;
   logLevel?: string | undefined;
   report?: string | undefined;
+  fsync?: string | undefined;
+  retention?: number | undefined;
+  dataDir?: string | undefined;
+  keepData?: boolean | undefined;
 }
 
 export interface Options {
@@ -102,6 +108,17 @@ export interface Options {
   logLevel: LogLevel;
   /** Write a self-contained HTML report here after the run. */
   report: string | null;
+  /** Durable modes: when an append counts as done (protocol's FSYNC_POLICIES). */
+  fsync: FsyncPolicy;
+  /** Durable modes: most events the log keeps; null: every event the run makes. */
+  retention: number | null;
+  /**
+   * Durable modes: where the logs and checkpoints go (DIR/<mode>/broker, DIR/<mode>/consumers/<name>);
+   * null: a fresh temporary directory per run. Either way checked before anything starts (run/data-dir.ts).
+   */
+  dataDir: string | null;
+  /** Leave the data dir in place at the end (and say where it is) instead of removing it. */
+  keepData: boolean;
 }
 
 /**

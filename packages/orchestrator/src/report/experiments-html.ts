@@ -8,7 +8,7 @@ const STYLE =
   '.legend span{margin-right:1rem;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}pre{font-size:12px;overflow-x:auto}';
 
 function charts(document: ExperimentsDocument): string[] {
-  const { churn, queue, overlap, hotness } = document.experiments;
+  const { churn, queue, overlap, hotness, restart } = document.experiments;
   const out: string[] = [];
   for (const keys of [...new Set(churn?.points.map((p) => p.keys) ?? [])]) {
     const mine = churn!.points.filter((p) => p.keys === keys);
@@ -26,6 +26,11 @@ function charts(document: ExperimentsDocument): string[] {
     const deciles = Array.from({ length: 10 }, (_, i) => `d${i + 1}`);
     out.push(barChart('hotness: survival by decile, hottest first (of the keys that missed an update, the share still wrong)', deciles, Object.fromEntries(hotness.points.map((p) => [p.shape, p.survival.map((s) => s ?? 0)])), 'fraction'));
   }
+  if (restart) {
+    const counts = [...new Set(restart.points.map((p) => p.consumers))].sort((a, b) => a - b);
+    const perConsumer = Object.fromEntries(restart.growth.map((g) => [g.mode, counts.map((n) => g.perConsumer.find((b) => b.consumers === n)?.bytes ?? null)]));
+    out.push(barChart('restart: bytes each consumer was sent to catch up after the broker restarted, by consumers', counts.map(String), perConsumer, 'bytes per consumer'));
+  }
   return out;
 }
 
@@ -33,7 +38,7 @@ function charts(document: ExperimentsDocument): string[] {
 export function renderExperimentsHtml(document: ExperimentsDocument): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>state-divergence experiments</title><style>${STYLE}</style></head><body>
 <h1>The seed's experiments, measured</h1>
-<p>Lossy runs, ${document.config.duration} s per phase, seed ${document.config.seed}.</p>
+<p>Lossy runs (restart: one per mode), ${document.config.duration} s per phase, seed ${document.config.seed}.</p>
 ${charts(document).join('\n')}
 <pre>${esc(renderExperiments(document))}</pre></body></html>
 `;

@@ -1,4 +1,5 @@
-import type { ExperimentsDocument } from '../check/experiments-document.js';
+import type { RestartPoint } from '../check/experiment-points.js';
+import type { ExperimentsDocument, RestartGrowth } from '../check/experiments-document.js';
 
 const pct = (f: number | null): string => (f === null ? '-' : `${Math.round(f * 100)}%`);
 
@@ -44,9 +45,45 @@ function hotness(e: NonNullable<ExperimentsDocument['experiments']['hotness']>):
   ];
 }
 
+const count = (n: number | null): string => (n === null ? '-' : String(n));
+
+/** Never correct again, or unknown (a verdict is). */
+function converged(p: RestartPoint): string {
+  if (p.convergedMs !== null) return String(p.convergedMs);
+  return p.wrong !== null && p.wrong > 0 ? 'never' : '-';
+}
+
+function growthLine(g: RestartGrowth): string {
+  const bytes = g.perConsumer.every((p) => p.bytes === 0) ? 'nothing sent to catch up' : `${g.perConsumer.map((p) => p.bytes).join(' → ')} bytes`;
+  const wrong = `${g.perConsumer.map((p) => count(p.wrong)).join(' → ')} keys wrong`;
+  const ratio = g.ratio === null ? '' : `; all consumers' bytes ×${g.ratio} (${g.between[1]} vs ${g.between[0]})`;
+  return `    ${g.mode}: ${bytes}, ${wrong}${ratio}`;
+}
+
+/** Why a relist's size after a restart is not the keyspace's: what the restarted broker knows depends on timing. */
+const RELIST = [
+  "     A relist carries the restarted broker's table as it is when the consumer gets back; without a log it holds",
+  '     only what was published since the restart, so its size follows how long after the publisher each consumer got back.',
+];
+
+function restart(e: NonNullable<ExperimentsDocument['experiments']['restart']>): string[] {
+  const rows = e.points.map((p) => [p.mode, String(p.consumers), count(p.wrong), String(p.reconnectBytes), String(Math.round(p.reconnectBytes / p.consumers)), converged(p)]);
+  const counts = [...new Set(e.points.map((p) => p.consumers))].sort((a, b) => a - b);
+  return [
+    '  5. restart: the broker SIGKILLed after the first phase and started again a phase later (no consumer faulted;',
+    '     publishing goes on for two phases after). wrong: keys wrong at the end, over all consumers; reconnect bytes:',
+    '     what brought them back (a relist\'s snapshot, a replay of what each missed); converged: ms from the broker\'s',
+    '     return until every consumer was correct (never: one ends wrong)',
+    ...table(['mode', 'consumers', 'wrong', 'reconnect bytes', 'bytes each', 'converged ms'], rows),
+    `     how reconnecting's cost grows with the consumers, per consumer at ${counts.join(' → ')} consumers:`,
+    ...e.growth.map(growthLine),
+    ...(e.points.some((p) => p.mode === 'resync') ? RELIST : []),
+  ];
+}
+
 /** The experiments as tables, each with the expectation beside what was measured. */
 export function renderExperiments(document: ExperimentsDocument): string {
-  const { churn: c, queue: q, overlap: o, hotness: h } = document.experiments;
-  const sections = [c && churn(c), q && queue(q), o && overlap(o), h && hotness(h)].filter((s): s is string[] => s !== undefined);
+  const { churn: c, queue: q, overlap: o, hotness: h, restart: r } = document.experiments;
+  const sections = [c && churn(c), q && queue(q), o && overlap(o), h && hotness(h), r && restart(r)].filter((s): s is string[] => s !== undefined);
   return sections.map((s) => s.join('\n')).join('\n\n') + '\n';
 }

@@ -1,4 +1,4 @@
-import { BROKER_HOST, modeSpec, type BrokerEndpoint, type BrokerInit, type ConsumerInit, type LogSettings, type Mode, type OverflowPolicy, type PublisherInit } from '@state-divergence/protocol';
+import { BROKER_HOST, modeSpec, type BrokerEndpoint, type BrokerInit, type ConsumerInit, type DurableSettings, type LogSettings, type Mode, type OverflowPolicy, type PublisherInit } from '@state-divergence/protocol';
 import { RunError } from '../model/errors.js';
 import type { ChildHandle } from './child/child-handle.js';
 import type { RunCertificate } from './tls.js';
@@ -16,9 +16,12 @@ export function brokerInit(settings: {
   idleTimeoutMs: number;
   datagramSize: number;
   log: LogSettings;
+  /** A durable mode's log (its directory, fsync policy, retention); null or absent in a mode without one. */
+  durable?: DurableSettings | null;
 }): BrokerInit {
+  // Port 0: any free port. A restart binds the first start's (run/cluster.ts), so clients find it again.
   return {
-    role: 'broker', name: 'broker', mode: settings.mode, host: BROKER_HOST, port: 0, durable: null, keys: settings.keys, queueCapacity: settings.queueCapacity, overflow: settings.overflow,
+    role: 'broker', name: 'broker', mode: settings.mode, host: BROKER_HOST, port: 0, durable: settings.durable ?? null, keys: settings.keys, queueCapacity: settings.queueCapacity, overflow: settings.overflow,
     batchMaxEvents: BATCH_MAX_EVENTS, streamWindowBytes: STREAM_WINDOW_BYTES, datagramBytes: settings.datagramSize, heartbeatMs: HEARTBEAT_MS,
     certPem: settings.tls.certPem, keyPem: settings.tls.keyPem, idleTimeoutMs: settings.idleTimeoutMs, token: settings.token, log: settings.log,
   };
@@ -33,10 +36,13 @@ export function brokerEndpoint(broker: ChildHandle<'broker'>, init: BrokerInit):
   return { host: init.host, port: broker.port, caPem: init.certPem, idleTimeoutMs: init.idleTimeoutMs, datagramBytes: init.datagramBytes, token: init.token };
 }
 
-/** How a consumer subscribes is its mode's (protocol's modes.ts): today's consumer, or one that can recover. */
-export function consumerInit(name: string, broker: BrokerEndpoint, mode: Mode, log: LogSettings): ConsumerInit {
+/**
+ * How a consumer subscribes is its mode's (protocol's modes.ts): today's consumer, or one that can recover.
+ * `checkpointDir`: its own directory under the run's data dir, in a durable mode only (null otherwise).
+ */
+export function consumerInit(name: string, broker: BrokerEndpoint, mode: Mode, log: LogSettings, checkpointDir: string | null = null): ConsumerInit {
   const { subscribeWith, detectGaps } = modeSpec(mode);
-  return { role: 'consumer', name, broker, subscribeWith, detectGaps, checkpointDir: null, log };
+  return { role: 'consumer', name, broker, subscribeWith, detectGaps, checkpointDir, log };
 }
 
 export function publisherInit(

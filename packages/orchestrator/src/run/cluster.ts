@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { BrokerEndpoint, ChildRole, InitOf, LogSettings, Mode, OverflowPolicy } from '@state-divergence/protocol';
+import type { BrokerEndpoint, ChildRole, DurableSettings, InitOf, LogSettings, Mode, OverflowPolicy } from '@state-divergence/protocol';
 import { TOKEN_BYTES } from '@state-divergence/protocol';
 import { errorMessage, type Logger } from '@state-divergence/runtime';
+import { RunError } from '../model/errors.js';
 import { brokerEndpoint, brokerInit, consumerInit, publisherInit } from './child-inits.js';
 import type { ChildHandle } from './child/child-handle.js';
 import { spawnRole, type ForeignCommand, type SpawnOptions } from './child/spawn-role.js';
@@ -33,9 +34,12 @@ export interface ClusterSpec {
   foreign?: Record<string, ForeignCommand>;
   /** Told of every contract failure of a foreign consumer (docs/CONSUMER.md), by name. */
   breach?: (name: string, failure: string) => void;
+  /** A durable mode's data (run/data-dir.ts): the broker's log, and each of our consumers' checkpoint directory. Absent: none. */
+  durable?: { log: DurableSettings; checkpointDir(name: string): string } | null;
 }
 
 export interface Cluster {
+  /** The broker now: after a restart its successor (the crashed one while the successor boots). */
   broker: ChildHandle<'broker'>;
   publisher: ChildHandle<'publisher'>;
   /** In start order, then joiners as they subscribe. */
@@ -47,6 +51,11 @@ export interface Cluster {
    * crashed predecessor. Undefined: a foreign consumer that did not start (its contract failure says why).
    */
   addConsumer(name: string): Promise<ChildHandle<'consumer'> | undefined>;
+  /**
+   * Starts a new broker in place of the crashed one, with its init (certificate, token, data dir)
+   * on its port, so that clients reconnecting to the endpoint find it; it becomes `broker` once ready.
+   */
+  restartBroker(): Promise<ChildHandle<'broker'>>;
 }
 
 /**
@@ -93,15 +102,16 @@ export async function startCluster(
   const certificate = generateRunCertificate();
   const { mode, keys, queueCapacity, overflow, log, datagramSize } = spec;
   const idleTimeoutMs = idleTimeoutFor(spec, readyTimeoutMs);
-  const configured = certificate.then((tls) => brokerInit({ mode, keys, queueCapacity, overflow, tls, token, idleTimeoutMs, datagramSize, log }));
+  const durable = spec.durable ?? null;
+  const configured = certificate.then((tls) => brokerInit({ mode, keys, queueCapacity, overflow, tls, token, idleTimeoutMs, datagramSize, log, durable: durable?.log ?? null }));
   const brokerReady = spawn('broker', 'broker', configured);
   const endpoint = Promise.all([brokerReady, configured]).then(([b, init]) => brokerEndpoint(b, init));
   endpoint.catch(() => {}); // observed by every client's spawn; seen once is enough
   const addConsumer = (name: string): Promise<ChildHandle<'consumer'> | undefined> => {
     const foreign = spec.foreign?.[name];
     const breach = (failure: string) => spec.breach?.(name, failure);
+    if (foreign === undefined) return spawn('consumer', name, endpoint.then((broker) => consumerInit(name, broker, mode, log, durable?.checkpointDir(name) ?? null)));
     const init = endpoint.then((broker) => consumerInit(name, broker, mode, log));
-    if (foreign === undefined) return spawn('consumer', name, init);
     return tolerated(spawn('consumer', name, init, { foreign, breach }), endpoint, breach);
   };
   const rogueInit = async (): Promise<InitOf<'rogue'>> => {
@@ -129,6 +139,13 @@ export async function startCluster(
       if (at >= 0) cluster.consumers[at] = joined;
       else cluster.consumers.push(joined);
       return joined;
+    },
+    restartBroker: async () => {
+      const { port } = cluster.endpoint;
+      const broker = await spawn('broker', 'broker', configured.then((init) => ({ ...init, port })));
+      if (broker.port !== port) throw new RunError('E_SPAWN', `the restarted broker (pid ${broker.pid}) listens on port ${broker.port}, not ${port}: the clients cannot find it`);
+      cluster.broker = broker;
+      return broker;
     },
   };
   return cluster;

@@ -34,7 +34,7 @@ export interface Collected {
 export async function collect(
   cluster: Cluster,
   context: {
-    watch: ClusterWatch; published: number; drainTimeoutMs: number; signal: AbortSignal; logger: Logger; timeline: Timeline;
+    watch: ClusterWatch; published: number | null; drainTimeoutMs: number; signal: AbortSignal; logger: Logger; timeline: Timeline;
     /** Told when a foreign consumer does not answer as docs/CONSUMER.md says it must. */
     breach?: (name: string, failure: string) => void;
   },

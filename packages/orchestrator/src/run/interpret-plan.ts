@@ -12,6 +12,8 @@ export interface StepHandlers {
   unslow(step: Step<'unslow'>): void | Promise<void>;
   crash(step: Step<'crash'>): void | Promise<void>;
   restart(step: Step<'restart'>): void | Promise<void>;
+  brokerCrash(step: Step<'broker-crash'>): void | Promise<void>;
+  brokerRestart(step: Step<'broker-restart'>): void | Promise<void>;
   join(step: Step<'join'>): void | Promise<void>;
   publishEnd(step: Step<'publish-end'>): void | Promise<void>;
   publishDone(step: Step<'publish-done'>): void | Promise<void>;
@@ -36,6 +38,10 @@ function perform(step: PlanStep, handlers: StepHandlers): void | Promise<void> {
       return handlers.crash(step);
     case 'restart':
       return handlers.restart(step);
+    case 'broker-crash':
+      return handlers.brokerCrash(step);
+    case 'broker-restart':
+      return handlers.brokerRestart(step);
     case 'join':
       return handlers.join(step);
     case 'publish-end':

@@ -50,11 +50,14 @@ export class LiveMonitor {
   private readonly rateSamples: Array<{ at: number; published: number }> = [];
   private readonly rateSeries: number[] = [];
   private readonly times: number[] = [];
+  /** The broker's counters as last seen: a restarted broker's start again from 0, and a crashed one says nothing. */
+  private brokerCounters: CountersOf<'broker'> | undefined;
 
   constructor(
     private readonly parts: {
       publisher: ChildHandle<'publisher'>;
-      broker: ChildHandle<'broker'>;
+      /** The broker now; null while it is away (crashed, its successor not ready): no samples from it then. */
+      broker: () => ChildHandle<'broker'> | null;
       consumers: () => Array<ChildHandle<'consumer'>>;
       faulted: (name: string) => boolean;
       /** The fault a consumer is under right now: a frozen or crashed one cannot answer. */
@@ -78,10 +81,11 @@ export class LiveMonitor {
   }
 
   async sample(phase: PhaseName, seconds: number): Promise<LiveSnapshot> {
-    const { publisher, broker, consumers, faulted, faultOf, keys, totalSeconds, faults, mode } = this.parts;
+    const { publisher, consumers, faulted, faultOf, keys, totalSeconds, faults, mode } = this.parts;
+    const broker = this.parts.broker();
     const [authority, lastWrites, publisherCounters] = await Promise.all([
       publisher.versions(REPLY_MS).catch(() => undefined),
-      broker.lastWrites(REPLY_MS).catch(() => undefined),
+      broker?.lastWrites(REPLY_MS).catch(() => undefined),
       publisher.status(REPLY_MS).catch(() => publisher.latest),
     ]);
     const live = consumers();
@@ -91,7 +95,8 @@ export class LiveMonitor {
     const published = publisherCounters?.published ?? 0;
     const publisherRate = this.rate(published);
     this.times.push(seconds);
-    const brokerCounters = broker.latest;
+    this.brokerCounters = broker?.latest ?? this.brokerCounters;
+    const { brokerCounters } = this;
     return {
       mode, phase, seconds, totalSeconds, faults, keys, published, publisherRate,
       publisherBacklog: authority && lastWrites ? publisherBacklog(authority, lastWrites) : null,

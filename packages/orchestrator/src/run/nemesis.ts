@@ -1,4 +1,4 @@
-import { SLOW_PERIOD_MS, type FaultKind } from '../model/faults.js';
+import { BROKER, SLOW_PERIOD_MS, type FaultKind } from '../model/faults.js';
 import type { ChildHandle } from './child/child-handle.js';
 import type { Timeline } from './timeline.js';
 
@@ -15,11 +15,15 @@ interface Throttle {
  * it: to the broker it is a consumer that is merely slow. A slowed one is frozen
  * for part of every period, like a container throttled by its CPU quota. A
  * crashed one is SIGKILLed: its process, subscription and local copy are gone.
+ * A crashed broker takes every subscription and, unless it keeps a log, every
+ * offset and table with it.
  */
 export class Nemesis {
   private readonly throttles = new Map<string, Throttle>();
   private readonly frozen = new Set<string>();
   private readonly crashed = new Set<string>();
+  private brokerDown = false;
+  private restarts = 0;
 
   constructor(private readonly timeline: Timeline) {}
 
@@ -77,8 +81,27 @@ export class Nemesis {
     this.crashed.delete(name);
   }
 
-  /** The fault a consumer is under right now, if any (the live view shows it). */
+  crashBroker(target: ChildHandle<'broker'>): void {
+    target.kill();
+    this.brokerDown = true;
+    this.timeline.record({ type: 'broker-crash', pid: target.pid });
+  }
+
+  /** The new broker is listening: the outage is over. */
+  brokerRestarted(successor: ChildHandle<'broker'>): void {
+    this.brokerDown = false;
+    this.restarts += 1;
+    this.timeline.record({ type: 'broker-restart', pid: successor.pid, restarts: this.restarts });
+  }
+
+  /** Between the broker's SIGKILL and its successor's `ready`: nobody can ask it anything. */
+  get brokerAway(): boolean {
+    return this.brokerDown;
+  }
+
+  /** The fault a consumer (or the broker) is under right now, if any (the live view shows it). */
   activeFault(name: string): FaultKind | null {
+    if (name === BROKER) return this.brokerDown ? 'crash' : null;
     if (this.frozen.has(name)) return 'stall';
     if (this.throttles.has(name)) return 'slow';
     if (this.crashed.has(name)) return 'crash';

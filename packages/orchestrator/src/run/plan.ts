@@ -1,5 +1,5 @@
 import type { PhaseName } from '../model/events.js';
-import { DEFAULT_SLOW_PERCENT, type Fault } from '../model/faults.js';
+import { BROKER, DEFAULT_SLOW_PERCENT, isBrokerFault, publishingEnds, type Fault } from '../model/faults.js';
 
 /**
  * The plan of one mode's run, as plain data (Jepsen's generator as a value):
@@ -20,6 +20,12 @@ export type PlanStep =
   /** SIGKILL; at `restart` a fresh process of the same name subscribes. */
   | { at: number; do: 'crash'; consumer: string }
   | { at: number; do: 'restart'; consumer: string }
+  /**
+   * SIGKILL the broker and tell the publisher and every consumer (QUIC would leave them waiting
+   * for their idle timeout); at `broker-restart` a new broker starts on the same port.
+   */
+  | { at: number; do: 'broker-crash' }
+  | { at: number; do: 'broker-restart' }
   /** A consumer that subscribes only now, in the middle of the stream. */
   | { at: number; do: 'join'; consumer: string }
   /**
@@ -39,14 +45,15 @@ export interface RunPlan {
 }
 
 /**
- * At one instant: publishing ends, then faults end, then the phase changes,
- * then faults start and publishing begins, then joiners, then the publisher's
- * `done` is awaited. So the `stalled` phase opens before the first fault and
- * closes after the last, and a consumer thawed when publishing stops gets
- * nothing published after its thaw.
+ * At one instant: publishing ends, then the broker comes back, then faults end
+ * (a restarted consumer needs the broker), then the phase changes, then faults
+ * start and publishing begins, then joiners, then the publisher's `done` is
+ * awaited. So the `stalled` phase opens before the first fault and closes after
+ * the last, and a consumer thawed when publishing stops gets nothing published
+ * after its thaw.
  */
 const RANK: Record<PlanStep['do'], number> = {
-  'publish-end': 0, thaw: 1, unslow: 1, restart: 1, phase: 2, freeze: 3, slow: 3, crash: 3, publish: 3, join: 4, 'publish-done': 5, end: 6,
+  'publish-end': 0, 'broker-restart': 1, thaw: 2, unslow: 2, restart: 2, phase: 3, freeze: 4, slow: 4, crash: 4, 'broker-crash': 4, publish: 4, join: 5, 'publish-done': 6, end: 7,
 };
 
 function faultSteps(faults: Fault[]): PlanStep[] {
@@ -54,7 +61,8 @@ function faultSteps(faults: Fault[]): PlanStep[] {
   const steps: PlanStep[] = [];
   for (const f of faults) {
     if (f.kind === 'slow') steps.push({ at: ms(f.from), do: 'slow', consumer: f.consumer, percent: f.percent ?? DEFAULT_SLOW_PERCENT }, { at: ms(f.to), do: 'unslow', consumer: f.consumer });
-    if (f.kind === 'crash') steps.push({ at: ms(f.from), do: 'crash', consumer: f.consumer }, { at: ms(f.to), do: 'restart', consumer: f.consumer });
+    if (f.kind === 'crash' && isBrokerFault(f)) steps.push({ at: ms(f.from), do: 'broker-crash' }, { at: ms(f.to), do: 'broker-restart' });
+    else if (f.kind === 'crash') steps.push({ at: ms(f.from), do: 'crash', consumer: f.consumer }, { at: ms(f.to), do: 'restart', consumer: f.consumer });
   }
   // Stalls that start (or end) at the same instant are one step: frozen together, as the seed does.
   const stalls = faults.filter((f) => f.kind === 'stall');
@@ -69,15 +77,15 @@ function faultSteps(faults: Fault[]): PlanStep[] {
 /**
  * The plan of a run with these faults. Phases: converged until the first fault
  * starts, stalled until the last one ends, then recovering for one phase after
- * publishing stops (by default when the last fault ends: the seed's rule), then
- * quiesced for one. The seed's default (one consumer stalled over [d, 3d)) is
+ * publishing stops (by default when the last fault ends: the seed's rule; one
+ * phase after a broker restart, see publishingEnds), then quiesced for one. The seed's default (one consumer stalled over [d, 3d)) is
  * five phases: converged, stalled for two, recovering, quiesced.
  */
 export function buildPlan(options: { duration: number; faults: Fault[]; publishUntil: number | null; joinLate: string | null }): RunPlan {
   const d = options.duration * 1000;
   const firstFault = Math.min(...options.faults.map((f) => Math.round(f.from * 1000)));
   const lastFault = Math.max(...options.faults.map((f) => Math.round(f.to * 1000)));
-  const publishEnd = options.publishUntil === null ? lastFault : Math.round(options.publishUntil * 1000);
+  const publishEnd = Math.round(publishingEnds(options) * 1000);
   const settled = Math.max(lastFault, publishEnd);
   const steps: PlanStep[] = [
     { at: 0, do: 'phase', phase: 'converged' },
@@ -143,8 +151,8 @@ export function checkPlan(plan: RunPlan): string[] {
   if (steps.at(-1)?.do !== 'end') problems.push('the last step is not `end`');
   if (steps[0]?.do !== 'phase' || steps[0].at !== 0) problems.push('the plan does not open with a phase at 0 ms');
   const open = new Map<string, string>(); // consumer -> the fault step it is in
-  const opening = (step: PlanStep): string[] => (step.do === 'freeze' ? step.consumers : step.do === 'slow' || step.do === 'crash' ? [step.consumer] : []);
-  const closing = (step: PlanStep): string[] => (step.do === 'thaw' ? step.consumers : step.do === 'unslow' || step.do === 'restart' ? [step.consumer] : []);
+  const opening = (step: PlanStep): string[] => (step.do === 'freeze' ? step.consumers : step.do === 'slow' || step.do === 'crash' ? [step.consumer] : step.do === 'broker-crash' ? [BROKER] : []);
+  const closing = (step: PlanStep): string[] => (step.do === 'thaw' ? step.consumers : step.do === 'unslow' || step.do === 'restart' ? [step.consumer] : step.do === 'broker-restart' ? [BROKER] : []);
   for (const step of steps) {
     for (const c of closing(step)) {
       if (!open.has(c)) problems.push(`${c} gets ${step.do} at ${step.at} ms without a fault to end`);
@@ -154,11 +162,16 @@ export function checkPlan(plan: RunPlan): string[] {
       if (open.has(c)) problems.push(`${c} gets ${step.do} at ${step.at} ms while its ${open.get(c)} has not ended`);
       open.set(c, step.do);
     }
+    // A consumer subscribes as it starts: there must be a broker to subscribe to.
+    if ((step.do === 'restart' || step.do === 'join') && open.has(BROKER)) problems.push(`${step.consumer} starts (${step.do}) at ${step.at} ms while the broker is down`);
   }
   for (const [c, fault] of open) problems.push(`${c}'s ${fault} never ends`);
   const done = steps.find((s) => s.do === 'publish-done');
-  const lastFaultEnd = Math.max(0, ...steps.filter((s) => s.do === 'thaw' || s.do === 'unslow' || s.do === 'restart').map((s) => s.at));
+  const lastFaultEnd = Math.max(0, ...steps.filter((s) => s.do === 'thaw' || s.do === 'unslow' || s.do === 'restart' || s.do === 'broker-restart').map((s) => s.at));
   if (done !== undefined && done.at < lastFaultEnd) problems.push(`the plan waits for the publisher at ${done.at} ms, before its last fault ends at ${lastFaultEnd} ms`);
+  const publishEnd = steps.find((s) => s.do === 'publish-end')?.at;
+  const lateRestart = steps.find((s) => s.do === 'broker-restart' && publishEnd !== undefined && s.at >= publishEnd);
+  if (lateRestart) problems.push(`the broker restarts at ${lateRestart.at} ms, not before publishing ends at ${publishEnd} ms`);
   const publishes = steps.filter((s) => s.do === 'publish').length;
   const ends = steps.filter((s) => s.do === 'publish-done').length;
   if (publishes !== 1 || ends !== 1) problems.push(`the plan publishes ${publishes} time(s) and waits for the end of publishing ${ends} time(s); each must be once`);

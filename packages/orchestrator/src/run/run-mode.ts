@@ -1,4 +1,4 @@
-import type { LogSettings, Mode } from '@state-divergence/protocol';
+import { modeSpec, type LogSettings, type Mode } from '@state-divergence/protocol';
 import { processResources, setLogPhase, type Logger } from '@state-divergence/runtime';
 import { assembleOutcome, type GatheredRun, type ModeResult } from '../check/outcome.js';
 import { RunError } from '../model/errors.js';
@@ -12,6 +12,7 @@ import type { ChildHandle, ChildRegistry } from './child/child-handle.js';
 import { RunClock } from './clock.js';
 import { collect, type Collected } from './collect.js';
 import { startCluster, type Cluster, type ClusterSpec } from './cluster.js';
+import { modeData, openRunData } from './data-dir.js';
 import { interpretPlan } from './interpret-plan.js';
 import { LiveMonitor } from './live-monitor.js';
 import { buildPlan, checkPlan, faultedConsumers, longestStallMs, planLengthMs, type RunPlan } from './plan.js';
@@ -29,6 +30,11 @@ export interface RunContext {
   registry: ChildRegistry;
   /** The process's one root logger; each mode logs through a child bound to it. */
   logger: Logger;
+  /**
+   * The run's data dir (run/data-dir.ts), checked and made by the caller: a durable mode keeps its
+   * log and checkpoints in DIR/<mode>. Absent: a durable mode makes a temporary one of its own.
+   */
+  dataDir?: string;
 }
 
 const consumerNames = (options: Options): string[] => Array.from({ length: options.consumers }, (_, i) => consumerName(i));
@@ -37,7 +43,7 @@ const consumerNames = (options: Options): string[] => Array.from({ length: optio
 const samplingInterval = (observer: RunObserver, plan: RunPlan): number => Math.min(observer.intervalMs, plan.phaseMs / 4);
 
 /** What the cluster of a mode is started with: the run's flags, and an idle timeout that outlasts the longest stall. */
-function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettings, contract: ContractLog, logger: Logger): ClusterSpec {
+function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettings, contract: ContractLog, logger: Logger, dataDir: string | null): ClusterSpec {
   // The stalled connection must outlive the stall, or it dies instead of lagging
   // (which would measure something else). Margin for the drain after it.
   const idleTimeoutMs = Math.ceil(longestStallMs(plan) * 2 + 10_000);
@@ -47,7 +53,18 @@ function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettin
     logger.warn({ consumer: name, failure }, 'contract failure');
     contract.add(name, failure);
   };
-  return { ...options, mode, consumers, idleTimeoutMs, log, foreign, breach };
+  const data = dataDir === null ? null : modeData(dataDir, mode);
+  const durable = data && { log: { dir: data.broker, fsync: options.fsync, retention: options.retention }, checkpointDir: data.consumer };
+  return { ...options, mode, consumers, idleTimeoutMs, log, foreign, breach, durable };
+}
+
+/** A durable mode's data dir: the caller's, or one of its own, removed at teardown (unless --keep-data). */
+function dataDirOf(mode: Mode, options: Options, context: RunContext, teardown: TeardownStack): string | null {
+  if (!modeSpec(mode).durable) return null;
+  if (context.dataDir !== undefined) return context.dataDir;
+  const own = openRunData(options, (line) => process.stderr.write(`orchestrator: ${line}\n`));
+  teardown.defer('remove the data dir', () => own.release());
+  return own.root;
 }
 
 /**
@@ -67,6 +84,8 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
   const { aborted, dispose } = rejectOnAbort(context.signal);
   const teardown = new TeardownStack(logger);
   teardown.defer('stop listening for an interrupt', dispose);
+  // Released after every child is stopped (the stack unwinds in reverse): nothing writes into it any more.
+  const dataDir = dataDirOf(mode, options, context, teardown);
   const children: ChildHandle[] = [];
   teardown.defer('stop every child', () => stopChildren(children, context.registry));
   setLogPhase('starting');
@@ -78,7 +97,7 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
       timeline.record({ type: 'spawned', name: child.name, pid: child.pid });
     };
     const contract = new ContractLog();
-    const spec = clusterSpec(mode, options, plan, log, contract, logger);
+    const spec = clusterSpec(mode, options, plan, log, contract, logger, dataDir);
     const cluster = await startCluster(spec, { logger, track, aborted });
     const watch = watchCluster(cluster, { timeline, logger, aborted, ...(spec.breach && { breach: spec.breach }) });
     teardown.defer('stop watching', () => watch.stop());
@@ -87,7 +106,7 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     const steps = new PlanSteps({ mode, phaseMs: plan.phaseMs, cluster, watch, timeline, clock, logger, observer: context.observer, onPhase: (next) => (phase = next) });
     const { record, nemesis } = steps;
     const monitor = new LiveMonitor({
-      ...cluster, consumers: () => cluster.consumers, faulted: (name) => faulted.includes(name), faultOf: (name) => nemesis.activeFault(name),
+      ...cluster, broker: () => (nemesis.brokerAway ? null : cluster.broker), consumers: () => cluster.consumers, faulted: (name) => faulted.includes(name), faultOf: (name) => nemesis.activeFault(name),
       keys: options.keys, totalSeconds: planLengthMs(plan) / 1000, faults: options.faults, mode,
     });
     teardown.defer('end every fault', () => nemesis.stop());
@@ -101,7 +120,9 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     for (const child of children) child.send({ type: 'phase', phase: 'checking' });
     // Catching up is CPU-bound: allow more time the more consumers share the 2 cores.
     const drainTimeoutMs = Math.max(5_000, longestStallMs(plan)) + 100 * options.consumers;
-    const collected = await collect(cluster, { watch, published: record.published, drainTimeoutMs, signal: context.signal, logger, timeline, ...(spec.breach && { breach: spec.breach }) });
+    // A restarted broker without a log counts its offsets from its own start: its head is not comparable with what was published.
+    const published = record.brokerOutages.length > 0 ? null : record.published;
+    const collected = await collect(cluster, { watch, published, drainTimeoutMs, signal: context.signal, logger, timeline, ...(spec.breach && { breach: spec.breach }) });
     await retireForeign(children, watch);
     const foreign = { commands: Object.fromEntries(options.consumerCmd.map((c) => [c.consumer, c.command])), contract: contract.all() };
     const outcome = assembleOutcome(gatheredRun({ mode, cluster, collected, record, faulted, faults: options.faults, names: consumerNames(options), exits: watch.exits, monitor, children, timeline, origin: clock.origin(), seconds: clock.seconds(), intervalMs: sampleMs, foreign }));
@@ -168,6 +189,7 @@ function gatheredRun(parts: {
     stallWindow: record.stallWindow,
     datagramBytes: cluster.endpoint.datagramBytes,
     stallBytes: record.stallBytes,
+    brokerOutages: record.brokerOutages,
     publishedInStall: record.publishedInStall,
     drain: collected.drain,
     rogue: collected.rogue,

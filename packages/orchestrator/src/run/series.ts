@@ -3,9 +3,10 @@ import type { Options } from '../model/options.js';
 import { runMode, type RunContext } from './run-mode.js';
 
 /**
- * Runs the lossy mode once per item (each a complete run with fresh processes),
- * one after another, measures each result as it lands and reports the point:
- * `sweep` and `experiments` are both series.
+ * Runs each item's one mode (lossy for a sweep and most experiments; the
+ * restart experiment compares modes) once per item, each a complete run with
+ * fresh processes, one after another, measures each result as it lands and
+ * reports the point: `sweep` and `experiments` are both series.
  */
 export async function runSeries<I extends { options: Options }, P>(
   items: I[],
@@ -13,7 +14,9 @@ export async function runSeries<I extends { options: Options }, P>(
 ): Promise<P[]> {
   const points: P[] = [];
   for (const item of items) {
-    const point = context.measure(await runMode('lossy', item.options, context), item);
+    const [mode, ...more] = item.options.modes;
+    if (mode === undefined || more.length > 0) throw new Error(`a series runs one mode per item, got ${item.options.modes.join(', ')}`);
+    const point = context.measure(await runMode(mode, item.options, context), item);
     points.push(point);
     context.onPoint(point, item);
   }

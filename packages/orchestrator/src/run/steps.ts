@@ -10,6 +10,7 @@ import { Nemesis } from './nemesis.js';
 import type { Timeline } from './timeline.js';
 import type { ClusterWatch } from './watch.js';
 import type { BrokerSample, StallBytes } from '../check/transport.js';
+import type { BrokerOutage } from '../check/run-types.js';
 
 const STATUS_TIMEOUT_MS = 2_000;
 /** How long the plan waits, when publishing ends, for the publisher's last change before it goes on. */
@@ -27,6 +28,8 @@ export interface PlanRecord {
   recoveredAt: Record<string, number>;
   /** What the broker had sent each frozen consumer at its SIGSTOP and SIGCONT (check/transport.ts). */
   stallBytes: StallBytes[];
+  /** Each broker outage (--crash broker@FROM-TO), wall-clock ms: from its SIGKILL until its successor said ready. */
+  brokerOutages: BrokerOutage[];
 }
 
 interface StepContext {
@@ -53,7 +56,7 @@ const pids = (targets: ChildHandle[]) => targets.map((c) => ({ name: c.name, pid
  * measured; `nemesis` must be stopped on every path.
  */
 export class PlanSteps implements StepHandlers {
-  readonly record: PlanRecord = { stallWindow: { from: 0, to: Number.POSITIVE_INFINITY }, publishedInStall: 0, published: 0, recoveredAt: {}, stallBytes: [] };
+  readonly record: PlanRecord = { stallWindow: { from: 0, to: Number.POSITIVE_INFINITY }, publishedInStall: 0, published: 0, recoveredAt: {}, stallBytes: [], brokerOutages: [] };
   /** Each crashed consumer's dead process, until its successor starts. */
   private readonly crashed = new Map<string, ChildHandle<'consumer'>>();
   readonly nemesis: Nemesis;
@@ -64,6 +67,13 @@ export class PlanSteps implements StepHandlers {
   /** Stalls not thawed yet, and the broker answers still on their way (sampleBytes). */
   private open: StallBytes[] = [];
   private readonly sampling: Array<Promise<void>> = [];
+  /** Resolves when there is a broker to talk to: at once, except between a broker crash and its successor's `ready`. */
+  private brokerBack: Promise<void> = Promise.resolve();
+  /** Settles brokerBack: the successor is ready, or could not be started. */
+  private brokerReturned = { resolve: () => {}, reject: (_error: unknown) => {} };
+  private phaseNow: PhaseName | undefined;
+  /** Wall-clock ms of the broker's last SIGKILL: its outage is recorded once its successor is ready. */
+  private brokerKilledAt = 0;
 
   constructor(private readonly context: StepContext) {
     this.nemesis = new Nemesis(context.timeline);
@@ -80,6 +90,7 @@ export class PlanSteps implements StepHandlers {
    * figure unknown (check/transport.ts) and neither delays nor fails the plan.
    */
   private sampleBytes(stalls: StallBytes[], put: (stall: StallBytes, sample: BrokerSample) => void): void {
+    if (this.nemesis.brokerAway) return; // nobody to ask: the figure stays unknown
     const asked = this.context.cluster.broker.status(STATUS_TIMEOUT_MS).then(
       ({ at, subscribers }) => {
         for (const stall of stalls) put(stall, { at, bytesSent: subscribers[stall.consumer]?.bytesSent ?? 0 });
@@ -95,7 +106,7 @@ export class PlanSteps implements StepHandlers {
 
   private subscribe(name: string, event: 'joined' | 'restart'): void {
     const { cluster, timeline, watch } = this.context;
-    const started = cluster.addConsumer(name).then((c) => {
+    const started = this.brokerBack.then(() => cluster.addConsumer(name)).then((c) => {
       if (c === undefined) return; // a foreign consumer that did not start: its contract failure says so
       timeline.record({ type: event, consumer: c.name, pid: c.pid });
       watch.watchConsumer(c);
@@ -112,6 +123,7 @@ export class PlanSteps implements StepHandlers {
       this.record.stallWindow.from = wallClockMs();
     }
     if (phase === 'recovering') this.record.stallWindow.to = wallClockMs();
+    this.phaseNow = phase;
     timeline.record({ type: 'phase', phase });
     setLogPhase(phase);
     for (const child of everyone(cluster)) child.send({ type: 'phase', phase });
@@ -178,6 +190,7 @@ export class PlanSteps implements StepHandlers {
   async restart({ consumer }: { consumer: string }): Promise<void> {
     const { watch, cluster } = this.context;
     const predecessor = this.crashed.get(consumer);
+    await watch.guard(this.brokerBack); // the broker must be there to forget the predecessor and take the successor
     if (predecessor !== undefined) {
       await watch.guard(predecessor.exited);
       cluster.broker.send({ type: 'endSubscriber', name: consumer, reason: 'crashed (planned)' });
@@ -187,6 +200,47 @@ export class PlanSteps implements StepHandlers {
     this.nemesis.restarted(consumer);
     this.record.recoveredAt[consumer] = wallClockMs();
     this.subscribe(consumer, 'restart');
+  }
+
+  /**
+   * SIGKILL the broker, and once it is gone tell the publisher and every consumer: our QUIC
+   * library answers a packet for a connection it does not know with nothing, not a stateless
+   * reset, so without this they would wait out their idle timeout (measured: the client saw
+   * ErrorQUICConnectionIdleTimeout exactly one timeout after the last packet, reads and
+   * writes alike, with a new broker on the port or none). A consumer still subscribing is
+   * waited for first: its first connection has no reconnect, and would fail the run.
+   */
+  async brokerCrash(): Promise<void> {
+    const { cluster, watch, logger } = this.context;
+    await watch.guard(Promise.all(this.starting));
+    const broker = cluster.broker;
+    watch.expectExit(broker);
+    this.brokerBack = new Promise<void>((resolve, reject) => (this.brokerReturned = { resolve, reject }));
+    this.brokerBack.catch(() => {}); // a failed restart fails the run through `starting`
+    this.nemesis.crashBroker(broker);
+    this.brokerKilledAt = wallClockMs();
+    logger.info({ childPid: broker.pid }, 'broker crashed (SIGKILL)');
+    await watch.guard(broker.exited); // so that no reconnect reaches the dying process
+    for (const client of [cluster.publisher, ...cluster.consumers]) client.send({ type: 'brokerLost' });
+  }
+
+  /**
+   * A new broker on the same port (the clients reconnect to the endpoint they know), with the
+   * same certificate, token and data dir. Not awaited by the plan (booting takes a while, and
+   * a thaw at this instant must not wait for it); a consumer that starts now waits for it, and
+   * publish-done and the end wait for it. Its death from here on ends the run as usual.
+   */
+  brokerRestart(): void {
+    const { cluster, watch, logger } = this.context;
+    const restarted = cluster.restartBroker().then((broker) => {
+      watch.watchBroker(broker);
+      if (this.phaseNow !== undefined) broker.send({ type: 'phase', phase: this.phaseNow }); // it missed the phase changes of its predecessor's life
+      this.nemesis.brokerRestarted(broker);
+      this.record.brokerOutages.push({ from: this.brokerKilledAt, to: wallClockMs() });
+      logger.info({ childPid: broker.pid, port: broker.port }, 'broker restarted');
+    });
+    restarted.then(this.brokerReturned.resolve, this.brokerReturned.reject);
+    this.starting.push(restarted);
   }
 
   join({ consumer }: { consumer: string }): void {

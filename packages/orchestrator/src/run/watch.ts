@@ -10,8 +10,10 @@ export interface ClusterWatch {
   guard<T>(promise: Promise<T>): Promise<T>;
   /** Records a consumer's early end or death (each late joiner is watched too). */
   watchConsumer(consumer: ChildHandle<'consumer'>): void;
-  /** This process is about to be killed on purpose (a planned crash): its exit is the plan, not a finding. */
-  expectExit(consumer: ChildHandle<'consumer'>): void;
+  /** A restarted broker: its death ends the run, as its predecessor's would have. */
+  watchBroker(broker: ChildHandle<'broker'>): void;
+  /** This process is about to be killed on purpose (a planned crash, of a consumer or the broker): its exit is the plan, not a finding. */
+  expectExit(child: ChildHandle): void;
   /** How each consumer that died mid-run died, by name. */
   readonly exits: ReadonlyMap<string, string>;
   /** Resolves when the rogue client (if any) has sent all its frames; listened for from the start. */
@@ -22,7 +24,8 @@ export interface ClusterWatch {
 
 /**
  * Watches the running cluster. The broker or the publisher dying ends the run:
- * there is nothing left to measure. A consumer dying is a finding: it is
+ * there is nothing left to measure (a broker killed by the plan is replaced, and
+ * its successor is watched the same way). A consumer dying is a finding: it is
  * reported as ended early, and the broker is told to forget it at once (QUIC
  * would notice only at the idle timeout; in lossless mode its full queue would
  * hold the publisher back until then).
@@ -35,14 +38,15 @@ export function watchCluster(
   let running = true;
   const exits = new Map<string, string>();
   const planned = new Set<ChildHandle>();
-  const crashed = Promise.race(
-    [cluster.broker, cluster.publisher].map(async (child) => {
-      const how = await child.exited;
-      if (running) throw new RunError('E_CHILD_EXIT', `${child.name} (pid ${child.pid}) ${how} in the middle of the run; see its log`);
-      return new Promise<never>(() => {});
-    }),
-  );
+  let fail: (error: RunError) => void = () => {};
+  const crashed = new Promise<never>((_, reject) => (fail = reject));
   crashed.catch(() => {}); // observed by every guard; unhandled only if nobody waits
+  const watchEssential = (child: ChildHandle) => {
+    void child.exited.then((how) => {
+      if (running && !planned.has(child)) fail(new RunError('E_CHILD_EXIT', `${child.name} (pid ${child.pid}) ${how} in the middle of the run; see its log`));
+    });
+  };
+  [cluster.broker, cluster.publisher].forEach(watchEssential);
   const watchConsumer = (consumer: ChildHandle<'consumer'>) => {
     consumer.on((m) => running && m.type === 'ended' && timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: m.reason }));
     void consumer.exited.then((how) => {
@@ -62,7 +66,8 @@ export function watchCluster(
   return {
     guard: (promise) => Promise.race([promise, crashed, aborted]),
     watchConsumer,
-    expectExit: (consumer) => void planned.add(consumer),
+    watchBroker: watchEssential,
+    expectExit: (child) => void planned.add(child),
     exits,
     rogueDone: rogue && new Promise<void>((resolve) => rogue.on((m) => m.type === 'done' && resolve())),
     stop: () => {

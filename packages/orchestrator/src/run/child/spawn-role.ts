@@ -47,6 +47,9 @@ function start<R extends ChildRole>(options: SpawnOptions<R>): StartedProcess {
  * before the other side listens is lost.
  */
 export async function spawnRole<R extends ChildRole>(options: SpawnOptions<R>): Promise<ChildHandle<R>> {
+  // Awaited only once the child has booted: a configuration that fails before then (the broker
+  // it depends on died at start) must not count as an unhandled rejection in the meantime.
+  Promise.resolve(options.init).catch(() => {});
   const started = start(options);
   const command = options.foreign?.command ?? null;
   const { pid } = started;
