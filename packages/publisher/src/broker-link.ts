@@ -56,12 +56,14 @@ export class BrokerLink {
 
   /**
    * Sends, or gives up on, `bytes`: a write that fails, or that the loss of the broker
-   * abandons, leaves its changes pending for the next broker's first ACK to judge.
+   * abandons, leaves its changes pending for the next broker's first ACK to judge. A failed
+   * write decides nothing by itself: the broker's ERROR (a refusal) may still be unread, and
+   * the stream's reader (watch) is the one judge of whether it was refused or failed.
    */
   async write(bytes: Uint8Array): Promise<void> {
-    const { session, generation, dropped } = this;
+    const { session, dropped } = this;
     if (session === null) return;
-    const written = session.write(bytes).catch((error: unknown) => this.streamFailed(generation, error));
+    const written = session.write(bytes).catch((error: unknown) => this.options.logger.debug({ err: error }, 'publish write failed'));
     await Promise.race([written, dropped]);
   }
 
@@ -102,13 +104,8 @@ export class BrokerLink {
         if (generation === this.generation && !this.stopped()) this.options.onFatal(error);
         return;
       }
-      this.streamFailed(generation, error);
+      if (generation === this.generation) this.lose(`the publishing stream failed: ${errorMessage(error)}`, false); // else a session already dropped: expected
     });
-  }
-
-  private streamFailed(generation: number, error: unknown): void {
-    if (generation !== this.generation) return; // a session already dropped: expected
-    this.lose(`the publishing stream failed: ${errorMessage(error)}`, false);
   }
 
   /** Drops the session without waiting for its close (a close to a dead peer waits out QUIC's closing period) and reconnects. */
