@@ -36,9 +36,10 @@ test('lossy: the broker crashes at 0.5 s and is back at 1 s on the same port; ev
   expect(crashes).toHaveLength(1);
   expect(restarts).toEqual([expect.objectContaining({ restarts: 1 })]);
   const [crash, restart] = [crashes[0]!, restarts[0]!];
-  // On the plan's times (never before them; a busy machine may be late, never early).
-  expect(since(crash.at)).toBeGreaterThanOrEqual(500);
-  expect(since(restart.at)).toBeGreaterThanOrEqual(1000);
+  // On the plan's times (a busy machine may be late, never early). 1 ms of slack: the origin and the
+  // events are each rounded to 0.1 ms and read from a timer that may fire up to 1 ms early (seen: 499.8).
+  expect(since(crash.at)).toBeGreaterThanOrEqual(499);
+  expect(since(restart.at)).toBeGreaterThanOrEqual(999);
   // Two broker processes: the first is the one killed, the second the one judged.
   const [first, second] = brokerPids(log);
   expect(brokerPids(log)).toHaveLength(2);

@@ -32,6 +32,19 @@ describe('StreamFollower', () => {
     expect(follow.resumes).toBe(0);
   });
 
+  test('naive: lastVersion (how far the subscription reached contiguously) stops at the first hole, and a new subscription starts its own prefix', () => {
+    const { follow } = follower();
+    follow.handle(event(1, 0));
+    follow.handle(event(2, 1));
+    follow.handle(event(7, 1)); // 3..6 dropped: what it reached contiguously ends at 2
+    follow.handle(event(8, 2));
+    expect(follow.lastOffset).toBe(8);
+    expect(follow.lastVersion).toBe(2);
+    follow.begin('latest', 20, false); // subscribed again at the head: a new stream, a new prefix
+    follow.handle(event(21, 0));
+    expect(follow.lastVersion).toBe(21);
+  });
+
   test('careful (gap detection): a gap asks for a resume from the last contiguous offset, once, and waits for the delta', () => {
     const { follow, resumes } = follower({ detectGaps: true });
     follow.handle(event(1, 0));

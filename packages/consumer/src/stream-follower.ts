@@ -41,7 +41,10 @@ export class StreamFollower {
   readonly latency = new LatencyLog();
   applied = 0;
   lastOffset: number;
-  /** The highest version applied up to lastOffset (events in order, and syncs that ended). */
+  /**
+   * The highest version applied up to lastOffset (events in order, and syncs that ended). Without
+   * gap detection, up to the first hole of the current subscription only.
+   */
   lastVersion = 0;
   lags = 0;
   resumes = 0;
@@ -55,6 +58,8 @@ export class StreamFollower {
   private syncBytes = 0;
   private syncVersion = 0;
   private syncKeys = new Set<number>();
+  /** Without gap detection: this subscription's stream skipped an offset (a drop), so lastVersion no longer grows. */
+  private holeSinceBegin = false;
 
   constructor(private readonly options: FollowerOptions) {
     this.copy = options.copy ?? new LocalCopy();
@@ -112,6 +117,7 @@ export class StreamFollower {
   begin(start: StreamStart, headOffset: number, newEpoch: boolean): [number, number] | undefined {
     // A sync cut off by the disconnect will never end: the new stream starts afresh.
     this.resetSync();
+    this.holeSinceBegin = false;
     this.syncing = start === 'snapshot';
     this.staging = start === 'snapshot' ? new LocalCopy() : null;
     if (newEpoch) {
@@ -129,7 +135,15 @@ export class StreamFollower {
       this.lastOffset = offset;
       this.lastVersion = Math.max(this.lastVersion, change.version);
     };
-    if (!this.options.detectGaps) return advance();
+    if (!this.options.detectGaps) {
+      // Without gap detection the offset follows every event, but lastVersion stops at the first
+      // hole of this subscription: a subscription's record says how far its stream reached
+      // contiguously, and what the broker dropped below it died with a killed broker.
+      if (offset !== this.lastOffset + 1) this.holeSinceBegin = true;
+      if (this.holeSinceBegin) this.lastOffset = offset;
+      else advance();
+      return;
+    }
     if (offset === this.lastOffset + 1) {
       // A replayed RESUME closes the gap with the next contiguous event; a delta only with its SYNC_END.
       if (this.syncing && this.options.resumeReplays === true && this.staging === null) this.syncing = false;
