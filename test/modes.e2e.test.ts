@@ -1,8 +1,10 @@
 /**
- * The three columns in one invocation, as the demo prints them, and the
+ * The four columns in one invocation, as the demo prints them, and the
  * trade-off between them asserted rather than printed: lossy diverges with
  * every wrong key explained by a drop; lossless converges but throttles the
- * publisher; resync converges and keeps the publisher at rate.
+ * publisher; resync converges and keeps the publisher at rate; durable
+ * converges, keeps the publisher at rate, and replays from its log what the
+ * stalled consumer missed instead of dropping it.
  * --payload 256 makes each event big enough that lossless backpressure reaches
  * the publisher within a one-second phase (the broker's stream window is 64 KiB).
  */
@@ -16,8 +18,8 @@ beforeAll(async () => {
   ({ document } = await runDemo(['--mode', 'all', '--duration', '1', '--payload', '256', '--queue-capacity', '64', '--rate', String(RATE)]));
 });
 
-test('all runs the three modes, in order', () => {
-  expect(document.runs.map((r) => r.mode)).toEqual(['lossy', 'lossless', 'resync']);
+test('all runs the four modes, in order', () => {
+  expect(document.runs.map((r) => r.mode)).toEqual(['lossy', 'lossless', 'resync', 'durable']);
 });
 
 describe('lossy', () => {
@@ -81,6 +83,30 @@ describe('resync (the inverted test the seed asks for)', () => {
     for (const delta of stalled.recovery!.syncs.filter((s) => s.kind === 'delta')) expect(delta.frames).toBe(delta.keys);
     expect(run.cost.resyncBytes).toBeGreaterThan(0);
     expect(run.cost.resyncBytes).toBeLessThan(run.cost.fullSnapshotBytes);
+  });
+});
+
+describe('durable (the log closes the gap)', () => {
+  test('every consumer, the stalled one included, ends correct with a matching digest, and the broker dropped nothing for anyone', () => {
+    const run = mode('durable');
+    for (const c of run.consumers) expect(c).toMatchObject({ wrongCount: 0, lost: 0, unexpected: 0, unexplained: 0, digestMatch: true, endedEarly: null });
+    for (const queue of Object.values(brokerOf(run).subscribers)) expect(queue.dropped).toBe(0);
+  });
+
+  test('the publisher kept >= 95% of its rate during the stall: a full queue back-fills from the log, nobody waits', () => {
+    expect(mode('durable').cost.publisherRateInStall).toBeGreaterThanOrEqual(0.95 * RATE);
+  });
+
+  test('the stalled consumer was back-filled from the log, and the log cost disk bytes and fsyncs', () => {
+    const run = mode('durable');
+    const stalled = run.consumers.find((c) => c.faulted)!;
+    const queue = brokerOf(run).subscribers[stalled.name]!;
+    expect(queue.backfills).toBeGreaterThan(0);
+    expect(queue.replayedEvents).toBeGreaterThan(0);
+    expect(run.cost.replayBytes).toBe(queue.replayBytes);
+    expect(run.durable).toMatchObject({ fsync: 'periodic', acknowledgedLost: 0 });
+    expect(run.cost.diskBytes).toBeGreaterThan(0);
+    expect(run.cost.fsyncs).toBeGreaterThan(0);
   });
 });
 
