@@ -274,7 +274,7 @@ export interface ConsumerReport {
   endedEarly: string | null;
   /** ERROR frames the broker ended its stream with (slowConsumer, or the last one, which ended it early). */
   disconnects: number;
-  /** New subscriptions (same name, new QUIC connection, start `latest`) after a slowConsumer ERROR. */
+  /** New subscriptions after its first (same name, new QUIC connection): after a slowConsumer ERROR (start `latest`) and after losing the broker (start as its mode says: see `subscriptions`). */
   reconnects: number;
   /**
    * Per reconnect, the offsets it knowingly skipped: [last offset it had + 1,

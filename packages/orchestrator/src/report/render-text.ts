@@ -70,7 +70,7 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
   }
   const recovery = consumer.recovery;
   if (recovery && recovery.disconnects > 0) {
-    lines.push(`${INDENT}the broker disconnected it ${recovery.disconnects} time(s) as a slow consumer; it reconnected ${recovery.reconnects} time(s) at latest, skipping what it missed`);
+    lines.push(`${INDENT}the broker disconnected it ${recovery.disconnects} time(s) as a slow consumer; each time it subscribed again at latest, skipping what it missed`);
   }
   const correctAgain = recovery === null || recovery.convergedAfterThawMs === null ? '' : `correct again ${recovery.convergedAfterThawMs} ms after ${recoveredFrom(consumer, result)}`;
   if (recovery && (recovery.lags > 0 || recovery.resumes > 0)) {

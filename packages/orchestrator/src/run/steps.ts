@@ -219,6 +219,9 @@ export class PlanSteps implements StepHandlers {
     this.brokerBack.catch(() => {}); // a failed restart fails the run through `starting`
     this.nemesis.crashBroker(broker);
     this.brokerKilledAt = wallClockMs();
+    // A stall open across the crash has its bytes at freeze from this broker and at thaw from the
+    // next, which counts from zero: no difference of the two means anything, so none is reported.
+    for (const stall of this.open) stall.atFreeze = null;
     logger.info({ childPid: broker.pid }, 'broker crashed (SIGKILL)');
     await watch.guard(broker.exited); // so that no reconnect reaches the dying process
     for (const client of [cluster.publisher, ...cluster.consumers]) client.send({ type: 'brokerLost' });
