@@ -70,6 +70,18 @@ describe('after a restart of a broker without a log, each explanation covers wha
     expect(c.explained).toEqual(none);
   });
 
+  test('a discarded delete the dead broker delivered leaves a tombstone: the key is missing from the copy, in doubt; a discarded write is no excuse for a missing key', () => {
+    const tombstoned = restartReport(copy(7, 8, 15, 14, 16), [firstUpTo(9), after({ head: 2 })], { coveredAfter: 2 });
+    const run = restartRun('lossy', [['tombstoned', tombstoned]]);
+    const history = run.publisher!.history;
+    const asDelete = { ...history, deleted: Uint8Array.from(history.deleted), values: Uint32Array.from(history.values) };
+    asDelete.deleted[DISCARDED - 1] = 1; // version 9 (k2) was a delete
+    asDelete.values[DISCARDED - 1] = 0;
+    const judged = (h: typeof history) => assembleOutcome({ ...run, publisher: { ...run.publisher!, history: h } }).check.consumers[0]!;
+    expect(judged(asDelete)).toMatchObject({ wrongKeys: [2], unexplainedKeys: [], explained: { ...none, inDoubt: 1 } });
+    expect(judged(history)).toMatchObject({ wrongKeys: [2], unexplainedKeys: [2], explained: none });
+  });
+
   test('the document sums the unexplained keys and carries each explanation', () => {
     const run = toJsonRun(outcome);
     expect(run.unexplained).toBe(1 + 1 + 1 + 1 + 1 + 2);

@@ -109,6 +109,11 @@ function emitted(history: History, key: number, version: number, value: number):
   return i >= 0 && i < history.keys.length && history.keys[i] === key && history.values[i] === value && history.deleted[i] === 0;
 }
 
+function drawnAsDelete(history: History, key: number, version: number): boolean {
+  const i = version - 1;
+  return i >= 0 && i < history.keys.length && history.keys[i] === key && history.deleted[i] === 1;
+}
+
 /** Why a consumer without its own report cannot be judged. */
 export const COPY_NOT_GATHERED = 'its copy could not be gathered';
 /** Why a wrong consumer the drain gave up on cannot be judged: a wrong key may only be late. */
@@ -167,6 +172,7 @@ function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][numb
           undelivered: consumer.undelivered === undefined ? [] : consumer.undelivered,
           discarded,
           drawn: (key, version, value) => emitted(history, key, version, value),
+          drawnDelete: (key, version) => drawnAsDelete(history, key, version),
         });
   return {
     ...base,

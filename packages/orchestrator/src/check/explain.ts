@@ -48,6 +48,18 @@ export interface ExplainInput {
   discarded: ReadonlyMap<number, ReadonlySet<number>>;
   /** Whether the publisher drew exactly this (key, version, value): an in-doubt version must be one it sent. */
   drawn: (key: number, version: number, value: number) => boolean;
+  /** Whether the publisher drew this version of this key as a delete. */
+  drawnDelete: (key: number, version: number) => boolean;
+}
+
+/**
+ * A delete the publisher sent and discarded (never acknowledged) that the dead broker may have
+ * delivered: the consumer then holds a tombstone, so the key is missing from its copy while the
+ * authority still has it live at an older version.
+ */
+function inDoubtDelete(key: number, version: number, input: ExplainInput): boolean {
+  for (const d of input.discarded.get(key) ?? []) if (d > version && input.drawnDelete(key, d)) return true;
+  return false;
 }
 
 /** Keys whose last write at the final broker the consumer missed, less deletes of keys it does not hold (they did no harm). */
@@ -80,6 +92,7 @@ export function explainWrongKeys(input: ExplainInput): { explained: Explained; u
     else if (onlyDeadBroker && local === undefined && removed.has(key) && authority.deleted[key] === 0) explained.forgotten += 1;
     else if (onlyDeadBroker && (local === undefined || local[0] < version) && undelivered !== null && isMissed(undelivered, version)) explained.lostWithBroker += 1;
     else if (local !== undefined && local[0] > version && discarded.get(key)?.has(local[0]) === true && drawn(key, local[0], local[1])) explained.inDoubt += 1;
+    else if (local === undefined && authority.deleted[key] === 0 && inDoubtDelete(key, version, input)) explained.inDoubt += 1;
     else unexplainedKeys.push(key);
   }
   for (const key of missed) if (!wrong.has(key)) unexplainedKeys.push(key);
