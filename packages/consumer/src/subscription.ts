@@ -165,9 +165,14 @@ export class Subscription {
     this.disconnects += 1;
     if (error.code === ErrorCode.slowConsumer) return void this.slowConsumer(error, generation);
     if (error.code === ErrorCode.tooOld) {
-      // A RESUME from an offset retention has discarded: only a snapshot can repair the copy.
+      // A RESUME (or a back-fill) from an offset retention has discarded: only a snapshot can repair
+      // the copy. Recorded as a refusal at HELLO is, so its subscriptions say tooOld, then snapshot.
       this.needSnapshot = true;
-      return this.lose(`broker error ${error.code}: ${error.message}`, false);
+      const { epoch } = this;
+      const [offset, version] = [this.follower.lastOffset, this.follower.lastVersion];
+      this.lose(`broker error ${error.code}: ${error.message}`, false); // ends the current subscription's record first
+      if (epoch !== null) this.log.refusedTooOld(epoch, offset, version);
+      return;
     }
     this.end(`broker error ${error.code}: ${error.message}`);
   }
@@ -180,8 +185,10 @@ export class Subscription {
     const next = this.drop();
     let opened: Opened;
     try {
-      opened = await this.open({ kind: 'latest' }, undefined);
+      opened = await this.open({ kind: 'latest' }, RECONNECT_ATTEMPT_MS);
     } catch (failure) {
+      // A brokerLost that came meanwhile has its own reconnection running: leave it to that one.
+      if (next !== this.generation) return;
       return this.end(`could not subscribe again after a slow-consumer disconnect: ${errorMessage(failure)}`);
     }
     if (this.closing || next !== this.generation) return void opened.session.close();

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Mode } from '@state-divergence/protocol';
 import { UsageError } from '../model/errors.js';
 
@@ -34,7 +34,8 @@ function checkGiven(dir: string): boolean {
         throw new UsageError(`--data-dir ${dir} is not empty (${shown}): an earlier run's data is never reused; give an empty or new directory`);
       }
     } else {
-      mkdirSync(dir, { recursive: true });
+      // Not recursive when the parent exists: Node's recursive mkdir spins for ever under /proc (the review saw it).
+      mkdirSync(dir, { recursive: !existsSync(dirname(dir)) });
       made = true;
     }
   } catch (error) {

@@ -17,7 +17,8 @@ export async function drain(options: {
   consumers: Array<ChildHandle<'consumer'>>;
   /**
    * Changes published: the broker's head must reach it. null after a broker restart: a broker
-   * without a log starts its offsets again, so its head cannot be compared with what was published.
+   * without a log starts its offsets again, and a durable one never holds the changes the publisher
+   * discarded (sent, never acknowledged), so no head can be compared with what was published.
    */
   published: number | null;
   timeoutMs: number;

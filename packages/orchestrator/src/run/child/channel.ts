@@ -43,6 +43,8 @@ export class ChildChannel {
   /** Rejecters of the waits in progress, told when the child exits. */
   private readonly waitingForExit = new Set<(how: string) => void>();
   private lastId = 0;
+  /** Its init was sent (see send). */
+  private configured = false;
 
   constructor(
     private readonly subprocess: IpcSubprocess,
@@ -93,6 +95,10 @@ export class ChildChannel {
    * promise's rejection (the child's exit) would reach no one.
    */
   send(message: OrchestratorCommand): void {
+    // A child still booting reads its init first and takes anything else for a bad init: it is told
+    // everything it needs in its init, so a phase or `ending` meant for the running ones is not for
+    // it (the review saw "init.role is missing" from a broker booting when Ctrl-C came). `stop` is.
+    if (!this.configured && message.type !== 'stop') return;
     const failed = (error: unknown) => this.logger.warn({ child: this.who, type: message.type, err: error }, 'IPC send failed');
     try {
       this.subprocess.sendMessage(message).catch(failed);
@@ -103,6 +109,7 @@ export class ChildChannel {
 
   /** Sends the init message; a failure fails the spawn. */
   async configure(init: ChildInit): Promise<void> {
+    this.configured = true; // IPC is ordered: every command sent from now on arrives after the init
     await this.subprocess.sendMessage(init).catch((error: unknown) => {
       throw new RunError('E_IPC', `${this.who} could not be sent its configuration: ${(error as Error).message}`, { cause: error });
     });
@@ -136,6 +143,7 @@ export class ChildChannel {
 
   /** One request, one reply, typed by the request's kind. */
   request<K extends RequestKind>(kind: K, timeoutMs: number): Promise<RequestReplies[K]> {
+    if (!this.configured) return Promise.reject(new RunError('E_REFUSED', `${this.who} cannot serve a ${kind} request: it has not been configured yet`));
     const id = ++this.lastId;
     const read = REPLY_VALUE[kind];
     const failed = new Promise<never>((_, reject) => this.failedReplies.set(id, reject));
