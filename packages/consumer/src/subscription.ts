@@ -1,5 +1,5 @@
 import { ErrorCode, Role, StartKind, type BrokerEndpoint, type ErrorFrame } from '@state-divergence/protocol';
-import { errorMessage, RECONNECT_ATTEMPT_MS, retryWithBackoff, UNANNOUNCED_GIVE_UP_MS, type Logger } from '@state-divergence/runtime';
+import { errorMessage, RECONNECT_ATTEMPT_MS, reachBrokerAgain, type Logger } from '@state-divergence/runtime';
 import { BrokerRefusal, connectToBroker, type BrokerSession } from '@state-divergence/runtime/quic';
 import type { StreamFollower, StreamStart } from './stream-follower.js';
 import { SubscriptionLog } from './subscription-log.js';
@@ -214,19 +214,18 @@ export class Subscription {
     const generation = this.drop();
     const { logger } = this.options;
     logger.warn({ reason, announced, lastOffset: this.follower.lastOffset, epoch: this.epoch }, 'subscription lost; subscribing again');
-    retryWithBackoff(() => this.open(this.plan(), RECONNECT_ATTEMPT_MS), {
-      stop: () => this.stopped() || generation !== this.generation,
-      giveUpAt: announced ? null : performance.now() + UNANNOUNCED_GIVE_UP_MS,
-      onFailure: (error, attempt, nextDelayMs) => logger.info({ attempt, nextDelayMs, reason: errorMessage(error) }, 'no broker yet'),
-    }).then(
-      (opened) => {
-        if (opened === undefined) return;
-        if (this.stopped() || generation !== this.generation) return void opened.session.close();
+    reachBrokerAgain({
+      attempt: () => this.open(this.plan(), RECONNECT_ATTEMPT_MS),
+      announced,
+      reason,
+      stale: () => this.stopped() || generation !== this.generation,
+      logger,
+      reached: (opened) => {
         this.reconnects += 1;
         this.adopt(opened, generation);
       },
-      (error: unknown) => this.end(`${reason}, and no broker answered within ${UNANNOUNCED_GIVE_UP_MS / 1000} s: ${errorMessage(error)}`),
-    );
+      gaveUp: (message) => this.end(message),
+    });
   }
 
   private end(reason: string): void {

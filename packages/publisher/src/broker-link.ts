@@ -1,5 +1,5 @@
 import { Role, type AckFrame, type BrokerEndpoint } from '@state-divergence/protocol';
-import { errorMessage, RECONNECT_ATTEMPT_MS, retryWithBackoff, UNANNOUNCED_GIVE_UP_MS, withDeadline, type Logger } from '@state-divergence/runtime';
+import { errorMessage, RECONNECT_ATTEMPT_MS, reachBrokerAgain, withDeadline, type Logger } from '@state-divergence/runtime';
 import { connectToBroker, type BrokerSession } from '@state-divergence/runtime/quic';
 
 /** The broker refused the publisher, or broke the protocol: reconnecting cannot help. */
@@ -123,19 +123,15 @@ export class BrokerLink {
     }
     const { logger } = this.options;
     logger.warn({ reason, announced }, 'broker lost; publishing waits for a broker');
-    const giveUpAt = announced ? null : performance.now() + UNANNOUNCED_GIVE_UP_MS;
-    retryWithBackoff(() => this.attempt(), {
-      stop: () => this.stopped() || generation !== this.generation,
-      giveUpAt,
-      onFailure: (error, attempt, nextDelayMs) => logger.info({ attempt, nextDelayMs, reason: errorMessage(error) }, 'no broker yet'),
-    }).then(
-      (reached) => {
-        if (reached === undefined) return;
-        if (generation !== this.generation || this.stopped()) return void reached.session.close();
-        this.adopt(reached.session, reached.ack, generation);
-      },
-      (error: unknown) => this.options.onFatal(new Error(`${reason}, and no broker answered within ${UNANNOUNCED_GIVE_UP_MS / 1000} s: ${errorMessage(error)}`)),
-    );
+    reachBrokerAgain({
+      attempt: () => this.attempt(),
+      announced,
+      reason,
+      stale: () => this.stopped() || generation !== this.generation,
+      logger,
+      reached: (reached) => this.adopt(reached.session, reached.ack, generation),
+      gaveUp: (message) => this.options.onFatal(new Error(message)),
+    });
   }
 
   /** One bounded attempt: connected, welcomed, and told what the broker holds (its first ACK). */

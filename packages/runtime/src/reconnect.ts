@@ -1,4 +1,6 @@
 import { sleep } from './deadline.js';
+import { errorMessage } from './error-message.js';
+import type { Logger } from './logger.js';
 
 /**
  * The wait before each attempt to reach the broker again: 100 ms, doubling to 1 s, then 1 s
@@ -53,4 +55,36 @@ export async function retryWithBackoff<T>(attempt: () => Promise<T>, options: Re
       options.onFailure(error, count, delay);
     }
   }
+}
+
+/**
+ * A client's way back after it lost the broker, the one policy the publisher and our consumer
+ * share: attempts with backoff, each failure logged as `no broker yet`; after an announced loss
+ * (`brokerLost`) until a broker answers or `stale()`, after an unannounced one for
+ * UNANNOUNCED_GIVE_UP_MS, then `gaveUp` with one sentence. A session reached once `stale()`
+ * (closing, or a newer loss took over) is closed, never adopted.
+ */
+export function reachBrokerAgain<T extends { session: { close(): Promise<void> } }>(options: {
+  attempt: () => Promise<T>;
+  announced: boolean;
+  /** Why the broker was lost: the give-up sentence starts with it. */
+  reason: string;
+  stale: () => boolean;
+  logger: Logger;
+  reached: (value: T) => void;
+  gaveUp: (message: string) => void;
+}): void {
+  const { stale, logger } = options;
+  retryWithBackoff(options.attempt, {
+    stop: stale,
+    giveUpAt: options.announced ? null : performance.now() + UNANNOUNCED_GIVE_UP_MS,
+    onFailure: (error, attempt, nextDelayMs) => logger.info({ attempt, nextDelayMs, reason: errorMessage(error) }, 'no broker yet'),
+  }).then(
+    (value) => {
+      if (value === undefined) return;
+      if (stale()) return void value.session.close();
+      options.reached(value);
+    },
+    (error: unknown) => options.gaveUp(`${options.reason}, and no broker answered within ${UNANNOUNCED_GIVE_UP_MS / 1000} s: ${errorMessage(error)}`),
+  );
 }
