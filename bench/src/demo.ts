@@ -89,15 +89,51 @@ function worstHealthyP99(result: ModeResult): number | null {
   return p99s.length > 0 ? Math.max(...p99s) : null;
 }
 
-/** The default demo's phases: every mode of `--mode all`, five phases of the default duration each. */
-const DEFAULT_DEMO_SECONDS = 3 * 5 * DEFAULTS.duration;
+/**
+ * The default demo's phases, s: every mode the default `--mode` runs (all: one column per row of
+ * the mode table), five phases of the default duration each (the default stall's plan).
+ */
+export const DEFAULT_DEMO_SECONDS = ((defaults) => defaults.modes.length * 5 * defaults.duration)(normalizeOptions({}, { stderrIsTTY: false }));
 
-/** (4) Wall time of the default demo (three modes of 20 s of phases each) over its 60 s of phases. */
+/** (4) Wall time of the default demo (npm run demo, every column) over its phases. */
 export async function demoWallRatio(): Promise<number> {
   const started = performance.now();
   const result = await execa('node', [ORCHESTRATOR, '--json', '--log-level', 'silent'], { reject: false });
   if (result.exitCode !== 0) throw new Error(`the demo failed (${result.exitCode}): ${result.stderr}`);
   return (performance.now() - started) / 1000 / DEFAULT_DEMO_SECONDS;
+}
+
+/** What one stalled run costs the consumers that were never frozen, and what it did for the frozen one. */
+export interface StallRunPoint {
+  /** Healthy consumers' publish-to-apply during the stall, pooled, ms. */
+  p50: number;
+  p99: number;
+  /** Achieved publish rate between SIGSTOP and SIGCONT ÷ the requested rate. */
+  rateInStall: number;
+  /** Times the frozen consumer's full live queue switched it to reading the log (0 outside durable). */
+  stalledBackfills: number;
+  /** Keys every consumer held wrong at the end, summed. */
+  wrongAtEnd: number;
+}
+
+/**
+ * (8) The demo's default stall through real processes, in one mode (and under durable one fsync
+ * policy): a healthy consumer applies an event only once the broker's append of it resolved, so
+ * the policy's cost shows in its publish-to-apply latency, while the frozen consumer is back-filled
+ * from the log.
+ */
+export async function stallRun(mode: Mode, raw: RawOptions): Promise<StallRunPoint> {
+  const result = await demoRun(mode, raw);
+  const during = result.healthyInStall;
+  if (during === null) throw new Error(`${mode}: no healthy publish-to-apply samples during the stall`);
+  const stalled = result.check.consumers.find((c) => c.faulted)!;
+  return {
+    p50: during.p50,
+    p99: during.p99,
+    rateInStall: result.publisher.rateInStall / (raw.rate ?? DEFAULTS.rate),
+    stalledBackfills: result.broker?.subscribers[stalled.name]?.backfills ?? 0,
+    wrongAtEnd: result.cost.wrongAtEnd,
+  };
 }
 
 const SCALE_RATE = 400;

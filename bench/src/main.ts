@@ -13,8 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { max, median, min } from 'simple-statistics';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { brokerFanout, demoRun, demoWallRatio, firehose, overheadSeconds, resyncEfficiency, scale, type FirehosePoint, type ScalePoint } from './demo.js';
-import { DEFAULTS } from '@state-divergence/orchestrator';
+import { brokerFanout, DEFAULT_DEMO_SECONDS, demoRun, demoWallRatio, firehose, overheadSeconds, resyncEfficiency, scale, stallRun, type FirehosePoint, type ScalePoint } from './demo.js';
+import { DEFAULTS, type RawOptions } from '@state-divergence/orchestrator';
+import type { Mode } from '@state-divergence/protocol';
 import { pingPong, rawFanout, singleStream } from './stack.js';
 import { renderBenchTable, round, type BenchResults, type Figure } from './table.js';
 import { insaneFigures } from './sanity.js';
@@ -110,8 +111,8 @@ const p99VsPingPong = latency.stallP99.median / ping.p99.median;
 // (4) orchestration overhead
 const overhead = await repeat('orchestration overhead (--duration 1, one mode, through the CLI)', overheadSeconds);
 
-// (4) the default demo, end to end, against its 60 s of phases (a minute per run: not in --quick)
-const demoWall = quick ? null : await repeat('the default demo (npm run demo), wall time ÷ 60 s', demoWallRatio);
+// (4) the default demo, end to end, against its phases (every column: over a minute per run, so not in --quick)
+const demoWall = quick ? null : await repeat(`the default demo (npm run demo), wall time ÷ ${DEFAULT_DEMO_SECONDS} s`, demoWallRatio);
 
 // (5) scale
 const scaleCounts = quick ? [10] : [10, 25, 50, 64];
@@ -170,7 +171,28 @@ const durableRuns = await repeatMany('durable log: appends/s, append→durable a
   return figures;
 });
 const byPolicy = (prefix: string) => Object.fromEntries(policyKeys.map((key) => [key, durableRuns[`${prefix}.${key}`]!])) as Record<PolicyKey, Figure>;
-const durable = { appendPerSec: byPolicy('append'), commitP50Ms: byPolicy('p50'), commitP99Ms: byPolicy('p99'), backfillReadPerSec: durableRuns['backfill']! };
+
+// (8) the same end to end, through real processes: the default stall (5 consumers at 400/s, as (3))
+// under durable per fsync policy, with lossy beside it, each run's four back to back. --quick's
+// 1 s phases stall for 800 events: a 256-event queue makes the back-fill certain however loaded.
+const stallShape = { consumers: 5, rate: 400, duration: quick ? 1 : 2, ...(quick ? { queueCapacity: 256 } : {}) };
+const endToEnd = await repeatMany(`durable end to end: healthy publish→apply in the stall, lossy then each fsync policy (5 consumers, 400/s, ${stallShape.duration} s phases)`, async () => {
+  const figures: Record<string, number> = {};
+  const columns: Array<[string, Mode, RawOptions]> = [['lossy', 'lossy', stallShape], ...policyKeys.map((key): [string, Mode, RawOptions] => [key, 'durable', { ...stallShape, fsync: POLICIES[key] }])];
+  for (const [key, mode, raw] of columns) {
+    const point = await stallRun(mode, raw);
+    for (const [name, value] of Object.entries(point)) figures[`${name}.${key}`] = value;
+  }
+  return figures;
+});
+const e2e = (prefix: string, keys: string[]) => Object.fromEntries(keys.map((key) => [key, endToEnd[`${prefix}.${key}`]!]));
+const withLossy = (prefix: string) => e2e(prefix, ['lossy', ...policyKeys]) as Record<PolicyKey | 'lossy', Figure>;
+const durable = {
+  appendPerSec: byPolicy('append'), commitP50Ms: byPolicy('p50'), commitP99Ms: byPolicy('p99'), backfillReadPerSec: durableRuns['backfill']!,
+  publishP50Ms: withLossy('p50'), publishP99Ms: withLossy('p99'), publisherInStall: withLossy('rateInStall'),
+  stalledBackfills: e2e('stalledBackfills', policyKeys) as Record<PolicyKey, Figure>, wrongAtEnd: e2e('wrongAtEnd', policyKeys) as Record<PolicyKey, Figure>,
+  phaseSeconds: stallShape.duration,
+};
 
 const results: BenchResults = {
   machine: {
@@ -185,6 +207,7 @@ const results: BenchResults = {
   overhead,
   demoWallRatio: demoWall?.median ?? null,
   demoWall,
+  demoPhaseSeconds: DEFAULT_DEMO_SECONDS,
   scale: { points: scalePoints, maxConsumersNoDrop },
   resync: { ...resync, bytesRatio: resync.bytesRatio.median, bytesRatioRuns: resync.bytesRatio },
   durable,

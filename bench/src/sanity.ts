@@ -1,4 +1,4 @@
-import type { BenchResults } from './table.js';
+import type { BenchResults, DurableFigures } from './table.js';
 
 /**
  * What every run of the benchmark must show, --quick included (`npm run bench --
@@ -41,6 +41,29 @@ export function insaneFigures(results: BenchResults): string[] {
       if (commitP99Ms[key].runs.some((p99, i) => p99 < commitP50Ms[key].runs[i]!)) problems.push(`durable.commitP99Ms.${key} is below its p50 in a run`);
     }
     positive('durable.backfillReadPerSec', backfillReadPerSec.median);
+    problems.push(...insaneEndToEnd(results.durable));
+  }
+  if (results.demoPhaseSeconds === undefined) problems.push('demoPhaseSeconds (what demoWallRatio divides by) is missing');
+  return problems;
+}
+
+/** (8) end to end: present for lossy and each policy, p99 never under p50, and the durable column doing its job in every run. */
+function insaneEndToEnd(d: DurableFigures): string[] {
+  const { publishP50Ms, publishP99Ms, publisherInStall, stalledBackfills, wrongAtEnd } = d;
+  if (publishP50Ms === undefined || publishP99Ms === undefined || publisherInStall === undefined || stalledBackfills === undefined || wrongAtEnd === undefined) {
+    return ['the durable end-to-end figures (publishP50Ms, publishP99Ms, publisherInStall, stalledBackfills, wrongAtEnd) are missing'];
+  }
+  const problems: string[] = [];
+  for (const key of ['lossy', 'none', 'periodic', 'onCommit'] as const) {
+    for (const [name, figure] of [['publishP50Ms', publishP50Ms[key]], ['publishP99Ms', publishP99Ms[key]], ['publisherInStall', publisherInStall[key]]] as const) {
+      if (figure.runs.some((v) => !Number.isFinite(v) || v <= 0)) problems.push(`durable.${name}.${key} has a run that is not a positive number (${figure.runs.join(', ')})`);
+    }
+    if (publishP99Ms[key].runs.some((p99, i) => p99 < publishP50Ms[key].runs[i]!)) problems.push(`durable.publishP99Ms.${key} is below its p50 in a run`);
+  }
+  for (const key of ['none', 'periodic', 'onCommit'] as const) {
+    // The stall outlasts the queue by design: a run whose frozen consumer never back-filled measured the wrong thing.
+    if (stalledBackfills[key].runs.some((n) => n < 1)) problems.push(`durable.stalledBackfills.${key} is ${stalledBackfills[key].runs.join(', ')}: the frozen consumer was never back-filled from the log`);
+    if (wrongAtEnd[key].runs.some((n) => n !== 0)) problems.push(`durable.wrongAtEnd.${key} is ${wrongAtEnd[key].runs.join(', ')}: the durable column must end with every consumer correct`);
   }
   return problems;
 }
