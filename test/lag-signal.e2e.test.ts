@@ -70,7 +70,10 @@ test('LAG.to is the head when the LAG is sent, equal to the SYNC_END that follow
   // events wait in its queue. Only then can an overflow not be answered at once, so the LAG must wait
   // for the sleeper to read again - the case that tells "head when sent" from "head at overflow".
   const queued = async () => (await broker.process.gather(REPLY_MS)).subscribers['sleeper']?.queued ?? 0;
-  for (let round = 0; round < 500 && (await queued()) === 0; round++) await publish(4, 4);
+  // Bounded by flow control, not by luck: quiche's windows grow to at most 16 MiB per stream and 24 MiB per
+  // connection, so 1,000 rounds of 4 x 8 KiB (31 MiB) must leave the broker's write pending (500 once fell short
+  // on a loaded machine).
+  for (let round = 0; round < 1000 && (await queued()) === 0; round++) await publish(4, 4);
   expect(await queued()).toBeGreaterThan(0);
 
   // Publish until the broker has lagged the sleeper (bounded: 20 MB at most).
