@@ -5,7 +5,7 @@
  * permission bits).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openRunData, UsageError } from '@state-divergence/orchestrator';
@@ -51,6 +51,7 @@ test('--keep-data: nothing is removed, and one line says where it is', () => {
   data.release();
   expect(lines).toEqual([`data kept in ${data.root}`]);
   expect(readdirSync(data.root)).toEqual(['kept']);
+  rmSync(data.root, { recursive: true }); // kept by the code under test; the test leaves nothing behind
 });
 
 test('refused, one line each: not empty (an earlier run), not a directory, cannot be made', () => {
