@@ -20,6 +20,7 @@ const snapshot: LiveSnapshot = {
   published: 3000,
   publisherRate: 401,
   publisherBacklog: 0,
+  brokerDown: false,
   consumers: [
     { name: 'consumer-1', foreign: false, faulted: false, state: 'applying', applied: 3000, wrongNow: 0, stale: false, diverged: 0, behind: 3, dropped: 0, series: [0, 0, 0], divergedSeries: [0, 0, 0] },
     { name: 'consumer-3', foreign: false, faulted: true, state: 'STALLED', applied: 1400, wrongNow: 9, stale: true, diverged: 312, behind: 520, dropped: 1088, series: [0, 9, 9], divergedSeries: [0, 100, 312] },
@@ -40,6 +41,12 @@ describe('live view', () => {
     expect(frame).toContain('broker drops: consumer-3 1088');
     expect(frame).toContain('a consumer is never told it is wrong');
     expect(frame).toContain('[q] quit');
+  });
+
+  test('while the broker is down (killed, its successor not ready) the publisher line says so instead of its drops', () => {
+    const frame = render(h(Dashboard, { snapshot: { ...snapshot, brokerDown: true }, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } })).lastFrame()!;
+    expect(frame).toContain('broker DOWN (killed; restarting)');
+    expect(frame).not.toContain('broker drops');
   });
 
   test('the footer states every fault window, as the report shades them', () => {

@@ -42,6 +42,8 @@ export interface LiveSnapshot {
   publisherRate: number;
   /** Keys whose newest change the publisher made but the broker has not accepted yet (lossless backpressure). */
   publisherBacklog: number | null;
+  /** The broker is killed and its successor not yet ready (`--crash broker@FROM-TO`): nobody can tell diverged from behind now. */
+  brokerDown: boolean;
   consumers: ConsumerLive[];
 }
 

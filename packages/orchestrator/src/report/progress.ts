@@ -16,7 +16,8 @@ export function textProgress(write: (line: string) => void): RunObserver {
         })
         .join('  ');
       const backlog = s.publisherBacklog ? `  publisher backlog ${s.publisherBacklog}` : '';
-      write(`[${MODE_SHORT[s.mode]}] ${s.seconds.toFixed(1).padStart(5)}s  ${s.phase.padEnd(10)}  published ${s.published}${backlog}  ${consumers}`);
+      const broker = s.brokerDown ? '  broker DOWN' : '';
+      write(`[${MODE_SHORT[s.mode]}] ${s.seconds.toFixed(1).padStart(5)}s  ${s.phase.padEnd(10)}  published ${s.published}${backlog}${broker}  ${consumers}`);
     },
   };
 }

@@ -61,7 +61,7 @@ export function Dashboard({ snapshot, phase }: { snapshot: LiveSnapshot | undefi
     h(Text, null, ' '),
     ...(s?.consumers ?? []).map((c) => h(ConsumerRow, { key: c.name, c, keys: s!.keys })),
     h(Text, null, ' '),
-    h(Text, null, `publisher  published ${s?.published ?? 0}   rate ${Math.round(s?.publisherRate ?? 0)}/s (last 2 s)${s?.publisherBacklog ? `   backlog ${s.publisherBacklog} keys held back` : ''}   broker drops: ${drops}`),
+    h(Text, null, `publisher  published ${s?.published ?? 0}   rate ${Math.round(s?.publisherRate ?? 0)}/s (last 2 s)${s?.publisherBacklog ? `   backlog ${s.publisherBacklog} keys held back` : ''}   ${s?.brokerDown ? 'broker DOWN (killed; restarting)' : `broker drops: ${drops}`}`),
     ...(s && s.faults.length > 0 ? [h(Text, null, `faults: ${faultWindows(s.faults)}`)] : []),
     h(Text, { dimColor: true }, `${s?.consumers.some((c) => c.foreign) ? '* a consumer someone else wrote   ' : ''}${modeSpec(phase.mode).silentLoss ? 'a consumer is never told it is wrong   ' : ''}[q] quit`),
   );

@@ -100,6 +100,7 @@ export class LiveMonitor {
     return {
       mode, phase, seconds, totalSeconds, faults, keys, published, publisherRate,
       publisherBacklog: authority && lastWrites ? publisherBacklog(authority, lastWrites) : null,
+      brokerDown: broker === null,
       consumers: live.map((c, i) => {
         const track = this.tracks.get(c.name) ?? padded(this.times.length - 1);
         this.tracks.set(c.name, track);
