@@ -7,8 +7,7 @@
 import { encodeSyncEnd, eventFrameBytes, StateDigest, SyncKind, type ConsumerReport } from '@state-divergence/protocol';
 import { loadCheckpoint } from '@state-divergence/consumer/internal';
 import type { ChildHandle } from '@state-divergence/orchestrator';
-import { sleep } from '@state-divergence/runtime';
-import { REPLY_MS, startCluster, until, type ClientCluster } from './fixtures/client-cluster.js';
+import { REPLY_MS, restartMidPublishing, startCluster, until, type ClientCluster } from './fixtures/client-cluster.js';
 import { RawPublisher } from './fixtures/raw-publisher.js';
 
 const clusters: ClientCluster[] = [];
@@ -85,16 +84,7 @@ test('the publisher carries on across the broker\'s SIGKILL and restart: its aut
   clusters.push(cluster);
   const consumer = await cluster.startConsumer('consumer-1', true);
   const publisher = await cluster.startPublisher({ rate: 400, payload: 16, deleteRatio: 0.05 });
-  const done = new Promise<number>((resolve) => publisher.on((m) => m.type === 'done' && resolve(m.published)));
-  publisher.send({ type: 'start', durationMs: 2_500 });
-
-  await until('consumer-1 applying 250 events', async () => (await consumer.status(REPLY_MS)).applied >= 250);
-  await cluster.killBroker();
-  await sleep(300);
-  await cluster.restartBroker();
-  const published = await done;
-  const head = (await cluster.broker.process.status(REPLY_MS)).head;
-  await until('consumer-1 reaching the broker\'s head', async () => (await consumer.status(REPLY_MS)).lastOffset === head);
+  const { published, head } = await restartMidPublishing(cluster, consumer, publisher);
 
   const [pub, copy, broker] = await Promise.all([publisher.gather(REPLY_MS), consumer.gather(REPLY_MS), cluster.broker.process.gather(REPLY_MS)]);
   expect(pub).toMatchObject({ published, reconnects: 1, acknowledgedLost: 0 });

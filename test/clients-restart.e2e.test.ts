@@ -5,8 +5,7 @@
  * processes, real QUIC.
  */
 import type { ConsumerReport, PublisherReport } from '@state-divergence/protocol';
-import { sleep } from '@state-divergence/runtime';
-import { REPLY_MS, startCluster, until, type ClientCluster } from './fixtures/client-cluster.js';
+import { REPLY_MS, restartMidPublishing, startCluster, type ClientCluster } from './fixtures/client-cluster.js';
 
 let cluster: ClientCluster | undefined;
 afterAll(async () => cluster?.stop());
@@ -15,16 +14,7 @@ test('the publisher waits out the outage and accounts for every change; the cons
   cluster = await startCluster({ mode: 'resync', keys: 2_000 });
   const consumer = await cluster.startConsumer('consumer-1');
   const publisher = await cluster.startPublisher({ rate: 400, payload: 16 });
-  const done = new Promise<number>((resolve) => publisher.on((m) => m.type === 'done' && resolve(m.published)));
-  publisher.send({ type: 'start', durationMs: 2_500 });
-
-  await until('consumer-1 applying 250 events', async () => (await consumer.status(REPLY_MS)).applied >= 250);
-  await cluster.killBroker();
-  await sleep(300);
-  await cluster.restartBroker();
-  const published = await done;
-  const head = (await cluster.broker.process.status(REPLY_MS)).head;
-  await until('consumer-1 reaching the new broker\'s head', async () => (await consumer.status(REPLY_MS)).lastOffset === head);
+  const { published, head } = await restartMidPublishing(cluster, consumer, publisher);
 
   const pub: PublisherReport = await publisher.gather(REPLY_MS);
   const copy: ConsumerReport = await consumer.gather(REPLY_MS);
