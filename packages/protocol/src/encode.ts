@@ -56,18 +56,20 @@ export function encodeHello({ role, name, token, start = StartKind.latest, start
   return buf;
 }
 
-export function encodeWelcome(headOffset: number, epoch: number): Buffer {
-  const buf = frame(FrameType.welcome, 16);
-  writeU64(buf, headOffset, 5);
-  writeU64(buf, epoch, 13);
+/** WELCOME, ACK and LAG: a body of two u64s. */
+function twoU64(type: FrameType, first: number, second: number): Buffer {
+  const buf = frame(type, 16);
+  writeU64(buf, first, 5);
+  writeU64(buf, second, 13);
   return buf;
 }
 
+export function encodeWelcome(headOffset: number, epoch: number): Buffer {
+  return twoU64(FrameType.welcome, headOffset, epoch);
+}
+
 export function encodeAck(version: number, headOffset: number): Buffer {
-  const buf = frame(FrameType.ack, 16);
-  writeU64(buf, version, 5);
-  writeU64(buf, headOffset, 13);
-  return buf;
+  return twoU64(FrameType.ack, version, headOffset);
 }
 
 function writeChange(buf: Buffer, change: Change, at: number): void {
@@ -150,10 +152,7 @@ export function encodeSyncEnd(kind: SyncKind, offset: number): Buffer {
 }
 
 export function encodeLag(from: number, to: number): Buffer {
-  const buf = frame(FrameType.lag, 16);
-  writeU64(buf, from, 5);
-  writeU64(buf, to, 13);
-  return buf;
+  return twoU64(FrameType.lag, from, to);
 }
 
 export function encodeProgress(headOffset: number): Buffer {
