@@ -47,6 +47,7 @@ describe('teardown', () => {
   test.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
+    ['SIGHUP', 129], // a terminal closed under the run
   ] as const)('%s in the middle of the stall reaps every process, the frozen one included, without waiting for QUIC', async (signal, code) => {
     const run = await startFrozenRun();
     expect(processState(run.frozen.pid)).toBe('T'); // really SIGSTOPped

@@ -7,13 +7,14 @@ import { GuardedRegistry, startGuardian } from '../run/child/guardian.js';
 /**
  * 0 the run completed (divergence under lossy is the expected result, not a failure);
  * 1 the run failed; 2 bad input; 3 it completed but a consumer ended early, could not
- * be checked, or (a foreign one) broke the child contract; 128 + n for signal n (130 SIGINT, 143 SIGTERM).
+ * be checked, or (a foreign one) broke the child contract; 128 + n for signal n (129 SIGHUP, 130 SIGINT, 143 SIGTERM).
  */
 export const EXIT = { ok: 0, failed: 1, usage: 2, incomplete: 3 } as const;
-const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+/** SIGHUP too: a terminal closed under a run must stop it the orderly way (its data dir removed), not kill it where it stands. */
+const SIGNAL_EXIT: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 
 export interface Session {
-  /** Aborts on the first SIGINT/SIGTERM, a quit from the live view, a closed stdout or our own bug. */
+  /** Aborts on the first SIGHUP/SIGINT/SIGTERM, a quit from the live view, a closed stdout or our own bug. */
   signal: AbortSignal;
   /** Every child started in this invocation: reaped when the session ends, killed on a second signal, and by the guardian if this process is killed. */
   registry: ChildRegistry;
@@ -55,6 +56,7 @@ export async function runSession(command: string, log: LogSettings, body: (sessi
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
   process.on('uncaughtException', onFatal);
   process.on('unhandledRejection', onFatal);
   process.stdout.on('error', onFatal);
