@@ -27,7 +27,7 @@ function subscriberEntry(droppedRanges: Array<[number, number]>): BrokerReport['
   const dropped = droppedRanges.reduce((n, [a, b]) => n + b - a + 1, 0);
   return {
     queued: 0, delivered: 12 - dropped, dropped, lastAccepted: 12, bytesSent: 0, droppedRanges, maxQueued: 1, endedEarly: null,
-    disconnectedAt: null, disconnects: 0, lags: 0, blockedWrites: [], marks: [], marksDropped: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0, replayedEvents: 0, replayBytes: 0, backfills: 0, 
+    disconnectedAt: null, disconnects: 0, lags: 0, blockedWrites: [], marks: [], marksDropped: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0, replayedEvents: 0, replayBytes: 0, backfills: 0, transport: { sent: 0, lost: 0, retrans: 0, retransBytes: 0 }, 
   };
 }
 const config = toJsonConfig(normalizeOptions({ mode: 'lossy', keys: 6 }, { stderrIsTTY: false }));

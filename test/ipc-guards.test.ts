@@ -14,7 +14,7 @@ const inits: ChildInit[] = [
     streamWindowBytes: 1 << 20, datagramBytes: 1350, heartbeatMs: 100, certPem: 'PEM', keyPem: 'KEY', idleTimeoutMs: 30_000, token: 'ab'.repeat(32), log,
   } satisfies BrokerInit,
   { role: 'publisher', name: 'publisher', broker, keys: 2000, rate: 400, payload: 64, seed: 1, deleteRatio: 0.05, log } satisfies PublisherInit,
-  { role: 'consumer', name: 'consumer-1', broker, subscribeWith: 'latest', detectGaps: false, checkpointDir: null, log } satisfies ConsumerInit,
+  { role: 'consumer', name: 'consumer-1', broker, subscribeWith: 'latest', detectGaps: false, checkpointDir: null, staleAfterMs: null, log } satisfies ConsumerInit,
   { role: 'rogue', name: 'rogue', broker, decoyCaPem: 'PEM', frames: 100, seed: 1, log } satisfies RogueInit,
 ];
 const subscriber = { queued: 0, delivered: 5, dropped: 1, lastAccepted: 5, bytesSent: 700 };
@@ -30,7 +30,7 @@ const reports: Report[] = [
     subscribers: {
       'consumer-1': {
         ...subscriber, droppedRanges: [[4, 4]], maxQueued: 3, endedEarly: null, disconnectedAt: null, disconnects: 0, lags: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0,
-        fullSnapshotBytes: 0, discarded: 0, replayedEvents: 0, replayBytes: 0, backfills: 0, blockedWrites: [{ startedAt: 1_700_000_000_000, bytesBefore: 100, bytes: 50, ms: 120.5 }],
+        fullSnapshotBytes: 0, discarded: 0, replayedEvents: 0, replayBytes: 0, backfills: 0, transport: { sent: 0, lost: 0, retrans: 0, retransBytes: 0 }, blockedWrites: [{ startedAt: 1_700_000_000_000, bytesBefore: 100, bytes: 50, ms: 120.5 }],
         marks: [{ at: 1_700_000_000_000, what: 'drops started', offset: 4 }], marksDropped: 0,
       },
     },

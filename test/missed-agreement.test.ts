@@ -102,7 +102,7 @@ describe('what a consumer missed: one answer, live and final', () => {
   test('the run report\'s expectation is computed over the same ranges', () => {
     const subscriber = (x: typeof c | typeof late): SubscriberReport => ({
       queued: 0, delivered: 0, dropped: 0, lastAccepted: 0, bytesSent: 0, droppedRanges: x.dropped, maxQueued: 0, endedEarly: null,
-      disconnectedAt: x.disconnectedAt, disconnects: 0, lags: 0, blockedWrites: [], marks: [], marksDropped: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0, replayedEvents: 0, replayBytes: 0, backfills: 0, 
+      disconnectedAt: x.disconnectedAt, disconnects: 0, lags: 0, blockedWrites: [], marks: [], marksDropped: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0, replayedEvents: 0, replayBytes: 0, backfills: 0, transport: { sent: 0, lost: 0, retrans: 0, retransBytes: 0 }, 
     });
     const broker: BrokerReport = { role: 'broker', epoch: 1, recovered: null, durable: null, head: 12, subscribers: { c: subscriber(c), late: subscriber(late) }, lastWriteOffsets, digest: '0' };
     const outcome = assembleOutcome(gathered(broker, [['c', report(c)], ['late', report(late)]]));

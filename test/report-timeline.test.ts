@@ -25,7 +25,7 @@ type Marks = BrokerReport['subscribers'][string]['marks'];
 function subscriber(marks: Marks, marksDropped = 0): BrokerReport['subscribers'][string] {
   return {
     queued: 0, delivered: 12, dropped: 0, lastAccepted: 12, bytesSent: 0, droppedRanges: [], maxQueued: 1, endedEarly: null, disconnectedAt: null,
-    disconnects: 0, lags: 0, blockedWrites: [], marks, marksDropped, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0, replayedEvents: 0, replayBytes: 0, backfills: 0, 
+    disconnects: 0, lags: 0, blockedWrites: [], marks, marksDropped, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0, replayedEvents: 0, replayBytes: 0, backfills: 0, transport: { sent: 0, lost: 0, retrans: 0, retransBytes: 0 }, 
   };
 }
 

@@ -166,6 +166,7 @@ describe('Subscriber: a full queue in each mode', () => {
       replayedEvents: 0, // no log in this mode: nothing is replayed or back-filled
       replayBytes: 0,
       backfills: 0,
+      transport: { sent: 0, lost: 0, retrans: 0, retransBytes: 0 },
       fullSnapshotBytes: 0,
       discarded: 0,
     });
@@ -257,6 +258,7 @@ describe('Subscriber: a full queue in each mode', () => {
       replayedEvents: 0, // no log in this mode: nothing is replayed or back-filled
       replayBytes: 0,
       backfills: 0,
+      transport: { sent: 0, lost: 0, retrans: 0, retransBytes: 0 },
       fullSnapshotBytes: 7 * EVENT_BYTES,
       discarded: 3,
     });

@@ -45,7 +45,7 @@ export function subscriberEntry(fields: Partial<BrokerReport['subscribers'][stri
   return {
     queued: 0, delivered: 7, dropped: 0, lastAccepted: 7, bytesSent: 0, droppedRanges: [], maxQueued: 1, endedEarly: null, disconnectedAt: null, disconnects: 0,
     lags: 0, blockedWrites: [], marks: [], marksDropped: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0,
-    replayedEvents: 0, replayBytes: 0, backfills: 0, ...fields,
+    replayedEvents: 0, replayBytes: 0, backfills: 0, transport: { sent: 0, lost: 0, retrans: 0, retransBytes: 0 }, ...fields,
   };
 }
 

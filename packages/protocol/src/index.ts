@@ -12,3 +12,4 @@ export { childMessageProblem, initProblem, isChildInit, isChildMessage, isOrches
 export { isGuardianCommand, type GuardianCommand, type GuardianMessage } from './guardian.js';
 export { readForeignMessage, readForeignCounters, readForeignReport, type ForeignRead } from './ipc-foreign.js';
 export { MODE_TABLE, modeSpec, queuePolicyOf, throttlesPublisher, type ModeSpec, type QueuePolicy } from './modes.js';
+export { CLEAR_LINK, MAX_LINK_DELAY_MS, PARTITIONED_LINK, type LinkShape } from './link-shape.js';

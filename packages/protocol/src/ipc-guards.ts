@@ -1,5 +1,5 @@
 import type { ChildInit, ChildMessage, OrchestratorCommand, RequestKind } from './ipc.js';
-import { countShape, digestShape, isRecord, lastWritesShape, optionalShape, resourcesShape, roleValueProblem, textShape, versionsShape, type Check } from './ipc-shapes.js';
+import { countShape, digestShape, isRecord, lastWritesShape, linkShape, optionalShape, resourcesShape, roleValueProblem, textShape, versionsShape, type Check } from './ipc-shapes.js';
 
 /**
  * Type guards for what arrives over the IPC channel: the other side is another
@@ -66,6 +66,8 @@ export function isOrchestratorCommand(value: unknown): value is OrchestratorComm
       return typeof value.phase === 'string';
     case 'endSubscriber':
       return typeof value.name === 'string' && typeof value.reason === 'string';
+    case 'shape':
+      return linkShape(value.up, '') === undefined && linkShape(value.down, '') === undefined;
     case 'ending':
     case 'brokerLost':
     case 'stop':

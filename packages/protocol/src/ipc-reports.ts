@@ -77,9 +77,12 @@ export interface ConsumerCounters {
   coveredAfter: number;
   /** Offsets deltas it asked for gave back so far (see ConsumerReport); absent: none. */
   repairedRanges?: Array<[number, number]>;
+  /** Stale right now, and stale time so far, closed spans plus the open one (see ConsumerReport.staleMs); absent: it does not track staleness. */
+  stale?: boolean;
+  staleMs?: number;
 }
 
-export type Counters = BrokerCounters | PublisherCounters | ConsumerCounters | RogueCounters;
+export type Counters = BrokerCounters | PublisherCounters | ConsumerCounters | RogueCounters | RelayCounters;
 
 /**
  * The broker's figures for one subscriber name, summed over every subscription
@@ -128,6 +131,18 @@ export interface SubscriberReport extends SubscriberCounters {
   replayBytes: number;
   /** Durable mode: times a full live queue switched it to reading the log. */
   backfills: number;
+  /** What QUIC did sending to it, summed over its connections (the broker's side of each: where events are resent). */
+  transport: TransportStats;
+}
+
+/** The QUIC library's own counters for one side of a connection (quiche's stats), summed over connections. */
+export interface TransportStats {
+  /** Packets sent, packets declared lost, and packets retransmitted. */
+  sent: number;
+  lost: number;
+  retrans: number;
+  /** Bytes of stream data sent again. */
+  retransBytes: number;
 }
 
 /** What a durable broker's log did in this incarnation (BrokerReport.durable). */
@@ -298,6 +313,14 @@ export interface ConsumerReport {
   removedBySnapshot?: Array<[number, number]>;
   /** Durable mode: the checkpoint a restart began from (null: none was found). */
   restoredFrom?: { offset: number; epoch: number; keys: number } | null;
+  /**
+   * Time it knew itself stale: each span from `staleAfterMs` after the broker's last frame to the
+   * next frame (or to the report, if it is still stale). Absent: it does not track staleness (its
+   * mode's broker is silent when idle, or a foreign consumer that does not report it).
+   */
+  staleMs?: number;
+  /** Those spans, [from, to] wall-clock ms, oldest first (the last 256). */
+  staleSpans?: Array<[number, number]>;
 }
 
 export interface RogueReport {
@@ -326,7 +349,29 @@ export interface RogueCounters {
   done: boolean;
 }
 
-export type Report = BrokerReport | PublisherReport | ConsumerReport | RogueReport;
+/** One direction of a relayed link: datagrams forwarded and dropped, bytes forwarded, and the most held at once for a delay. */
+export interface LinkCounters {
+  forwarded: number;
+  dropped: number;
+  bytes: number;
+  maxHeld: number;
+}
+
+export interface RelayCounters {
+  role: 'relay';
+  /** up: client to broker; down: broker to client. */
+  up: LinkCounters;
+  down: LinkCounters;
+}
+
+export interface RelayReport extends RelayCounters {
+  /** Client addresses it saw (each its own upstream socket): a reconnect is a new one. */
+  clients: number;
+  /** CPU the process used from its first datagram to the report, µs (its boot excluded): the relay's cost per datagram is this over forwarded + dropped. */
+  cpuMicros: number;
+}
+
+export type Report = BrokerReport | PublisherReport | ConsumerReport | RogueReport | RelayReport;
 
 /** What a process cost, as it reports at gather time (process.resourceUsage()). */
 export interface ProcessResources {

@@ -1,5 +1,6 @@
-import { FSYNC_POLICIES, LOG_LEVELS, MODES, OVERFLOW_POLICIES, type BrokerEndpoint, type BrokerInit, type DurableSettings, type ChildRole, type ConsumerInit, type LogSettings, type PublisherInit, type RoleMessages, type RogueInit } from './ipc.js';
-import type { BlockedWrite, BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, DigestVerdict, DurableReport, SubscriptionRecord, LastWrites, LatencySamples, ProcessResources, PublisherCounters, PublisherReport, RogueCounters, RogueReport, SubscriberCounters, SubscriberMark, SubscriberMarkKind, SubscriberReport, SyncRecord } from './ipc-reports.js';
+import { FSYNC_POLICIES, LOG_LEVELS, MODES, OVERFLOW_POLICIES, type BrokerEndpoint, type BrokerInit, type DurableSettings, type ChildRole, type ConsumerInit, type LogSettings, type PublisherInit, type RelayInit, type RoleMessages, type RogueInit } from './ipc.js';
+import type { LinkShape } from './link-shape.js';
+import type { BlockedWrite, BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, DigestVerdict, DurableReport, SubscriptionRecord, LastWrites, LatencySamples, LinkCounters, ProcessResources, PublisherCounters, PublisherReport, RelayCounters, RelayReport, RogueCounters, RogueReport, SubscriberCounters, SubscriberMark, SubscriberMarkKind, SubscriberReport, SyncRecord, TransportStats } from './ipc-reports.js';
 
 /**
  * The shape of every value that crosses the IPC channel, field by field: each
@@ -84,7 +85,7 @@ const subscriberReport = fields<SubscriberReport>({
   ...subscriberCounters,
   droppedRanges: ranges, maxQueued: count, endedEarly: nullable(text), disconnectedAt: nullable(count), disconnects: count, lags: count,
   blockedWrites: listOf(blockedWrite), marks: listOf(subscriberMark), marksDropped: count, resumes: count, resyncBytes: count, resyncFrames: count, fullSnapshotBytes: count, discarded: count,
-  replayedEvents: count, replayBytes: count, backfills: count,
+  replayedEvents: count, replayBytes: count, backfills: count, transport: fields<TransportStats>({ sent: count, lost: count, retrans: count, retransBytes: count }),
 });
 const durableSettings = fields<DurableSettings>({ dir: text, fsync: oneOf(FSYNC_POLICIES), retention: nullable(count) });
 const durableReport = fields<DurableReport>({ fsync: oneOf(FSYNC_POLICIES), logBytes: count, fsyncs: count, replayedEvents: count, replayBytes: count, oldest: count });
@@ -93,6 +94,10 @@ const subscriptionRecord = fields<SubscriptionRecord>({
   lastOffset: nullable(count), lastVersion: nullable(count),
 });
 const latency = fields<LatencySamples>({ appliedAt: typedArray('Float64Array'), latencyMs: typedArray('Float64Array') });
+const percent = is((v) => typeof v === 'number' && v >= 0 && v <= 100, 'a percentage from 0 to 100');
+/** Exported for the relay's `shape` command (ipc-guards.ts). */
+export const linkShape = fields<LinkShape>({ lossPct: percent, correlationPct: percent, delayMs: number, jitterMs: number });
+const linkCounters = fields<LinkCounters>({ forwarded: count, dropped: count, bytes: count, maxHeld: count });
 const sync = fields<SyncRecord>({ kind: oneOf(['snapshot', 'delta']), at: number, frames: count, keys: count, bytes: count, offset: count });
 
 /** Every check of one role, found by the value's `role` field. */
@@ -119,16 +124,17 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
     }),
   },
   consumer: {
-    init: fields<ConsumerInit>({ role: oneOf(['consumer']), name: text, broker, subscribeWith: oneOf(['latest', 'snapshot']), detectGaps: flag, checkpointDir: nullable(text), log }),
+    init: fields<ConsumerInit>({ role: oneOf(['consumer']), name: text, broker, subscribeWith: oneOf(['latest', 'snapshot']), detectGaps: flag, checkpointDir: nullable(text), staleAfterMs: nullable(count), log }),
     counters: fields<ConsumerCounters>({
       role: oneOf(['consumer']), applied: count, lastOffset: count, endedEarly: nullable(text), syncing: flag, reconnects: count, skippedRanges: ranges, coveredAfter: count,
-      repairedRanges: optional(ranges),
+      repairedRanges: optional(ranges), stale: optional(flag), staleMs: optional(number),
     }),
     report: fields<ConsumerReport>({
       role: oneOf(['consumer']), applied: count, lastOffset: count, coveredAfter: count, latency, lags: count, resumes: count, syncs: listOf(sync),
       entries: listOf(tupleOf(count, count, count)), endedEarly: nullable(text), disconnects: count, reconnects: count, skippedRanges: ranges, repairedRanges: optional(ranges),
       subscriptions: optional(listOf(subscriptionRecord)), removedBySnapshot: optional(listOf(range)),
       restoredFrom: optional(nullable(fields<NonNullable<NonNullable<ConsumerReport['restoredFrom']>>>({ offset: count, epoch: count, keys: count }))),
+      staleMs: optional(number), staleSpans: optional(listOf(tupleOf(number, number))),
     }),
   },
   rogue: {
@@ -138,6 +144,13 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
       role: oneOf(['rogue']), connections: count, framesSent: count, refusals: recordOf(count), closedWithoutError: count,
       wrongPinRejected: nullable(flag), done: flag, byAttack: recordOf(recordOf(count)),
     }),
+  },
+  relay: {
+    init: fields<RelayInit>({
+      role: oneOf(['relay']), name: text, client: text, upstream: fields<RelayInit['upstream']>({ host: text, port: count }), datagramBytes: count, seed: number, log,
+    }),
+    counters: fields<RelayCounters>({ role: oneOf(['relay']), up: linkCounters, down: linkCounters }),
+    report: fields<RelayReport>({ role: oneOf(['relay']), up: linkCounters, down: linkCounters, clients: count, cpuMicros: number }),
   },
 };
 const ROLES: readonly unknown[] = Object.keys(ROLE_SHAPES);

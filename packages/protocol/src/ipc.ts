@@ -7,7 +7,8 @@
  * parallel while the certificate is made and the broker binds.
  */
 
-import type { BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, Counters, DigestVerdict, LastWrites, ProcessResources, PublisherCounters, PublisherReport, Report, RogueCounters, RogueReport } from './ipc-reports.js';
+import type { BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, Counters, DigestVerdict, LastWrites, ProcessResources, PublisherCounters, PublisherReport, RelayCounters, RelayReport, Report, RogueCounters, RogueReport } from './ipc-reports.js';
+import type { LinkShape } from './link-shape.js';
 import type { FsyncPolicy, Mode, OverflowPolicy } from './modes.js';
 // Each mode's name and meaning live in modes.ts, the one table of what a mode does.
 export { FSYNC_POLICIES, MODES, OVERFLOW_POLICIES, PERIODIC_FSYNC_MS, type FsyncPolicy, type Mode, type OverflowPolicy } from './modes.js';
@@ -105,6 +106,12 @@ export interface ConsumerInit {
    * null: no checkpoint.
    */
   checkpointDir: string | null;
+  /**
+   * Where the broker speaks even to an idle subscriber (modes.ts `heartbeat`): after this long with
+   * no frame from the broker the consumer counts itself stale (cut off, or the broker silent) until
+   * the next frame. null: the mode's broker is silent when nothing is published, so silence means nothing.
+   */
+  staleAfterMs: number | null;
   log: LogSettings;
 }
 
@@ -121,7 +128,27 @@ export interface RogueInit {
   log: LogSettings;
 }
 
-export type ChildInit = BrokerInit | PublisherInit | ConsumerInit | RogueInit;
+/**
+ * The fault relay between one client (a consumer or the publisher) and the broker: it listens on
+ * its own UDP port, which that client is given as the broker's, and forwards each datagram to
+ * `upstream` from one socket per client address, shaped per direction by `shape` commands.
+ */
+export interface RelayInit {
+  role: 'relay';
+  /** `relay-<client name>`. */
+  name: string;
+  /** The client whose link it carries (for its logs and report). */
+  client: string;
+  /** The broker's address. A restarted broker binds the same port, so the relay never changes it. */
+  upstream: { host: string; port: number };
+  /** Largest datagram it must carry (the run's datagram size): its sockets' buffers are sized from it. */
+  datagramBytes: number;
+  /** Seeds its drop and jitter draws, so a run's shaping repeats with its seed. */
+  seed: number;
+  log: LogSettings;
+}
+
+export type ChildInit = BrokerInit | PublisherInit | ConsumerInit | RogueInit | RelayInit;
 /** A child's role; every init, counters and report message carries it, so a reply is narrowed by it. */
 export type ChildRole = ChildInit['role'];
 export type InitOf<R extends ChildRole> = RoleMessages[R]['init'];
@@ -146,6 +173,8 @@ export type OrchestratorCommand =
    * client drops its connection and reconnects with backoff until a broker answers.
    */
   | { type: 'brokerLost' }
+  /** Relay: shape each direction from now on (`up`: client to broker). CLEAR_LINK for both ends a network fault. */
+  | { type: 'shape'; up: LinkShape; down: LinkShape }
   | { type: 'stop' };
 
 /** Each role's init message, counters and report: every role-typed value is looked up here. */
@@ -154,6 +183,7 @@ export interface RoleMessages {
   publisher: { init: PublisherInit; counters: PublisherCounters; report: PublisherReport };
   consumer: { init: ConsumerInit; counters: ConsumerCounters; report: ConsumerReport };
   rogue: { init: RogueInit; counters: RogueCounters; report: RogueReport };
+  relay: { init: RelayInit; counters: RelayCounters; report: RelayReport };
 }
 export type CountersOf<R extends ChildRole> = RoleMessages[R]['counters'];
 export type ReportOf<R extends ChildRole> = RoleMessages[R]['report'];

@@ -1,5 +1,5 @@
 import { getEachMessage, getOneMessage, sendMessage } from 'execa';
-import { initProblem, isChildInit, isOfRole, isOrchestratorCommand, type ChildInit, type ChildRole, type InitOf, type ChildMessage, type Counters, type DigestVerdict, type LastWrites, type Report } from '@state-divergence/protocol';
+import { initProblem, isChildInit, isOfRole, isOrchestratorCommand, type ChildInit, type ChildRole, type InitOf, type ChildMessage, type Counters, type DigestVerdict, type LastWrites, type LinkShape, type Report } from '@state-divergence/protocol';
 import { serveRequest } from './serve-request.js';
 import { createLogger, setLogPhase, type Logger } from './logger.js';
 
@@ -31,6 +31,8 @@ export interface RoleHandlers {
   endSubscriber?(name: string, reason: string): void;
   /** Publisher and consumers: the broker was killed (see the `brokerLost` command). */
   brokerLost?(): void;
+  /** Relay: shape each direction of its link from now on (see LinkShape). */
+  shape?(up: LinkShape, down: LinkShape): void;
   /** Releases transports. Must not wait for a graceful QUIC close. */
   close(): Promise<void>;
 }
@@ -108,6 +110,9 @@ async function serveCommands(role: RoleHandlers, lifecycle: Lifecycle, logger: L
         break;
       case 'endSubscriber':
         role.endSubscriber?.(command.name, command.reason);
+        break;
+      case 'shape':
+        role.shape?.(command.up, command.down);
         break;
       case 'brokerLost':
         role.brokerLost?.();

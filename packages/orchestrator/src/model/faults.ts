@@ -10,23 +10,41 @@
  *   crashes the broker instead: a new broker starts at `to` on the same port, and the
  *   publisher and our consumers reconnect to it (run/steps.ts).
  */
-export const FAULT_KINDS = ['stall', 'slow', 'crash'] as const;
+export const PROCESS_FAULT_KINDS = ['stall', 'slow', 'crash'] as const;
+/**
+ * Faults of the link between a client and the broker, staged by a fault relay (packages/relay):
+ * - partition: every datagram dropped, both ways;
+ * - loss: `lossPct` % dropped each way, each decision correlated `correlationPct` % with the last;
+ * - delay: each datagram held `delayMs` ± `jitterMs`, each way.
+ */
+export const NETWORK_FAULT_KINDS = ['partition', 'loss', 'delay'] as const;
+export const FAULT_KINDS = [...PROCESS_FAULT_KINDS, ...NETWORK_FAULT_KINDS] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+export type NetworkFaultKind = (typeof NETWORK_FAULT_KINDS)[number];
 
 /** The one process other than a consumer that a fault can hit (`--crash broker@FROM-TO`). */
 export const BROKER = 'broker';
+/** The client other than a consumer whose link a network fault can hit (`--partition publisher@FROM-TO`). */
+export const PUBLISHER = 'publisher';
 
 export interface Fault {
   kind: FaultKind;
-  /** The faulted process: a consumer's name, or BROKER (a crash only). */
+  /** The faulted process (or, for a network fault, whose link): a consumer's name, BROKER (a crash only) or PUBLISHER (a network fault only). */
   consumer: string;
   from: number;
   to: number;
   /** slow only: the share of each 100 ms the consumer is stopped. */
   percent?: number;
+  /** loss only: the share of datagrams dropped each way, and how much each drop decision follows the last (netem's correlation). */
+  lossPct?: number;
+  correlationPct?: number;
+  /** delay only: how long each datagram is held each way, ± jitter. */
+  delayMs?: number;
+  jitterMs?: number;
 }
 
 export const isBrokerFault = (f: Fault): boolean => f.consumer === BROKER;
+export const isNetworkFault = (f: Fault): boolean => (NETWORK_FAULT_KINDS as readonly string[]).includes(f.kind);
 
 /**
  * When publishing ends, seconds since it started: `--publish-until`, or by default when the last
@@ -46,11 +64,29 @@ export const SLOW_PERIOD_MS = 100;
 
 const seconds = (value: number): string => String(Math.round(value * 1000) / 1000);
 
-/** A fault as the flag that asks for it: `--slow consumer-2@4-12:50`. */
-export const describeFault = (f: Fault): string =>
-  `--${f.kind} ${f.consumer}@${seconds(f.from)}-${seconds(f.to)}${f.kind === 'slow' ? `:${f.percent ?? DEFAULT_SLOW_PERCENT}` : ''}`;
+/** A value and its ± part as the flags write them: `20`, `20~75`. */
+const withSpread = (value: number | undefined, spread: number | undefined): string => `${value ?? 0}${spread ? `~${spread}` : ''}`;
 
-const PAST: Record<FaultKind, string> = { stall: 'stalled', slow: 'slowed', crash: 'crashed and restarted' };
+/** What follows a fault's window in its flag: `:50` (slow), `:20~75` (loss), `:50~10` (delay). */
+function flagParameter(f: Fault): string {
+  if (f.kind === 'slow') return `:${f.percent ?? DEFAULT_SLOW_PERCENT}`;
+  if (f.kind === 'loss') return `:${withSpread(f.lossPct, f.correlationPct)}`;
+  if (f.kind === 'delay') return `:${withSpread(f.delayMs, f.jitterMs)}`;
+  return '';
+}
+
+/** A fault as the flag that asks for it: `--slow consumer-2@4-12:50`, `--loss consumer-2@0-4:20~75`. */
+export const describeFault = (f: Fault): string => `--${f.kind} ${f.consumer}@${seconds(f.from)}-${seconds(f.to)}${flagParameter(f)}`;
+
+const PAST: Record<FaultKind, string> = { stall: 'stalled', slow: 'slowed', crash: 'crashed and restarted', partition: 'partitioned', loss: 'lossy link', delay: 'delayed link' };
+
+/** The words after a fault's window in a report: " (50 %)", " (20 % lost, 75 % correlated)", " (50 ± 10 ms)". */
+function windowParameter(f: Fault): string {
+  if (f.kind === 'slow') return ` (${f.percent ?? DEFAULT_SLOW_PERCENT} %)`;
+  if (f.kind === 'loss') return ` (${f.lossPct ?? 0} % lost${f.correlationPct ? `, ${f.correlationPct} % correlated` : ''})`;
+  if (f.kind === 'delay') return ` (${f.delayMs ?? 0}${f.jitterMs ? ` ± ${f.jitterMs}` : ''} ms)`;
+  return '';
+}
 
 /**
  * A fault as a report marks its consumer: "stalled" for the seed's window
@@ -62,9 +98,8 @@ export function faultLabel(f: Fault, duration: number): string {
   return seedWindow ? PAST[f.kind] : faultWindow(f);
 }
 
-/** A fault with its window, always: "slowed 4-12 s (50 %)". */
-export const faultWindow = (f: Fault): string =>
-  `${PAST[f.kind]} ${seconds(f.from)}-${seconds(f.to)} s${f.kind === 'slow' ? ` (${f.percent ?? DEFAULT_SLOW_PERCENT} %)` : ''}`;
+/** A fault with its window, always: "slowed 4-12 s (50 %)", "lossy link 0-4 s (20 % lost)". */
+export const faultWindow = (f: Fault): string => `${PAST[f.kind]} ${seconds(f.from)}-${seconds(f.to)} s${windowParameter(f)}`;
 
 /** Every fault of a run with its consumer and window, as the live view's footer and the report's legend say them. */
 export const faultWindows = (faults: Fault[]): string => faults.map((f) => `${f.consumer} ${faultWindow(f)}`).join(', ');

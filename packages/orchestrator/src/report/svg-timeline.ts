@@ -51,7 +51,10 @@ function timelineLegend(axis: TimeAxis): string {
   return `<div class="legend">${[...kinds, ...tones, '<span><i style="background:#9ca3af"></i>a write the broker waited on (≥ 100 ms)</span>'].join('')}</div>`;
 }
 
-const KIND_MEANING: Record<keyof typeof FAULT_COLOURS, string> = { stall: 'SIGSTOP until SIGCONT', slow: 'stopped part of every 100 ms', crash: 'killed until restarted' };
+const KIND_MEANING: Record<keyof typeof FAULT_COLOURS, string> = {
+  stall: 'SIGSTOP until SIGCONT', slow: 'stopped part of every 100 ms', crash: 'killed until restarted',
+  partition: 'every datagram dropped both ways', loss: 'a share of datagrams dropped', delay: 'datagrams held before forwarding',
+};
 
 /** The marks in words, per row, for a reader who cannot hover (a printout, a screenshot). */
 function markList(rows: TimelineRow[]): string {

@@ -15,7 +15,7 @@ export interface TimeAxis {
 }
 
 /** One colour per fault kind (the legend's, the bands', the timeline's). */
-export const FAULT_COLOURS: Record<FaultKind, string> = { stall: '#f59e0b', slow: '#8b5cf6', crash: '#475569' };
+export const FAULT_COLOURS: Record<FaultKind, string> = { stall: '#f59e0b', slow: '#8b5cf6', crash: '#475569', partition: '#dc2626', loss: '#0ea5e9', delay: '#14b8a6' };
 
 /**
  * Converters to seconds since publishing started from the two clocks a run's

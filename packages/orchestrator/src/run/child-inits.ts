@@ -2,7 +2,7 @@ import { BROKER_HOST, modeSpec, type BrokerEndpoint, type BrokerInit, type Consu
 import { RunError } from '../model/errors.js';
 import type { ChildHandle } from './child/child-handle.js';
 import type { RunCertificate } from './tls.js';
-import { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './transport-settings.js';
+import { BATCH_MAX_EVENTS, DEFAULT_STALE_AFTER_MS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './transport-settings.js';
 
 /** The configuration messages of each role, in one place for the CLI's runs and the benchmarks. */
 
@@ -40,9 +40,10 @@ export function brokerEndpoint(broker: ChildHandle<'broker'>, init: BrokerInit):
  * How a consumer subscribes is its mode's (protocol's modes.ts): today's consumer, or one that can recover.
  * `checkpointDir`: its own directory under the run's data dir, in a durable mode only (null otherwise).
  */
-export function consumerInit(name: string, broker: BrokerEndpoint, mode: Mode, log: LogSettings, checkpointDir: string | null = null): ConsumerInit {
-  const { subscribeWith, detectGaps } = modeSpec(mode);
-  return { role: 'consumer', name, broker, subscribeWith, detectGaps, checkpointDir, log };
+export function consumerInit(name: string, broker: BrokerEndpoint, mode: Mode, log: LogSettings, checkpointDir: string | null = null, staleAfterMs = DEFAULT_STALE_AFTER_MS): ConsumerInit {
+  const { subscribeWith, detectGaps, heartbeat } = modeSpec(mode);
+  // Staleness means something only where the broker speaks to an idle subscriber.
+  return { role: 'consumer', name, broker, subscribeWith, detectGaps, checkpointDir, staleAfterMs: heartbeat ? staleAfterMs : null, log };
 }
 
 export function publisherInit(

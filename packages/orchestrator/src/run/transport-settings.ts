@@ -11,3 +11,8 @@ export const BATCH_MAX_EVENTS = 256;
  */
 export const STREAM_WINDOW_BYTES = 64 * 1024;
 export const HEARTBEAT_MS = 250;
+/**
+ * A consumer whose mode's broker speaks even when idle (PROGRESS every HEARTBEAT_MS) counts itself
+ * stale after this long without a frame: three missed heartbeats (`--stale-after` changes it).
+ */
+export const DEFAULT_STALE_AFTER_MS = 3 * HEARTBEAT_MS;
