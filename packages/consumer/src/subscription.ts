@@ -222,6 +222,7 @@ export class Subscription {
       attempt: () => this.open(this.plan(), RECONNECT_ATTEMPT_MS),
       announced,
       reason,
+      idleTimeoutMs: this.options.endpoint.idleTimeoutMs,
       stale: () => this.stopped() || generation !== this.generation,
       logger,
       reached: (opened) => {
