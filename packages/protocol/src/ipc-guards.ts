@@ -32,7 +32,7 @@ export function childMessageProblem(value: unknown): string | undefined {
     case 'ready':
       return countShape(value.pid, 'ready.pid') ?? optionalShape(countShape)(value.port, 'ready.port');
     case 'progress':
-      return roleValueProblem('counters', value.counters, 'progress.counters');
+      return roleValueProblem('counters', value.counters, 'progress.counters') ?? optionalShape(textShape)(value.member, 'progress.member');
     case 'reply':
     case 'refused':
       if (!isRequestKind(value.kind)) return `${type}.kind is not a request kind`;
@@ -40,7 +40,7 @@ export function childMessageProblem(value: unknown): string | undefined {
     case 'done':
       return countShape(value.published, 'done.published');
     case 'ended':
-      return textShape(value.reason, 'ended.reason');
+      return textShape(value.reason, 'ended.reason') ?? optionalShape(textShape)(value.member, 'ended.member');
     case 'fatal':
       return textShape(value.message, 'fatal.message');
     default:
@@ -61,15 +61,16 @@ export function isOrchestratorCommand(value: unknown): value is OrchestratorComm
     case 'start':
       return typeof value.durationMs === 'number' && Number.isFinite(value.durationMs);
     case 'request':
-      return countShape(value.id, '') === undefined && isRequestKind(value.kind);
+      return countShape(value.id, '') === undefined && isRequestKind(value.kind) && optionalShape(textShape)(value.member, '') === undefined;
     case 'phase':
       return typeof value.phase === 'string';
     case 'endSubscriber':
       return typeof value.name === 'string' && typeof value.reason === 'string';
     case 'shape':
       return linkShape(value.up, '') === undefined && linkShape(value.down, '') === undefined;
-    case 'ending':
     case 'brokerLost':
+      return optionalShape(textShape)(value.member, '') === undefined;
+    case 'ending':
     case 'stop':
       return true;
     default:

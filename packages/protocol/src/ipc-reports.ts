@@ -82,7 +82,7 @@ export interface ConsumerCounters {
   staleMs?: number;
 }
 
-export type Counters = BrokerCounters | PublisherCounters | ConsumerCounters | RogueCounters | RelayCounters;
+export type Counters = BrokerCounters | PublisherCounters | ConsumerCounters | RogueCounters | RelayCounters | PoolCounters;
 
 /**
  * The broker's figures for one subscriber name, summed over every subscription
@@ -373,7 +373,24 @@ export interface RelayReport extends RelayCounters {
   cpuMicros: number;
 }
 
-export type Report = BrokerReport | PublisherReport | ConsumerReport | RogueReport | RelayReport;
+/**
+ * A pool's own figures (its members answer for themselves: a request naming a member gets that
+ * consumer's counters or report, exactly as a consumer process of its own would give them).
+ */
+export interface PoolCounters {
+  role: 'pool';
+  /** Consumers it hosts. */
+  members: number;
+  /** Of them, those whose subscription has ended early. */
+  ended: number;
+}
+
+export interface PoolReport extends PoolCounters {
+  /** Its members' names, in its init's order. */
+  names: string[];
+}
+
+export type Report = BrokerReport | PublisherReport | ConsumerReport | RogueReport | RelayReport | PoolReport;
 
 /** What a process cost, as it reports at gather time (process.resourceUsage()). */
 export interface ProcessResources {

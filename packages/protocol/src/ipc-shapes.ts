@@ -1,6 +1,6 @@
-import { FSYNC_POLICIES, LOG_LEVELS, MODES, OVERFLOW_POLICIES, type BrokerEndpoint, type BrokerInit, type DurableSettings, type ChildRole, type ConsumerInit, type LogSettings, type PublisherInit, type RelayInit, type RoleMessages, type RogueInit } from './ipc.js';
+import { FSYNC_POLICIES, LOG_LEVELS, MODES, OVERFLOW_POLICIES, type BrokerEndpoint, type BrokerInit, type DurableSettings, type ChildRole, type ConsumerInit, type LogSettings, type PoolInit, type PublisherInit, type RelayInit, type RoleMessages, type RogueInit } from './ipc.js';
 import type { LinkShape } from './link-shape.js';
-import type { BlockedWrite, BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, DigestVerdict, DurableReport, SubscriptionRecord, LastWrites, LatencySamples, LinkCounters, ProcessResources, PublisherCounters, PublisherReport, RelayCounters, RelayReport, RogueCounters, RogueReport, SubscriberCounters, SubscriberMark, SubscriberMarkKind, SubscriberReport, SyncRecord, TransportStats } from './ipc-reports.js';
+import type { BlockedWrite, BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, DigestVerdict, DurableReport, SubscriptionRecord, LastWrites, LatencySamples, LinkCounters, PoolCounters, PoolReport, ProcessResources, PublisherCounters, PublisherReport, RelayCounters, RelayReport, RogueCounters, RogueReport, SubscriberCounters, SubscriberMark, SubscriberMarkKind, SubscriberReport, SyncRecord, TransportStats } from './ipc-reports.js';
 
 /**
  * The shape of every value that crosses the IPC channel, field by field: each
@@ -101,6 +101,10 @@ const linkCounters = fields<LinkCounters>({ forwarded: count, dropped: count, by
 const sync = fields<SyncRecord>({ kind: oneOf(['snapshot', 'delta']), at: number, frames: count, keys: count, bytes: count, offset: count });
 
 /** Every check of one role, found by the value's `role` field. */
+const consumerInit = fields<ConsumerInit>({ role: oneOf(['consumer']), name: text, broker, subscribeWith: oneOf(['latest', 'snapshot']), detectGaps: flag, checkpointDir: nullable(text), staleAfterMs: nullable(count), log });
+/** At least one element, each fitting `check`. */
+const nonEmptyListOf = (check: Check): Check => (value, path) => listOf(check)(value, path) ?? (Array.isArray(value) && value.length === 0 ? `${path} is empty` : undefined);
+
 const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } } = {
   broker: {
     init: fields<BrokerInit>({
@@ -124,7 +128,7 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
     }),
   },
   consumer: {
-    init: fields<ConsumerInit>({ role: oneOf(['consumer']), name: text, broker, subscribeWith: oneOf(['latest', 'snapshot']), detectGaps: flag, checkpointDir: nullable(text), staleAfterMs: nullable(count), log }),
+    init: consumerInit,
     counters: fields<ConsumerCounters>({
       role: oneOf(['consumer']), applied: count, lastOffset: count, endedEarly: nullable(text), syncing: flag, reconnects: count, skippedRanges: ranges, coveredAfter: count,
       repairedRanges: optional(ranges), stale: optional(flag), staleMs: optional(number),
@@ -151,6 +155,11 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
     }),
     counters: fields<RelayCounters>({ role: oneOf(['relay']), up: linkCounters, down: linkCounters }),
     report: fields<RelayReport>({ role: oneOf(['relay']), up: linkCounters, down: linkCounters, clients: count, cpuMicros: number }),
+  },
+  pool: {
+    init: fields<PoolInit>({ role: oneOf(['pool']), name: text, members: nonEmptyListOf(consumerInit), log }),
+    counters: fields<PoolCounters>({ role: oneOf(['pool']), members: count, ended: count }),
+    report: fields<PoolReport>({ role: oneOf(['pool']), members: count, ended: count, names: listOf(text) }),
   },
 };
 const ROLES: readonly unknown[] = Object.keys(ROLE_SHAPES);

@@ -7,7 +7,7 @@
  * parallel while the certificate is made and the broker binds.
  */
 
-import type { BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, Counters, DigestVerdict, LastWrites, ProcessResources, PublisherCounters, PublisherReport, RelayCounters, RelayReport, Report, RogueCounters, RogueReport } from './ipc-reports.js';
+import type { BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, Counters, DigestVerdict, LastWrites, PoolCounters, PoolReport, ProcessResources, PublisherCounters, PublisherReport, RelayCounters, RelayReport, Report, RogueCounters, RogueReport } from './ipc-reports.js';
 import type { LinkShape } from './link-shape.js';
 import type { FsyncPolicy, Mode, OverflowPolicy } from './modes.js';
 // Each mode's name and meaning live in modes.ts, the one table of what a mode does.
@@ -148,15 +148,33 @@ export interface RelayInit {
   log: LogSettings;
 }
 
-export type ChildInit = BrokerInit | PublisherInit | ConsumerInit | RogueInit | RelayInit;
+/**
+ * Many healthy consumers in one process (--pool-size): each member keeps its own QUIC connection,
+ * subscription, local copy, counters and digest, built from its own init exactly as a consumer
+ * process of its own builds them. A consumer that is faulted (SIGSTOP, SIGKILL and a relay act on
+ * a whole process), joins late or is foreign always runs alone.
+ */
+export interface PoolInit {
+  role: 'pool';
+  /** `pool-<n>`. */
+  name: string;
+  /** One init per member, in the order its consumers were named; at least one. */
+  members: ConsumerInit[];
+  log: LogSettings;
+}
+
+export type ChildInit = BrokerInit | PublisherInit | ConsumerInit | RogueInit | RelayInit | PoolInit;
 /** A child's role; every init, counters and report message carries it, so a reply is narrowed by it. */
 export type ChildRole = ChildInit['role'];
 export type InitOf<R extends ChildRole> = RoleMessages[R]['init'];
 
 export type OrchestratorCommand =
   | { type: 'start'; durationMs: number }
-  /** Answered by one `reply` with the same id, or a `refused` when the child cannot serve it. */
-  | { type: 'request'; id: number; kind: RequestKind }
+  /**
+   * Answered by one `reply` with the same id, or a `refused` when the child cannot serve it.
+   * `member`: to a pool, the consumer it hosts that must answer (absent: the pool answers for itself).
+   */
+  | { type: 'request'; id: number; kind: RequestKind; member?: string }
   /** The run entered a phase: bound into every later log line of the child, and nothing else. */
   | { type: 'phase'; phase: string }
   /**
@@ -171,8 +189,9 @@ export type OrchestratorCommand =
    * reset; our QUIC library sends no stateless reset to a packet for a connection it does not know,
    * so a client would wait out its idle timeout. The orchestrator stands in for the reset: the
    * client drops its connection and reconnects with backoff until a broker answers.
+   * `member`: to a pool, the consumer it concerns (absent: every consumer it hosts).
    */
-  | { type: 'brokerLost' }
+  | { type: 'brokerLost'; member?: string }
   /** Relay: shape each direction from now on (`up`: client to broker). CLEAR_LINK for both ends a network fault. */
   | { type: 'shape'; up: LinkShape; down: LinkShape }
   | { type: 'stop' };
@@ -184,6 +203,7 @@ export interface RoleMessages {
   consumer: { init: ConsumerInit; counters: ConsumerCounters; report: ConsumerReport };
   rogue: { init: RogueInit; counters: RogueCounters; report: RogueReport };
   relay: { init: RelayInit; counters: RelayCounters; report: RelayReport };
+  pool: { init: PoolInit; counters: PoolCounters; report: PoolReport };
 }
 export type CountersOf<R extends ChildRole> = RoleMessages[R]['counters'];
 export type ReportOf<R extends ChildRole> = RoleMessages[R]['report'];
@@ -215,10 +235,12 @@ export type ChildMessage =
   /** Listening for its init message: modules loaded, nothing configured yet. */
   | { type: 'booted'; pid: number }
   | { type: 'ready'; pid: number; port?: number }
-  | { type: 'progress'; counters: Counters }
+  /** `member`: a pool's member's counters (absent: the sender's own). */
+  | { type: 'progress'; counters: Counters; member?: string }
   | ReplyMessage
   /** A request this child cannot serve (e.g. a digest asked of the broker): it answers, it does not die. */
   | { type: 'refused'; id: number; kind: RequestKind; message: string }
   | { type: 'done'; published: number }
-  | { type: 'ended'; reason: string }
+  /** A consumer's subscription ended early; `member`: which of a pool's. */
+  | { type: 'ended'; reason: string; member?: string }
   | { type: 'fatal'; message: string };
