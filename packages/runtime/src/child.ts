@@ -33,8 +33,19 @@ export interface RoleHandlers {
   brokerLost?(): void;
   /** Relay: shape each direction of its link from now on (see LinkShape). */
   shape?(up: LinkShape, down: LinkShape): void;
+  /**
+   * A pool: the consumers it hosts, by name. A request or `brokerLost` naming one (`member`) is that
+   * one's; each reports its own counters once a second, as a process of its own would.
+   */
+  members?: ReadonlyMap<string, Hosted>;
   /** Releases transports. Must not wait for a graceful QUIC close. */
   close(): Promise<void>;
+}
+
+/** One role hosted in a process with others (a pool's member): its handlers and its own logger (its own `proc`). */
+export interface Hosted {
+  handlers: RoleHandlers;
+  logger: Logger;
 }
 
 export interface ChildContext<I extends ChildInit> {
@@ -56,24 +67,37 @@ function send(message: ChildMessage): void {
   sendMessage(message).catch(() => {});
 }
 
+/** How one role is built from its init; see roleEntry. */
+export interface RoleEntry {
+  role: ChildRole;
+  /** Builds the role when `init` is its own; undefined when it is another role's. */
+  setUp(init: ChildInit, context: Omit<ChildContext<ChildInit>, 'init'>): Promise<RoleHandlers> | undefined;
+}
+
+/** A role a process can be told to be, and how to build it (runChildOf): the init's `role` picks one. */
+export function roleEntry<R extends ChildRole>(role: R, setUp: (context: ChildContext<InitOf<R>>) => Promise<RoleHandlers>): RoleEntry {
+  return { role, setUp: (init, context) => (isOfRole<R, 'init'>(init, role) ? setUp({ ...context, init }) : undefined) };
+}
+
 /**
  * Says `booted`, then waits for the init message. Listening starts first: a
  * message sent before the other side listens is silently dropped. A child told
  * to stop before it was configured (the run gave up on it) exits quietly; one
  * sent an init it cannot use says which field is wrong and exits 1.
  */
-async function awaitInit<R extends ChildRole>(role: R): Promise<InitOf<R>> {
+async function awaitInit(roles: ChildRole[]): Promise<ChildInit> {
   const initArrived = getOneMessage();
   await sendMessage({ type: 'booted', pid: process.pid } satisfies ChildMessage);
   const first = await initArrived;
+  const named = roles.join(' or ');
   if (isOrchestratorCommand(first) && first.type === 'stop') process.exit(0);
-  if (!isChildInit(first)) return refuseInit(role, initProblem(first) ?? 'its init is unreadable');
-  if (!isOfRole(first, role)) return refuseInit(role, `init.role is "${first.role}", not "${role}"`);
+  if (!isChildInit(first)) return refuseInit(named, initProblem(first) ?? 'its init is unreadable');
+  if (!roles.includes(first.role)) return refuseInit(named, `init.role is "${first.role}", not "${named}"`);
   return first;
 }
 
 /** No logger exists yet (its settings are in the init): one line on stderr, and `fatal` to the orchestrator. */
-async function refuseInit(role: ChildRole, problem: string): Promise<never> {
+async function refuseInit(role: string, problem: string): Promise<never> {
   const message = `a ${role} process cannot start: ${problem}`;
   process.stderr.write(`${message}\n`);
   await sendMessage({ type: 'fatal', message } satisfies ChildMessage).catch(() => {});
@@ -99,9 +123,12 @@ async function serveCommands(role: RoleHandlers, lifecycle: Lifecycle, logger: L
       case 'start':
         role.start?.(command.durationMs);
         break;
-      case 'request':
-        serveRequest(role, command, send, logger);
+      case 'request': {
+        const target = command.member === undefined ? { handlers: role, logger } : role.members?.get(command.member);
+        if (target === undefined) send({ type: 'refused', id: command.id, kind: command.kind, message: `it hosts no consumer named ${command.member}` });
+        else serveRequest(target.handlers, command, send, target.logger);
         break;
+      }
       case 'phase':
         setLogPhase(command.phase);
         break;
@@ -115,7 +142,8 @@ async function serveCommands(role: RoleHandlers, lifecycle: Lifecycle, logger: L
         role.shape?.(command.up, command.down);
         break;
       case 'brokerLost':
-        role.brokerLost?.();
+        if (command.member === undefined) role.brokerLost?.();
+        else role.members?.get(command.member)?.handlers.brokerLost?.();
         break;
       case 'stop':
         await lifecycle.exit(0);
@@ -131,7 +159,24 @@ async function serveCommands(role: RoleHandlers, lifecycle: Lifecycle, logger: L
  * before the other side listens is silently dropped.
  */
 export async function runChild<R extends ChildRole>(roleName: R, setUp: (context: ChildContext<InitOf<R>>) => Promise<RoleHandlers>): Promise<void> {
-  const init = await awaitInit(roleName);
+  return runChildOf(roleEntry(roleName, setUp));
+}
+
+/** The once-a-second `counters` line and `progress` message, for the role and for each member it hosts. */
+function reportProgress(role: RoleHandlers, logger: Logger): void {
+  const counters = role.counters();
+  logger.info(counters, 'counters');
+  send({ type: 'progress', counters });
+  for (const [member, hosted] of role.members ?? []) {
+    const own = hosted.handlers.counters();
+    hosted.logger.info(own, 'counters');
+    send({ type: 'progress', counters: own, member });
+  }
+}
+
+/** runChild for a process that may be told to be any of several roles (a consumer, or a pool of consumers): its init says which. */
+export async function runChildOf(...entries: RoleEntry[]): Promise<void> {
+  const init = await awaitInit(entries.map((e) => e.role));
   setLogPhase('starting');
   const logger = createLogger(init.name, init.log);
   let handlers: RoleHandlers | undefined;
@@ -161,19 +206,20 @@ export async function runChild<R extends ChildRole>(roleName: R, setUp: (context
   process.on('SIGTERM', () => void exit(0));
 
   try {
-    handlers = await setUp({ init, logger, send, exit, ending: () => ending });
+    const context = { logger, send, exit, ending: () => ending };
+    // awaitInit took only an init of one of these roles: exactly one entry builds it.
+    handlers = await entries.map((e) => e.setUp(init, context)).find((built) => built !== undefined);
+    if (handlers === undefined) throw new Error(`no role is built from a ${init.role} init`);
   } catch (error) {
     fail(error);
     return;
   }
   const role = handlers;
   serveCommands(role, { exit, markEnding: () => (ending = true) }, logger).catch(fail);
-  setInterval(() => {
-    const counters = role.counters();
-    logger.info(counters, 'counters');
-    send({ type: 'progress', counters });
-  }, PROGRESS_INTERVAL_MS).unref();
+  setInterval(() => reportProgress(role, logger), PROGRESS_INTERVAL_MS).unref();
 
+  // Each member says it too: every consumer's first line in the log is its `ready`, pooled or not.
+  for (const hosted of role.members?.values() ?? []) hosted.logger.info({ pool: init.name }, 'ready');
   logger.info({ port: role.port }, 'ready');
   send(role.port === undefined ? { type: 'ready', pid: process.pid } : { type: 'ready', pid: process.pid, port: role.port });
 }

@@ -1,5 +1,5 @@
-export { createLogger, setLogPhase, type Logger } from './logger.js';
-export { runChild, type ChildContext, type RoleHandlers } from './child.js';
+export { createLogger, logDestination, setLogPhase, type Logger } from './logger.js';
+export { roleEntry, runChild, runChildOf, type ChildContext, type Hosted, type RoleEntry, type RoleHandlers } from './child.js';
 export { processResources } from './resources.js';
 export { withDeadline, sleep } from './deadline.js';
 export { CodedError } from './coded-error.js';
