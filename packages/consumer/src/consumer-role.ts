@@ -1,5 +1,5 @@
 import { encodeDigestRequest, encodeResume, type ConsumerCounters, type ConsumerInit, type ConsumerReport, type DigestFrame, type DigestVerdict } from '@state-divergence/protocol';
-import { runChild, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
+import { wallClockMs, withDeadline, type ChildContext, type Logger, type RoleHandlers } from '@state-divergence/runtime';
 import { loadCheckpoint, type CheckpointState } from './checkpoint.js';
 import { Checkpointer } from './checkpointer.js';
 import { LocalCopy } from './local-copy.js';
@@ -70,7 +70,15 @@ async function restore(init: ConsumerInit, logger: Logger): Promise<CheckpointSt
   return typeof found === 'string' ? null : found;
 }
 
-await runChild('consumer', async ({ init, logger, send, ending }) => {
+/** What building a consumer needs of its process: a lone consumer's whole context, or what its pool gives each member. */
+export type ConsumerContext = Omit<ChildContext<ConsumerInit>, 'exit'>;
+
+/**
+ * One consumer, built from its init: restores its checkpoint, subscribes (resolves once subscribed)
+ * and returns its handlers. The one place a consumer is made, whether it is a process of its own
+ * (main.ts) or one of a pool's members (pool.ts): a pooled consumer is the same code.
+ */
+export async function startConsumer({ init, logger, send, ending }: ConsumerContext): Promise<RoleHandlers> {
   // A checkpoint directory is given only where the broker keeps a log (modes.ts `durable`): only there do offsets outlive a subscription.
   const resumable = init.checkpointDir !== null;
   const restored = await restore(init, logger);
@@ -147,4 +155,4 @@ await runChild('consumer', async ({ init, logger, send, ending }) => {
       await subscription.close();
     },
   };
-});
+}
