@@ -161,5 +161,6 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
     wallSeconds: run.wallSeconds,
     commands: run.commands,
     contract: run.contract,
+    pools: run.pools ?? {},
   };
 }

@@ -172,6 +172,8 @@ export interface ModeResult {
   /** Foreign consumers (--consumer-cmd): command lines and contract failures, by name (see GatheredRun). */
   commands: Record<string, string>;
   contract: Record<string, string[]>;
+  /** The pool hosting each pooled consumer, by name (see GatheredRun); nothing a check or a report judges by. */
+  pools: Record<string, string>;
 }
 
 export interface GatheredRun {
@@ -203,6 +205,8 @@ export interface GatheredRun {
   commands: Record<string, string>;
   /** Their contract failures (docs/CONSUMER.md), by name: each a sentence naming the consumer. */
   contract: Record<string, string[]>;
+  /** The pool process hosting each pooled consumer (--pool-size), by name; absent or missing: a process of its own. */
+  pools?: Record<string, string>;
   /** The run's largest QUIC datagram, bytes (--datagram-size). */
   datagramBytes: number;
   /** What the broker had sent each frozen consumer at its SIGSTOP and SIGCONT, one entry per stall. */

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { FSYNC_POLICIES, LOG_LEVELS, OVERFLOW_POLICIES, PERIODIC_FSYNC_MS } from '@state-divergence/protocol';
-import { DEFAULTS, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE, MODE_CHOICES } from '../model/options.js';
+import { DEFAULTS, MAX_CONSUMERS, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE, MODE_CHOICES } from '../model/options.js';
 
 /**
  * The flags of a run, for `orchestrator [run]` and `orchestrator sweep` (which
@@ -13,7 +13,8 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
   return parser.options({
     rate: swept('rate', 'Changes published per second'),
     keys: swept('keys', 'Size of the config keyspace'),
-    consumers: { type: 'number', default: DEFAULTS.consumers, describe: 'Consumer count; must be at least 2' },
+    consumers: { type: 'number', default: DEFAULTS.consumers, describe: `Consumer count; must be at least 2 (at most ${MAX_CONSUMERS})` },
+    'pool-size': { type: 'number', describe: 'Healthy consumers hosted per process, each with its own connection, copy and verdict (a faulted, late or --consumer-cmd consumer always runs alone); 1: a process each [default: one pool per core]' },
     payload: { type: 'number', default: DEFAULTS.payload, describe: 'Payload bytes per change' },
     'queue-capacity': { type: 'number', default: DEFAULTS.queueCapacity, describe: 'Subscriber queue depth at the broker' },
     'datagram-size': {

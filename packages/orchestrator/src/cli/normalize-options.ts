@@ -3,7 +3,7 @@ import type { Fault } from '../model/faults.js';
 import { checkBrokerCrashes, checkSchedule, parseFaults } from './parse-faults.js';
 import { parseConsumerCommands } from './parse-consumer-cmd.js';
 import { UsageError } from '../model/errors.js';
-import { consumerName, DEFAULTS, EXPANSIONS, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE, MODE_CHOICES, type ModeChoice, type Options, type RawOptions } from '../model/options.js';
+import { consumerName, DEFAULTS, EXPANSIONS, MAX_CONSUMERS, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE, MODE_CHOICES, type ModeChoice, type Options, type RawOptions } from '../model/options.js';
 
 function checkNumber(flag: string, value: number, rule: { min: number; max: number; integer: boolean; what: string }): number {
   if (!Number.isFinite(value) || (rule.integer && !Number.isInteger(value)) || value < rule.min || value > rule.max) {
@@ -51,7 +51,7 @@ function durableOptions(raw: RawOptions, modes: Mode[]): Pick<Options, 'fsync' |
  * Pure: the only outside fact it needs (is stderr a terminal?) is passed in.
  */
 export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: boolean }): Options {
-  const consumers = checkNumber('consumers', raw.consumers ?? DEFAULTS.consumers, integerIn(2, 64, 'at least 2 (and at most 64)'));
+  const consumers = checkNumber('consumers', raw.consumers ?? DEFAULTS.consumers, integerIn(2, MAX_CONSUMERS, `at least 2 (and at most ${MAX_CONSUMERS})`));
   const mode = raw.mode ?? DEFAULTS.mode;
   if (!(MODE_CHOICES as readonly string[]).includes(mode)) {
     throw new UsageError(`--mode must be one of ${MODE_CHOICES.join(', ')}, got ${mode}`);
@@ -97,6 +97,7 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
     rogueFrames: checkNumber('rogue-frames', raw.rogueFrames ?? DEFAULTS.rogueFrames, integerIn(0, 1_000_000)),
     consumerCmd,
     readyTimeoutMs: raw.readyTimeout === undefined ? null : 1000 * checkNumber('ready-timeout', raw.readyTimeout, { min: 1, max: 600, integer: false, what: 'a number of seconds from 1 to 600' }),
+    poolSize: raw.poolSize === undefined ? null : checkNumber('pool-size', raw.poolSize, integerIn(1, MAX_CONSUMERS, `a whole number of consumers per process from 1 (a process each) to ${MAX_CONSUMERS}`)),
     tui: raw.tui ?? DEFAULTS.tui,
     json: raw.json ?? DEFAULTS.json,
     logFile: raw.logFile ?? DEFAULTS.logFile,

@@ -70,6 +70,8 @@ export function toJsonRun(r: ModeResult) {
       digestMatch: r.digests[c.name]?.match ?? null,
       digest: r.digests[c.name] ?? null,
       endedEarly: c.endedEarly,
+      /** The pool process that hosted it (--pool-size), e.g. `pool-1`; null: a process of its own. Nothing else about it differs. */
+      pool: r.pools[c.name] ?? null,
       /** A consumer someone else wrote: the command it ran as (--consumer-cmd); null for ours. */
       command: r.commands[c.name] ?? null,
       /** How it broke the child contract (docs/CONSUMER.md), each a sentence; [] when it kept it. */

@@ -5,6 +5,7 @@ import { errorMessage, type Logger } from '@state-divergence/runtime';
 import { RunError } from '../model/errors.js';
 import { brokerEndpoint, brokerInit, consumerInit, publisherInit } from './child-inits.js';
 import type { ChildHandle } from './child/child-handle.js';
+import { PoolMember } from './child/pool-member.js';
 import { spawnRole, type ForeignCommand, type SpawnOptions } from './child/spawn-role.js';
 import { generateRunCertificate } from './tls.js';
 
@@ -23,6 +24,11 @@ export interface ClusterSpec {
   deleteRatio: number;
   /** Consumers subscribed from the start (a late joiner is added later with `addConsumer`). */
   consumers: string[];
+  /**
+   * Consumers of `consumers` hosted together, one process per group (run/pools.ts): `pool-1` the
+   * first group. Absent or empty: each consumer is a process of its own.
+   */
+  pools?: string[][];
   /** Hostile frames a rogue client sends (0: no rogue). */
   rogueFrames: number;
   /** How long each process may take to say ready, ms; null: 15 s plus half a second per process. */
@@ -42,8 +48,10 @@ export interface Cluster {
   /** The broker now: after a restart its successor (the crashed one while the successor boots). */
   broker: ChildHandle<'broker'>;
   publisher: ChildHandle<'publisher'>;
-  /** In start order, then joiners as they subscribe. */
+  /** In start order, then joiners as they subscribe; a pooled one is its pool's member (child/pool-member.ts). */
   consumers: Array<ChildHandle<'consumer'>>;
+  /** The pool processes hosting consumers, in order (`pool-1` first); empty when every consumer runs alone. */
+  pools: Array<ChildHandle<'pool'>>;
   rogue: ChildHandle<'rogue'> | undefined;
   endpoint: BrokerEndpoint;
   /**
@@ -107,10 +115,12 @@ export async function startCluster(
   const brokerReady = spawn('broker', 'broker', configured);
   const endpoint = Promise.all([brokerReady, configured]).then(([b, init]) => brokerEndpoint(b, init));
   endpoint.catch(() => {}); // observed by every client's spawn; seen once is enough
+  /** One of our consumers' init, whether it runs alone or in a pool. */
+  const ourInit = (name: string, broker: BrokerEndpoint) => consumerInit(name, broker, mode, log, durable?.checkpointDir(name) ?? null);
   const addConsumer = (name: string): Promise<ChildHandle<'consumer'> | undefined> => {
     const foreign = spec.foreign?.[name];
     const breach = (failure: string) => spec.breach?.(name, failure);
-    if (foreign === undefined) return spawn('consumer', name, endpoint.then((broker) => consumerInit(name, broker, mode, log, durable?.checkpointDir(name) ?? null)));
+    if (foreign === undefined) return spawn('consumer', name, endpoint.then((broker) => ourInit(name, broker)));
     const init = endpoint.then((broker) => consumerInit(name, broker, mode, log));
     return tolerated(spawn('consumer', name, init, { foreign, breach }), endpoint, breach);
   };
@@ -120,9 +130,16 @@ export async function startCluster(
   };
   const publisher = spawn('publisher', 'publisher', endpoint.then((broker) => publisherInit(broker, spec, log)));
   const rogue = spec.rogueFrames === 0 ? Promise.resolve(undefined) : spawn('rogue', 'rogue', rogueInit());
-  const consumers = spec.consumers.map(addConsumer);
+  const hosted = new Map<string, Promise<PoolMember>>();
+  const pools = (spec.pools ?? []).map((members, i) => {
+    const name = `pool-${i + 1}`;
+    const pool = spawn('pool', name, endpoint.then((broker) => ({ role: 'pool' as const, name, members: members.map((m) => ourInit(m, broker)), log })));
+    for (const member of members) hosted.set(member, pool.then((p) => new PoolMember(p, member)));
+    return pool;
+  });
+  const consumers = spec.consumers.map((name) => hosted.get(name) ?? addConsumer(name));
   // Wait for all of them, even when one fails, so none is left booting behind our back.
-  const all = Promise.allSettled([brokerReady, publisher, rogue, endpoint, ...consumers]);
+  const all = Promise.allSettled([brokerReady, publisher, rogue, endpoint, ...pools, ...consumers]);
   const failed = (await Promise.race([all, context.aborted])).find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
   const cluster: Cluster = {
@@ -130,6 +147,7 @@ export async function startCluster(
     publisher: await publisher,
     rogue: await rogue,
     consumers: (await Promise.all(consumers)).filter((c) => c !== undefined),
+    pools: await Promise.all(pools),
     endpoint: await endpoint,
     addConsumer: async (name) => {
       const joined = await addConsumer(name);

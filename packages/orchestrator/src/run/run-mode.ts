@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { modeSpec, type LogSettings, type Mode } from '@state-divergence/protocol';
 import { processResources, setLogPhase, type Logger } from '@state-divergence/runtime';
 import { assembleOutcome, type GatheredRun, type ModeResult } from '../check/outcome.js';
@@ -16,6 +17,7 @@ import { modeData, openRunData } from './data-dir.js';
 import { interpretPlan } from './interpret-plan.js';
 import { LiveMonitor } from './live-monitor.js';
 import { buildPlan, checkPlan, faultedConsumers, longestStallMs, planLengthMs, type RunPlan } from './plan.js';
+import { planPools } from './pools.js';
 import { startSampling } from './sampler.js';
 import { announceTeardown, retireForeign } from './retire.js';
 import { PlanSteps, type PlanRecord } from './steps.js';
@@ -49,13 +51,16 @@ function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettin
   const idleTimeoutMs = Math.ceil(longestStallMs(plan) * 2 + 10_000);
   const consumers = consumerNames(options).filter((name) => name !== options.joinLate);
   const foreign = Object.fromEntries(options.consumerCmd.map((c) => [c.consumer, c]));
+  // A faulted, late or foreign consumer runs alone: SIGSTOP, SIGKILL and a relay act on a whole process.
+  const faulted = faultedConsumers(plan);
+  const pools = planPools(consumers.filter((name) => !faulted.includes(name) && foreign[name] === undefined), options.poolSize, availableParallelism());
   const breach = (name: string, failure: string) => {
     logger.warn({ consumer: name, failure }, 'contract failure');
     contract.add(name, failure);
   };
   const data = dataDir === null ? null : modeData(dataDir, mode);
   const durable = data && { log: { dir: data.broker, fsync: options.fsync, retention: options.retention }, checkpointDir: data.consumer };
-  return { ...options, mode, consumers, idleTimeoutMs, log, foreign, breach, durable };
+  return { ...options, mode, consumers, pools, idleTimeoutMs, log, foreign, breach, durable };
 }
 
 /** A durable mode's data dir: the caller's, or one of its own, removed at teardown (unless --keep-data). */
@@ -184,6 +189,7 @@ function gatheredRun(parts: {
       ...neverReady.map((name) => ({ ...row(name), report: null, digest: null, died: 'it never became ready (see its contract failures)' })),
     ].sort((a, b) => order(a.name) - order(b.name)),
     ...parts.foreign,
+    pools: Object.fromEntries(cluster.consumers.flatMap((c) => (c.pool === null ? [] : [[c.name, c.pool]]))),
     publisher: collected.publisher,
     broker: collected.broker,
     stallWindow: record.stallWindow,

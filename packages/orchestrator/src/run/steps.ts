@@ -45,8 +45,8 @@ interface StepContext {
   onPhase(phase: PhaseName): void;
 }
 
-/** Every process of the run, for messages that go to all of them. */
-const everyone = (cluster: Cluster): ChildHandle[] => [cluster.broker, cluster.publisher, ...(cluster.rogue ? [cluster.rogue] : []), ...cluster.consumers];
+/** Every process of the run, for messages that go to all of them (a pool's members hear them through their pool). */
+const everyone = (cluster: Cluster): ChildHandle[] => [cluster.broker, cluster.publisher, ...(cluster.rogue ? [cluster.rogue] : []), ...cluster.pools, ...cluster.consumers];
 const pids = (targets: ChildHandle[]) => targets.map((c) => ({ name: c.name, pid: c.pid }));
 
 /**

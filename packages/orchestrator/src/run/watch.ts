@@ -51,12 +51,15 @@ export function watchCluster(
     consumer.on((m) => running && m.type === 'ended' && timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: m.reason }));
     void consumer.exited.then((how) => {
       if (!running) return;
+      // A pooled consumer dies with its pool: each of the pool's members says so, naming the pool.
+      const { pool } = consumer;
+      const what = pool === null ? `process ${how}` : `pool ${pool} ${how}`;
       // Either way the broker forgets it now: a restart of the same name must find the name free.
-      cluster.broker.send({ type: 'endSubscriber', name: consumer.name, reason: `process ${how}` });
+      cluster.broker.send({ type: 'endSubscriber', name: consumer.name, reason: what });
       if (planned.has(consumer)) return;
-      exits.set(consumer.name, `its process ${how} mid-run (pid ${consumer.pid})`);
-      timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: `process ${how}` });
-      logger.error({ consumer: consumer.name, childPid: consumer.pid, how }, 'consumer process died');
+      exits.set(consumer.name, pool === null ? `its process ${how} mid-run (pid ${consumer.pid})` : `its pool ${pool} (pid ${consumer.pid}) ${how} mid-run`);
+      timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: what });
+      logger.error({ consumer: consumer.name, childPid: consumer.pid, how, ...(pool !== null && { pool }) }, 'consumer process died');
       // A foreign consumer must live until it is told to stop (docs/CONSUMER.md): exiting early breaks the contract.
       if (consumer.command !== null) context.breach?.(consumer.name, `${describeChild(consumer.name, consumer.pid, consumer.command)} ${how} mid-run (pid ${consumer.pid}), before it was told to stop`);
     });

@@ -115,8 +115,11 @@ export class ChildChannel {
     });
   }
 
-  /** Resolves with the first message `pick` accepts; rejects if `pick` throws, or when `failed` does. */
-  waitFor<T>(pick: (m: ChildMessage) => T | undefined, timeoutMs: number, what: string, failed?: Promise<never>): Promise<T> {
+  /**
+   * Resolves with the first message `pick` accepts; rejects if `pick` throws, or when `failed` does.
+   * `who`: how its errors name the one waited for (a pool's member, by default the child).
+   */
+  waitFor<T>(pick: (m: ChildMessage) => T | undefined, timeoutMs: number, what: string, failed?: Promise<never>, who = this.who): Promise<T> {
     let off: () => void = () => {};
     const arrived = new Promise<T>((resolve, reject) => {
       failed?.catch(reject);
@@ -128,9 +131,9 @@ export class ChildChannel {
           return reject(error); // e.g. the request was refused
         }
         if (value !== undefined) resolve(value);
-        else if (m.type === 'fatal') reject(new RunError('E_CHILD_FATAL', `${this.who} failed: ${m.message}`));
+        else if (m.type === 'fatal') reject(new RunError('E_CHILD_FATAL', `${who} failed: ${m.message}`));
       });
-      const onExit = (how: string) => reject(new RunError('E_CHILD_EXIT', `${this.who} ${how} while the orchestrator waited for ${what}`));
+      const onExit = (how: string) => reject(new RunError('E_CHILD_EXIT', `${who} ${how} while the orchestrator waited for ${what}`));
       this.waitingForExit.add(onExit);
       const stopWaiting = off;
       off = () => {
@@ -138,21 +141,25 @@ export class ChildChannel {
         this.waitingForExit.delete(onExit);
       };
     });
-    return withDeadline(arrived, timeoutMs, `${this.who} sent no ${what} within ${timeoutMs / 1000} s; see its log`).finally(off);
+    return withDeadline(arrived, timeoutMs, `${who} sent no ${what} within ${timeoutMs / 1000} s; see its log`).finally(off);
   }
 
-  /** One request, one reply, typed by the request's kind. */
-  request<K extends RequestKind>(kind: K, timeoutMs: number): Promise<RequestReplies[K]> {
-    if (!this.configured) return Promise.reject(new RunError('E_REFUSED', `${this.who} cannot serve a ${kind} request: it has not been configured yet`));
+  /**
+   * One request, one reply, typed by the request's kind. `member`: a pool's consumer that must
+   * answer, and how errors name it (`who`); absent: the child answers for itself.
+   */
+  request<K extends RequestKind>(kind: K, timeoutMs: number, member?: { name: string; who: string }): Promise<RequestReplies[K]> {
+    const who = member?.who ?? this.who;
+    if (!this.configured) return Promise.reject(new RunError('E_REFUSED', `${who} cannot serve a ${kind} request: it has not been configured yet`));
     const id = ++this.lastId;
     const read = REPLY_VALUE[kind];
     const failed = new Promise<never>((_, reject) => this.failedReplies.set(id, reject));
     failed.catch(() => {}); // observed by waitFor; a request that ends otherwise never rejects it
     const reply = this.waitFor((m) => {
-      if (m.type === 'refused' && m.id === id) throw new RunError('E_REFUSED', `${this.who} cannot serve a ${kind} request: ${m.message}`);
+      if (m.type === 'refused' && m.id === id) throw new RunError('E_REFUSED', `${who} cannot serve a ${kind} request: ${m.message}`);
       return read(m, id);
-    }, timeoutMs, `${kind} reply`, failed).finally(() => this.failedReplies.delete(id));
-    this.send({ type: 'request', id, kind });
+    }, timeoutMs, `${kind} reply`, failed, who).finally(() => this.failedReplies.delete(id));
+    this.send(member === undefined ? { type: 'request', id, kind } : { type: 'request', id, kind, member: member.name });
     return reply;
   }
 }

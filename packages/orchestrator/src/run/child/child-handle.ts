@@ -7,7 +7,13 @@ export type Listener = (message: ChildMessage) => void;
 export interface ChildHandle<out R extends ChildRole = ChildRole> {
   readonly name: string;
   readonly role: R;
+  /** The pid of its process: a pool's member's is its pool's. */
   readonly pid: number;
+  /**
+   * The pool process hosting this consumer (--pool-size), by name; null: a process of its own.
+   * A pooled consumer shares its pool's fate and cannot be frozen or killed alone.
+   */
+  readonly pool: string | null;
   /** The command line of a consumer someone else wrote (--consumer-cmd); null for one of ours. */
   readonly command: string | null;
   /** CPU and peak memory, as of the last gather. */

@@ -10,7 +10,7 @@ import type { StartedProcess } from './started-process.js';
 export const STOP_GRACE_MS = 1_500;
 
 /** A reply of the wrong role is the child's bug, said plainly rather than cast away. */
-function ofRole<R extends ChildRole, K extends 'counters' | 'report'>(value: RoleMessages[ChildRole][K], role: R, who: string): RoleMessages[R][K] {
+export function ofRole<R extends ChildRole, K extends 'counters' | 'report'>(value: RoleMessages[ChildRole][K], role: R, who: string): RoleMessages[R][K] {
   if (!isOfRole<R, K>(value, role)) throw new RunError('E_IPC', `${who} answered as a ${value.role}, not a ${role}`);
   return value;
 }
@@ -24,6 +24,8 @@ export class RoleProcess<R extends ChildRole> implements ChildHandle<R> {
   port: number | undefined;
   latest: CountersOf<R> | undefined;
   alive = true;
+  /** A process of its own, never a pool's member (pool-member.ts). */
+  readonly pool = null;
   readonly exited: Promise<string>;
   readonly channel: ChildChannel;
   readonly who: string;

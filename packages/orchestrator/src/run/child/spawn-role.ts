@@ -37,7 +37,8 @@ export interface SpawnOptions<R extends ChildRole> {
 function start<R extends ChildRole>(options: SpawnOptions<R>): StartedProcess {
   // The relay package lands with its own branch (issue 19); until then no run asks for one.
   if (options.role === 'relay') throw new RunError('E_SPAWN', 'no relay package yet');
-  if (options.foreign === undefined) return fromExeca(startNodeProcess(options.role));
+  // A pool of consumers is the consumer's bundle, told by its init to host several (packages/consumer/src/pool.ts).
+  if (options.foreign === undefined) return fromExeca(startNodeProcess(options.role === 'pool' ? 'consumer' : options.role));
   if (options.role !== 'consumer') throw new RunError('E_SPAWN', `only a consumer can be foreign, not the ${options.role}`);
   return startForeign(options.foreign.argv);
 }
@@ -48,7 +49,7 @@ function start<R extends ChildRole>(options: SpawnOptions<R>): StartedProcess {
  * `ready`. Listening starts before the child can speak: an IPC message sent
  * before the other side listens is lost.
  */
-export async function spawnRole<R extends ChildRole>(options: SpawnOptions<R>): Promise<ChildHandle<R>> {
+export async function spawnRole<R extends ChildRole>(options: SpawnOptions<R>): Promise<RoleProcess<R>> {
   // Awaited only once the child has booted: a configuration that fails before then (the broker
   // it depends on died at start) must not count as an unhandled rejection in the meantime.
   Promise.resolve(options.init).catch(() => {});
