@@ -21,6 +21,7 @@ describe('bad input', () => {
     [['--crash', 'broker@1-6', '--publish-until', '5'], /^orchestrator: --crash broker@1-6: TO must be before publishing ends \(--publish-until 5\)/],
     [['--crash', 'broker@1-3', '--consumer-cmd', 'consumer-2=node examples/consumer-js/main.js'], /^orchestrator: --crash broker@1-3 cannot run with --consumer-cmd \(consumer-2\)/],
     [['--rate', '0'], /^orchestrator: --rate must be a positive number/],
+    [['--pool-size', '0'], /^orchestrator: --pool-size must be a whole number of consumers per process from 1 \(a process each\) to 1024, got 0 \(see --help\)$/],
     [['--bogus'], /^orchestrator: Unknown argument: bogus/],
   ])('%j exits 2 with one line and starts nothing', async (args, message) => {
     const logFile = tempLogFile();
@@ -66,7 +67,7 @@ describe('bad input', () => {
   test('--help lists every flag of a run', async () => {
     const result = await startDemo(['--help']);
     expect(result.exitCode).toBe(0);
-    const flags = ['--rate', '--keys', '--consumers', '--payload', '--queue-capacity', '--duration', '--mode', '--stall', '--seed', '--delete-ratio', '--rogue-frames', '--join-late', '--tui', '--no-tui', '--json', '--report', '--log-file', '--log-level', '--fsync', '--retention', '--data-dir', '--keep-data'];
+    const flags = ['--rate', '--keys', '--consumers', '--payload', '--queue-capacity', '--duration', '--mode', '--stall', '--seed', '--delete-ratio', '--rogue-frames', '--pool-size', '--join-late', '--tui', '--no-tui', '--json', '--report', '--log-file', '--log-level', '--fsync', '--retention', '--data-dir', '--keep-data'];
     for (const flag of flags) expect(result.stdout).toContain(flag);
     // And the other commands, each named with what it does.
     expect(result.stdout).toMatch(/orchestrator sweep\s+Lossy at each value/);

@@ -25,6 +25,11 @@ describe('options', () => {
     expect(normalizeOptions({}, tty).readyTimeoutMs).toBeNull();
   });
 
+  test('--pool-size is taken as given; without it the run decides from its healthy consumers (null here)', () => {
+    expect(normalizeOptions({ consumers: 256, poolSize: 16 }, tty).poolSize).toBe(16);
+    expect(normalizeOptions({}, tty).poolSize).toBeNull();
+  });
+
   test('both is the seed\'s two columns; all is every mode', () => {
     expect(normalizeOptions({ mode: 'both' }, tty).modes).toEqual(['lossy', 'lossless']);
     expect(normalizeOptions({ mode: 'all' }, tty).modes).toEqual(['lossy', 'lossless', 'resync', 'durable']);
@@ -36,7 +41,9 @@ describe('options', () => {
   });
 
   test('bad values name the flag, what is allowed and what was given', () => {
-    expect(usage({ consumers: 1 })).toBe('--consumers must be at least 2 (and at most 64), got 1');
+    expect(usage({ consumers: 1 })).toBe('--consumers must be at least 2 (and at most 1024), got 1');
+    expect(usage({ poolSize: 0 })).toBe('--pool-size must be a whole number of consumers per process from 1 (a process each) to 1024, got 0');
+    expect(usage({ poolSize: 2.5 })).toBe('--pool-size must be a whole number of consumers per process from 1 (a process each) to 1024, got 2.5');
     expect(usage({ stall: ['consumer-9'] })).toBe('--stall consumer-9 is not a consumer of this run; valid: consumer-1, consumer-2, consumer-3');
     expect(usage({ mode: 'nope' })).toBe('--mode must be one of lossy, lossless, resync, durable, both, all, got nope');
     expect(usage({ joinLate: 'consumer-3' })).toMatch(/^--join-late consumer-3 is also stalled/);

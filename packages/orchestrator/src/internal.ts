@@ -27,3 +27,6 @@ export { Nemesis } from './run/nemesis.js';
 export { Timeline } from './run/timeline.js';
 export { splitCommand } from './cli/split-command.js';
 export { ChildChannel } from './run/child/channel.js';
+export { RoleProcess } from './run/child/role-process.js';
+export { PoolMember } from './run/child/pool-member.js';
+export { defaultPoolSize, planPools, poolGroups } from './run/pools.js';
