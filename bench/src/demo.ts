@@ -84,7 +84,7 @@ export async function firehose(rate: number, duration: number): Promise<Firehose
 }
 
 /** The slowest healthy consumer's publish-to-apply p99 over the whole run, ms. */
-function worstHealthyP99(result: ModeResult): number | null {
+export function worstHealthyP99(result: ModeResult): number | null {
   const p99s = result.check.consumers.filter((c) => !c.faulted).map((c) => result.latency[c.name]?.all?.p99).filter((p): p is number => p !== undefined);
   return p99s.length > 0 ? Math.max(...p99s) : null;
 }
@@ -134,42 +134,6 @@ export async function stallRun(mode: Mode, raw: RawOptions): Promise<StallRunPoi
     stalledBackfills: result.broker?.subscribers[stalled.name]?.backfills ?? 0,
     wrongAtEnd: result.cost.wrongAtEnd,
   };
-}
-
-const SCALE_RATE = 400;
-
-export interface ScalePoint {
-  consumers: number;
-  completed: boolean;
-  verdict: string;
-  /** Drops or lag signals for consumers that were never frozen. */
-  healthyDropsOrLags: number;
-  /** Achieved ÷ requested publish rate: with too many processes for the cores, the publisher falls behind too. */
-  publisherRatio: number;
-  /** The worst healthy consumer's publish-to-apply p99, ms. */
-  healthyP99Ms: number | null;
-  /** CPU seconds (all processes of a kind) and peak RSS (largest process of a kind), MiB. */
-  byKind: Record<string, { processes: number; cpuSeconds: number; peakRssMiB: number }>;
-  error?: string;
-}
-
-/** (5) Resync at 400/s with many consumers on 2 cores: completes? converges? at what cost? */
-export async function scale(consumers: number, duration: number): Promise<ScalePoint> {
-  try {
-    const result = await demoRun('resync', { consumers, duration, rate: SCALE_RATE });
-    const byKind: ScalePoint['byKind'] = {};
-    for (const p of result.processes) {
-      const kind = (byKind[p.role] ??= { processes: 0, cpuSeconds: 0, peakRssMiB: 0 });
-      kind.processes += 1;
-      kind.cpuSeconds = Math.round((kind.cpuSeconds + p.cpuMs / 1000) * 100) / 100;
-      kind.peakRssMiB = Math.max(kind.peakRssMiB, Math.round(p.maxRssKb / 1024));
-    }
-    const healthy = result.check.consumers.filter((c) => !c.faulted).map((c) => result.broker?.subscribers[c.name]);
-    const healthyDropsOrLags = healthy.reduce((sum, q) => sum + (q ? q.dropped + q.lags : 1), 0);
-    return { consumers, completed: true, verdict: result.check.verdict, healthyDropsOrLags, publisherRatio: result.publisher.achievedRate / SCALE_RATE, healthyP99Ms: worstHealthyP99(result), byKind };
-  } catch (error) {
-    return { consumers, completed: false, verdict: 'unknown', healthyDropsOrLags: Number.NaN, publisherRatio: Number.NaN, healthyP99Ms: null, byKind: {}, error: (error as Error).message };
-  }
 }
 
 /**

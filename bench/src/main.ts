@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { max, median, min } from 'simple-statistics';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { brokerFanout, DEFAULT_DEMO_SECONDS, demoRun, demoWallRatio, firehose, overheadSeconds, resyncEfficiency, scale, stallRun, type FirehosePoint, type ScalePoint } from './demo.js';
+import { brokerFanout, DEFAULT_DEMO_SECONDS, demoRun, demoWallRatio, firehose, overheadSeconds, resyncEfficiency, stallRun, type FirehosePoint } from './demo.js';
+import { keptUp, scale, type ScalePoint } from './scale.js';
 import { DEFAULTS, type RawOptions } from '@state-divergence/orchestrator';
 import type { Mode } from '@state-divergence/protocol';
 import { pingPong, rawFanout, singleStream } from './stack.js';
@@ -114,15 +115,20 @@ const overhead = await repeat('orchestration overhead (--duration 1, one mode, t
 // (4) the default demo, end to end, against its phases (every column: over a minute per run, so not in --quick)
 const demoWall = quick ? null : await repeat(`the default demo (npm run demo), wall time ÷ ${DEFAULT_DEMO_SECONDS} s`, demoWallRatio);
 
-// (5) scale
-const scaleCounts = quick ? [10] : [10, 25, 50, 64];
+// (5) scale: healthy consumers in pools (the default --pool-size), and for comparison a process per
+// consumer (--pool-size 1) where memory allows it (~70 MiB a process: 512 would need ~36 GiB)
+const scaleCounts = quick ? [10] : [10, 25, 64, 128, 256, 512];
 const scalePoints: ScalePoint[] = [];
 for (const n of scaleCounts) {
-  progress(`scale: ${n} consumers, resync at 400/s`);
+  progress(`scale: ${n} consumers, resync at 400/s, pooled`);
   scalePoints.push(await scale(n, 1));
 }
-// Kept up: no healthy drop or lag *and* the publisher held 95 % of its rate (a starved publisher hides lag: it makes fewer changes).
-const ok = scalePoints.filter((p) => p.completed && p.verdict === 'valid' && p.healthyDropsOrLags === 0 && p.publisherRatio >= 0.95).map((p) => p.consumers);
+const lonePoints: ScalePoint[] = [];
+for (const n of quick ? [] : [10, 25, 64]) {
+  progress(`scale: ${n} consumers, resync at 400/s, a process each (--pool-size 1)`);
+  lonePoints.push(await scale(n, 1, 1));
+}
+const ok = scalePoints.filter(keptUp).map((p) => p.consumers);
 
 // (7) the seed's firehose: 12 keys at 20,000/s to 3 consumers, and the highest rate at which the healthy ones keep up
 const FIREHOSE_RATE = 20_000;
@@ -208,7 +214,7 @@ const results: BenchResults = {
   demoWallRatio: demoWall?.median ?? null,
   demoWall,
   demoPhaseSeconds: DEFAULT_DEMO_SECONDS,
-  scale: { points: scalePoints, maxConsumersNoDrop },
+  scale: { points: scalePoints, maxConsumersNoDrop, lone: lonePoints },
   resync: { ...resync, bytesRatio: resync.bytesRatio.median, bytesRatioRuns: resync.bytesRatio },
   durable,
   wallSeconds: round((performance.now() - started) / 1000, 1),

@@ -4,7 +4,8 @@
  * the stored file, so the two never disagree. Type-only imports: loading this module
  * starts nothing.
  */
-import type { FirehosePoint, ScalePoint } from './demo.js';
+import type { FirehosePoint } from './demo.js';
+import type { ScalePoint } from './scale.js';
 
 export interface Figure {
   median: number;
@@ -32,7 +33,8 @@ export interface BenchResults {
   demoWall: Figure | null;
   /** What demoWall divides by: the default demo's phases, s (every column's five; absent from results written before it was kept, when it was 60). */
   demoPhaseSeconds?: number;
-  scale: { points: ScalePoint[]; maxConsumersNoDrop: number };
+  /** `lone`: the same at --pool-size 1, a process per consumer (absent from results measured before pools existed). */
+  scale: { points: ScalePoint[]; maxConsumersNoDrop: number; lone?: ScalePoint[] };
   /** `bytesRatio` is the median; `bytesRatioRuns` its figure (absent from results written before it was kept). */
   resync: Record<'vsFullSnapshot' | 'vsReplay', Figure> & { bytesRatio: number; bytesRatioRuns?: Figure };
   /** (8) The broker's durable log, per fsync policy (absent from results written before it was measured). */
@@ -99,10 +101,17 @@ function endToEndLines(d: Required<DurableFigures>): string[] {
   ];
 }
 
+/** Issue 21: hundreds of consumers on two cores (the seed asked for 64). */
+const SCALE_TARGET = 256;
+
 function scaleLine(p: ScalePoint): string {
-  if (!p.completed) return `| (5) ${p.consumers} consumers, resync, 400/s | did not complete: ${p.error} | |`;
+  // Results measured before pools existed say nothing of them: every consumer was a process of its own.
+  const hosting = p.poolSize === undefined ? '' : p.poolSize === 1 ? ', a process each' : `, ${p.pools} pools of up to ${p.poolSize}`;
+  const what = `(5) ${p.consumers} consumers${hosting}, resync, 400/s`;
+  if (!p.completed) return `| ${what} | did not complete: ${p.error} | |`;
   const kinds = (field: 'cpuSeconds' | 'peakRssMiB') => Object.entries(p.byKind).map(([k, v]) => `${k} ${v[field]}`).join(', ');
-  return `| (5) ${p.consumers} consumers, resync, 400/s | ${p.verdict}; healthy drops+lags ${p.healthyDropsOrLags}; publisher ${round(p.publisherRatio * 100, 0)} % of its rate; healthy p99 ${p.healthyP99Ms} ms; CPU s ${kinds('cpuSeconds')}; peak RSS MiB ${kinds('peakRssMiB')} | |`;
+  const totals = p.peakRssMiB === undefined ? '' : `; all processes' peak RSS ${p.peakRssMiB} MiB; started in ${p.startSeconds} s`;
+  return `| ${what} | ${p.verdict}; healthy drops+lags ${p.healthyDropsOrLags}; publisher ${round(p.publisherRatio * 100, 0)} % of its rate; healthy p99 ${p.healthyP99Ms} ms; CPU s ${kinds('cpuSeconds')}; peak RSS MiB ${kinds('peakRssMiB')}${totals} | |`;
 }
 
 /** The table, its heading and the closing line on percentiles, as `npm run bench` prints them. */
@@ -135,7 +144,8 @@ export function renderBenchTable(results: BenchResults): string[] {
     `| (4) overheadSeconds (one mode at --duration 1, minus 5 s) | ${f(overhead, 2, ' s')} | < 1.0 s: ${target(overhead.median < 1)} |`,
     demoWall === null ? '| (4) demoWallRatio | not measured with --quick | |' : `| (4) demoWallRatio = default demo wall time ÷ its ${results.demoPhaseSeconds ?? 60} s of phases | ${f(demoWall, 3)} | <= 1.05: ${target(demoWall.median <= 1.05)} |`,
     ...scale.points.map(scaleLine),
-    `| (5) scale.maxConsumersNoDrop (no healthy drop or lag, publisher >= 95 % of its rate) | ${maxConsumersNoDrop} | 64: ${target(maxConsumersNoDrop >= 64)} |`,
+    ...(scale.lone ?? []).map(scaleLine),
+    `| (5) scale.maxConsumersNoDrop (no healthy drop or lag, publisher >= 95 % of its rate) | ${maxConsumersNoDrop} | ${SCALE_TARGET}: ${target(maxConsumersNoDrop >= SCALE_TARGET)} |`,
     `| (6) resync.bytesRatio = resync bytes ÷ bytes of the keys missed | ${resync.bytesRatioRuns ? f(resync.bytesRatioRuns, 3) : resync.bytesRatio.toFixed(3)} | |`,
     `| (6) resync bytes ÷ a full snapshot / ÷ replaying every missed event | ${f(resync.vsFullSnapshot, 2)} / ${f(resync.vsReplay, 2)} | |`,
     ...firehose.runs.map((p) => `| (7) firehose: 12 keys, ${p.rate}/s, 3 consumers, 16,384-byte datagrams | ${firehoseLine(p)} | |`),
