@@ -3,10 +3,11 @@
  * (it runs alone), the other five pooled two at a time: pool-1 hosts consumer-1 and consumer-2,
  * pool-2 consumer-4 and consumer-5, and consumer-6, left over, runs alone. pool-2 is SIGKILLed
  * during the stall. Lossless: every consumer that lives gets every event, so a pooled consumer
- * and a lone one must end with the same counters, digest and verdict, whatever the load.
+ * and a lone one must end with the same counters, digest and verdict, whatever the load. Then a
+ * durable run whose broker is SIGKILLed and restarted: pooled consumers hear brokerLost too.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { consumerOf, failureDetail, pidsInLog, readLog, reapAfterEach, SHORT_STALL, startDemo, survivorsAfter, tempLogFile, type LogLine, type ModeRun } from './helpers/run-demo.js';
+import { consumerOf, failureDetail, pidsInLog, readLog, reapAfterEach, runDemo, SHORT_STALL, startDemo, survivorsAfter, tempLogFile, type LogLine, type ModeRun } from './helpers/run-demo.js';
 
 const reaper = reapAfterEach();
 
@@ -80,4 +81,16 @@ test('a pool that dies takes its consumers with it: each row says so, naming the
   expect(stderr).toMatch(/consumer-4's subscription ended early: its pool pool-2/);
   expect(consumerOf(run, 'consumer-3')).toMatchObject({ verdict: 'valid', wrongCount: 0 }); // lossless: the stalled one only lagged
   expect(survivors).toEqual([]);
+});
+
+test('the broker\'s crash reaches every pooled consumer: each resumes from its own checkpoint, as the lone one does', async () => {
+  const { document } = await runDemo(['--mode', 'durable', '--duration', '0.5', '--crash', 'broker@1-1.5', '--consumers', '3', '--pool-size', '2']);
+  const [run] = document.runs;
+  expect(run!.broker?.restarts).toBe(1);
+  for (const name of ['consumer-1', 'consumer-2', 'consumer-3']) {
+    const c = consumerOf(run!, name);
+    expect(c.pool).toBe(name === 'consumer-3' ? null : 'pool-1');
+    expect(c).toMatchObject({ verdict: 'valid', wrongCount: 0, endedEarly: null });
+    expect(c.resumes.map((r) => r.outcome)).toEqual(['replayed']);
+  }
 });
