@@ -11,9 +11,15 @@ import { Direction, type Sender } from './direction.js';
  * rmem_max/wmem_max allow it (an unprivileged process gets at most those, silently).
  */
 export const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
-/** An upstream socket superseded by a newer client address is closed after this long without a datagram either way. */
-export const IDLE_CLOSE_MS = 60_000;
-const IDLE_SWEEP_MS = 10_000;
+/**
+ * When an upstream socket superseded by a newer client address (a reconnect's predecessor) is
+ * closed: after `idleCloseMs` without a datagram either way, as seen by a sweep every `sweepMs`.
+ */
+export interface IdleTiming {
+  idleCloseMs: number;
+  sweepMs: number;
+}
+export const IDLE_TIMING: IdleTiming = { idleCloseMs: 60_000, sweepMs: 10_000 };
 
 /** Mixed into the run's seed so each direction draws its own sequence. */
 const DIRECTION_SALT = { up: 0x9e3779b9, down: 0x85ebca6b } as const;
@@ -26,6 +32,9 @@ interface Client {
   pending: Buffer[] | null;
   /** Its socket is closed: a datagram still held for it is lost, as on a dead path. */
   closed: boolean;
+  /** A datagram came either way since the last sweep (a flag, so the hot path reads no clock). */
+  heard: boolean;
+  /** When the sweep last found it heard, ms (performance.now). */
   lastHeard: number;
   toBroker: Sender;
   toClient: Sender;
@@ -61,16 +70,17 @@ export class Relay {
     private readonly init: RelayInit,
     private readonly downstream: Socket,
     private readonly logger: Logger,
+    private readonly timing: IdleTiming,
   ) {
     this.up = new Direction(uniform(init.seed, DIRECTION_SALT.up));
     this.down = new Direction(uniform(init.seed, DIRECTION_SALT.down));
     downstream.on('message', (datagram, from) => this.fromClient(datagram, from.address, from.port));
     downstream.on('error', (error) => logger.warn({ err: errorMessage(error) }, 'relay socket error (client side)'));
-    this.sweep = setInterval(() => this.closeIdle(), IDLE_SWEEP_MS).unref();
+    this.sweep = setInterval(() => this.closeIdle(), timing.sweepMs).unref();
   }
 
   /** Binds the client-side socket on the broker's host, port chosen by the kernel. */
-  static async open(init: RelayInit, logger: Logger): Promise<Relay> {
+  static async open(init: RelayInit, logger: Logger, timing: IdleTiming = IDLE_TIMING): Promise<Relay> {
     const socket = udpSocket(init.upstream.host);
     await new Promise<void>((resolve, reject) => {
       socket.once('error', reject);
@@ -79,9 +89,14 @@ export class Relay {
         resolve();
       });
     });
-    const relay = new Relay(init, socket, logger);
+    const relay = new Relay(init, socket, logger, timing);
     logger.info({ client: init.client, upstream: init.upstream, port: relay.port, datagramBytes: init.datagramBytes, recvBufferBytes: socket.getRecvBufferSize() }, 'relay listening');
     return relay;
+  }
+
+  /** Client addresses with an open upstream socket. */
+  get openClients(): number {
+    return this.clients.size;
   }
 
   get port(): number {
@@ -115,7 +130,7 @@ export class Relay {
     this.cpuAtFirst ??= process.cpuUsage();
     const key = `${address}:${port}`;
     const client = this.clients.get(key) ?? this.addClient(key, address, port);
-    client.lastHeard = performance.now();
+    client.heard = true;
     this.up.carry(datagram, client.toBroker);
   }
 
@@ -127,6 +142,7 @@ export class Relay {
       upstream,
       pending: [],
       closed: false,
+      heard: true,
       lastHeard: performance.now(),
       toBroker: (datagram) => {
         if (client.closed) return;
@@ -139,7 +155,7 @@ export class Relay {
       },
     };
     upstream.on('message', (datagram) => {
-      client.lastHeard = performance.now();
+      client.heard = true;
       this.down.carry(datagram, client.toClient);
     });
     // ECONNREFUSED while the broker is down (a crash fault): the QUIC ends retry, so do we.
@@ -159,13 +175,17 @@ export class Relay {
 
   /**
    * Closes the upstream sockets of older client addresses (a reconnect's predecessors) that have
-   * carried nothing for IDLE_CLOSE_MS. The newest is kept whatever its silence: the relay cannot
+   * carried nothing for `idleCloseMs`. The newest is kept whatever its silence: the relay cannot
    * know the run's QUIC idle timeout, and a frozen client's connection may outlive a minute.
    */
   private closeIdle(): void {
-    const before = performance.now() - IDLE_CLOSE_MS;
+    const now = performance.now();
     for (const client of this.clients.values()) {
-      if (client === this.newest || client.lastHeard > before) continue;
+      if (client.heard) {
+        client.heard = false;
+        client.lastHeard = now;
+      }
+      if (client === this.newest || now - client.lastHeard < this.timing.idleCloseMs) continue;
       this.closeClient(client);
       this.logger.info({ client: client.name }, 'closed an idle upstream socket');
     }
