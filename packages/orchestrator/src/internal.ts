@@ -12,6 +12,7 @@ export { DOCUMENT_VERSION, toJsonConfig, toJsonRun } from './report/document.js'
 export { renderHtml } from './report/render-html.js';
 export { renderClosing, renderMode } from './report/render-text.js';
 export { MODE_LABELS, MODE_SHORT } from './report/labels.js';
+export { textProgress } from './report/progress.js';
 export { overlaps, wrongByDecile } from './check/damage.js';
 export { expectedWrong, mergeRanges } from './check/expectation.js';
 export { churnPeak, restartPoint, type RestartPoint } from './check/experiment-points.js';
