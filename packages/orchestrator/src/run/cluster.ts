@@ -45,6 +45,8 @@ export interface Cluster {
   /** In start order, then joiners as they subscribe. */
   consumers: Array<ChildHandle<'consumer'>>;
   rogue: ChildHandle<'rogue'> | undefined;
+  /** Each network-faulted client's fault relay, by the client's name (a consumer or `publisher`); empty without network faults. */
+  relays: Map<string, ChildHandle<'relay'>>;
   endpoint: BrokerEndpoint;
   /**
    * Starts a consumer against the running broker: a joiner is added to `consumers`, a restart replaces its
@@ -129,6 +131,7 @@ export async function startCluster(
     broker: await brokerReady,
     publisher: await publisher,
     rogue: await rogue,
+    relays: new Map(),
     consumers: (await Promise.all(consumers)).filter((c) => c !== undefined),
     endpoint: await endpoint,
     addConsumer: async (name) => {

@@ -193,6 +193,7 @@ function gatheredRun(parts: {
     publishedInStall: record.publishedInStall,
     drain: collected.drain,
     rogue: collected.rogue,
+    relays: collected.relays,
     wrongOverTime: { intervalMs: parts.intervalMs, ...parts.monitor.overTime(), publisherRate: parts.monitor.publisherRates() },
     processes: [
       { name: 'orchestrator', role: 'orchestrator', ...processResources() },
