@@ -1,8 +1,9 @@
 import { encodeDigestRequest, encodeResume, type ConsumerCounters, type ConsumerInit, type ConsumerReport, type DigestFrame, type DigestVerdict } from '@state-divergence/protocol';
-import { runChild, withDeadline, type Logger } from '@state-divergence/runtime';
+import { runChild, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
 import { loadCheckpoint, type CheckpointState } from './checkpoint.js';
 import { Checkpointer } from './checkpointer.js';
 import { LocalCopy } from './local-copy.js';
+import { StaleTracker, staleLog } from './stale-tracker.js';
 import { StreamFollower } from './stream-follower.js';
 import { Subscription } from './subscription.js';
 
@@ -26,16 +27,22 @@ interface Self {
   subscription: Subscription;
   restoredFrom: NonNullable<ConsumerReport['restoredFrom']> | null;
   endedEarly: () => string | null;
+  /** null: its mode's broker is silent when idle, so silence means nothing (init.staleAfterMs). */
+  staleness: StaleTracker | null;
 }
 
-function countersOf({ follower, subscription, endedEarly }: Self): ConsumerCounters {
+function countersOf({ follower, subscription, endedEarly, staleness }: Self): ConsumerCounters {
   const { applied, lastOffset, syncing } = follower;
   const { reconnects, skippedRanges, coveredAfter } = subscription;
-  return { role: 'consumer', applied, lastOffset, endedEarly: endedEarly(), syncing, reconnects, skippedRanges, coveredAfter };
+  const stale = staleness === null ? {} : { stale: staleness.isStale(), staleMs: staleness.staleMs() };
+  return { role: 'consumer', applied, lastOffset, endedEarly: endedEarly(), syncing, reconnects, skippedRanges, coveredAfter, ...stale };
 }
 
-function reportOf({ follower, subscription, restoredFrom, endedEarly }: Self): ConsumerReport {
+function reportOf({ follower, subscription, restoredFrom, endedEarly, staleness }: Self): ConsumerReport {
+  const now = wallClockMs(); // the open span, if any, ends here in both figures
+  const stale = staleness === null ? {} : { staleMs: staleness.staleMs(now), staleSpans: staleness.staleSpans(now) };
   return {
+    ...stale,
     role: 'consumer',
     applied: follower.applied,
     lastOffset: follower.lastOffset,
@@ -70,6 +77,8 @@ await runChild('consumer', async ({ init, logger, send, ending }) => {
   let endedEarly: string | null = null;
   let digestWaiter: ((frame: DigestFrame) => void) | undefined;
   const nextDigest = () => new Promise<DigestFrame>((resolve) => (digestWaiter = resolve));
+  // Created once subscribed (its clock starts at the first WELCOME): connecting at start-up is not silence.
+  let staleness: StaleTracker | null = null;
   const follower = new StreamFollower({
     detectGaps: init.detectGaps,
     startOffset: restored?.offset ?? 0,
@@ -94,6 +103,7 @@ await runChild('consumer', async ({ init, logger, send, ending }) => {
       ending,
       subscribeWith: init.subscribeWith,
       resumable,
+      heard: () => staleness?.heard(),
       onEnd: (reason) => {
         endedEarly = reason;
         logger.warn({ reason, applied: follower.applied, lastOffset: follower.lastOffset }, 'subscription ended early');
@@ -103,6 +113,10 @@ await runChild('consumer', async ({ init, logger, send, ending }) => {
     restored?.epoch ?? null,
   );
   await subscription.start();
+  if (init.staleAfterMs !== null) {
+    staleness = new StaleTracker(init.staleAfterMs, staleLog(logger, init.staleAfterMs));
+    staleness.start();
+  }
   const first = subscription.log.records.at(-1);
   logger.info({ headOffset: first?.head, epoch: first?.epoch, outcome: first?.outcome, subscribeWith: init.subscribeWith, detectGaps: init.detectGaps, resumable }, 'subscribed');
 
@@ -117,7 +131,7 @@ await runChild('consumer', async ({ init, logger, send, ending }) => {
     stamp: () => `${subscription.epoch}:${follower.lastOffset}:${follower.applied}:${follower.syncs.length}`,
   }, logger);
 
-  const self: Self = { follower, subscription, restoredFrom, endedEarly: () => endedEarly };
+  const self: Self = { follower, subscription, restoredFrom, endedEarly: () => endedEarly, staleness };
   return {
     versions: () => follower.copy.versions(),
     counters: () => countersOf(self),
@@ -128,6 +142,7 @@ await runChild('consumer', async ({ init, logger, send, ending }) => {
     },
     brokerLost: () => subscription.brokerLost(),
     close: async () => {
+      staleness?.stop();
       await checkpointer?.close();
       await subscription.close();
     },

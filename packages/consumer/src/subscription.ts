@@ -16,6 +16,8 @@ export interface SubscriptionOptions {
   subscribeWith: 'latest' | 'snapshot';
   /** Durable: the broker keeps a log, so a lost subscription resumes from its last offset. */
   resumable: boolean;
+  /** The broker spoke: every frame of the current subscription, its WELCOME included (the stale signal). */
+  heard: () => void;
 }
 
 /** How a subscription asks to begin. An offset start belongs to the epoch its offsets came from. */
@@ -140,6 +142,7 @@ export class Subscription {
     this.log.opened({ epoch, head: headOffset, from: plan.kind === 'offset' ? plan.from : null, outcome: OUTCOME[plan.kind] });
     if (start === 'latest' || (start === 'replay' && this.follower.lastOffset >= headOffset)) this.log.caughtUp();
     this.session = session;
+    this.options.heard();
     // The first subscription is logged by the consumer ('subscribed'), with its settings.
     if (this.reconnects > 0) this.options.logger.info({ headOffset, epoch, start, newEpoch, skipped: skipped ?? null, reconnects: this.reconnects }, 'subscribed again');
     this.follow(session, generation);
@@ -150,6 +153,7 @@ export class Subscription {
     void (async () => {
       for await (const frame of session.frames) {
         if (generation !== this.generation) return;
+        this.options.heard();
         if (frame.type === 'error') return this.refused(frame, generation);
         const problem = this.follower.handle(frame);
         if (problem !== undefined) return this.end(problem);
@@ -218,6 +222,7 @@ export class Subscription {
       attempt: () => this.open(this.plan(), RECONNECT_ATTEMPT_MS),
       announced,
       reason,
+      idleTimeoutMs: this.options.endpoint.idleTimeoutMs,
       stale: () => this.stopped() || generation !== this.generation,
       logger,
       reached: (opened) => {

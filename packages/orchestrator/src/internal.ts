@@ -23,7 +23,7 @@ export { liveDivergence, publisherBacklog } from './check/live-divergence.js';
 export { goneConsumer, missedKeys, missedRanges, noBrokerEntry } from './check/missed.js';
 export { absorbedInStalls, type StallBytes } from './check/transport.js';
 export { relayOutcome, stalenessOf } from './check/network.js';
-export { buildPlan, checkPlan, faultedConsumers, longestStallMs, planLengthMs, stallWindows, type PlanStep, type RunPlan } from './run/plan.js';
+export { buildPlan, checkPlan, faultedConsumers, longestStallMs, networkFaulted, planLengthMs, stallWindows, type PlanStep, type RunPlan } from './run/plan.js';
 export { interpretPlan, type StepHandlers } from './run/interpret-plan.js';
 export { Nemesis } from './run/nemesis.js';
 export { Timeline } from './run/timeline.js';

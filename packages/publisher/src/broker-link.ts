@@ -127,6 +127,7 @@ export class BrokerLink {
       attempt: () => this.attempt(),
       announced,
       reason,
+      idleTimeoutMs: this.options.endpoint.idleTimeoutMs,
       stale: () => this.stopped() || generation !== this.generation,
       logger,
       reached: (reached) => this.adopt(reached.session, reached.ack, generation),

@@ -6,4 +6,5 @@ export { CodedError } from './coded-error.js';
 export { wallClockMs } from './clock.js';
 export { errorMessage } from './error-message.js';
 export { ensureRoom } from './growable.js';
-export { backoffDelays, reachBrokerAgain, retryWithBackoff, BACKOFF_FIRST_MS, BACKOFF_MAX_MS, RECONNECT_ATTEMPT_MS, UNANNOUNCED_GIVE_UP_MS, type RetryOptions } from './reconnect.js';
+export { backoffDelays, reachBrokerAgain, retryWithBackoff, BACKOFF_FIRST_MS, BACKOFF_MAX_MS, RECONNECT_ATTEMPT_MS, UNANNOUNCED_GIVE_UP_MS, unannouncedGiveUpMs, type RetryOptions } from './reconnect.js';
+export { createPrng } from './prng.js';

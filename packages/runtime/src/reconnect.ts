@@ -18,10 +18,20 @@ export const BACKOFF_MAX_MS = 1_000;
 export const RECONNECT_ATTEMPT_MS = 500;
 /**
  * A stream that fails without the orchestrator having announced the broker's loss may be a
- * passing fault: a client tries this long, then gives up (the failure is reported). After an
- * announced loss it tries until a broker answers or the run ends.
+ * passing fault: a client tries at least this long, then gives up (the failure is reported).
+ * After an announced loss it tries until a broker answers or the run ends.
  */
 export const UNANNOUNCED_GIVE_UP_MS = 3_000;
+
+/**
+ * How long a client retries after an unannounced loss: UNANNOUNCED_GIVE_UP_MS, or the QUIC idle
+ * timeout if longer. A network partition longer than the idle timeout kills the connection at
+ * both ends, and the partition may last as long again: the client must keep trying for as long
+ * as a connection would have waited for its peer, or it would give up on a link that heals.
+ */
+export function unannouncedGiveUpMs(idleTimeoutMs: number): number {
+  return Math.max(UNANNOUNCED_GIVE_UP_MS, idleTimeoutMs);
+}
 
 export function* backoffDelays(): Generator<number, never> {
   for (let delay = BACKOFF_FIRST_MS; ; delay = Math.min(BACKOFF_MAX_MS, delay * 2)) yield delay;
@@ -61,7 +71,7 @@ export async function retryWithBackoff<T>(attempt: () => Promise<T>, options: Re
  * A client's way back after it lost the broker, the one policy the publisher and our consumer
  * share: attempts with backoff, each failure logged as `no broker yet`; after an announced loss
  * (`brokerLost`) until a broker answers or `stale()`, after an unannounced one for
- * UNANNOUNCED_GIVE_UP_MS, then `gaveUp` with one sentence. A session reached once `stale()`
+ * unannouncedGiveUpMs(idleTimeoutMs), then `gaveUp` with one sentence. A session reached once `stale()`
  * (closing, or a newer loss took over) is closed, never adopted.
  */
 export function reachBrokerAgain<T extends { session: { close(): Promise<void> } }>(options: {
@@ -69,15 +79,18 @@ export function reachBrokerAgain<T extends { session: { close(): Promise<void> }
   announced: boolean;
   /** Why the broker was lost: the give-up sentence starts with it. */
   reason: string;
+  /** The endpoint's QUIC idle timeout (BrokerEndpoint.idleTimeoutMs): it bounds an unannounced loss's retries from below. */
+  idleTimeoutMs: number;
   stale: () => boolean;
   logger: Logger;
   reached: (value: T) => void;
   gaveUp: (message: string) => void;
 }): void {
   const { stale, logger } = options;
+  const giveUpMs = unannouncedGiveUpMs(options.idleTimeoutMs);
   retryWithBackoff(options.attempt, {
     stop: stale,
-    giveUpAt: options.announced ? null : performance.now() + UNANNOUNCED_GIVE_UP_MS,
+    giveUpAt: options.announced ? null : performance.now() + giveUpMs,
     onFailure: (error, attempt, nextDelayMs) => logger.info({ attempt, nextDelayMs, reason: errorMessage(error) }, 'no broker yet'),
   }).then(
     (value) => {
@@ -85,6 +98,6 @@ export function reachBrokerAgain<T extends { session: { close(): Promise<void> }
       if (stale()) return void value.session.close();
       options.reached(value);
     },
-    (error: unknown) => options.gaveUp(`${options.reason}, and no broker answered within ${UNANNOUNCED_GIVE_UP_MS / 1000} s: ${errorMessage(error)}`),
+    (error: unknown) => options.gaveUp(`${options.reason}, and no broker answered within ${giveUpMs / 1000} s: ${errorMessage(error)}`),
   );
 }

@@ -29,6 +29,8 @@ export interface ClusterSpec {
   readyTimeoutMs: number | null;
   /** QUIC idle timeout: must outlast the longest stall. */
   idleTimeoutMs: number;
+  /** Where the mode's broker speaks when idle: how long a consumer hears nothing before it counts itself stale, ms [default DEFAULT_STALE_AFTER_MS]. */
+  staleAfterMs?: number;
   log: LogSettings;
   /** Consumers someone else wrote, by name (--consumer-cmd): each runs its command, a restart too. */
   foreign?: Record<string, ForeignCommand>;
@@ -112,8 +114,8 @@ export async function startCluster(
   const addConsumer = (name: string): Promise<ChildHandle<'consumer'> | undefined> => {
     const foreign = spec.foreign?.[name];
     const breach = (failure: string) => spec.breach?.(name, failure);
-    if (foreign === undefined) return spawn('consumer', name, endpoint.then((broker) => consumerInit(name, broker, mode, log, durable?.checkpointDir(name) ?? null)));
-    const init = endpoint.then((broker) => consumerInit(name, broker, mode, log));
+    if (foreign === undefined) return spawn('consumer', name, endpoint.then((broker) => consumerInit(name, broker, mode, log, durable?.checkpointDir(name) ?? null, spec.staleAfterMs)));
+    const init = endpoint.then((broker) => consumerInit(name, broker, mode, log, null, spec.staleAfterMs));
     return tolerated(spawn('consumer', name, init, { foreign, breach }), endpoint, breach);
   };
   const rogueInit = async (): Promise<InitOf<'rogue'>> => {

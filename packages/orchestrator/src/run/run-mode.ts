@@ -20,6 +20,7 @@ import { startSampling } from './sampler.js';
 import { announceTeardown, retireForeign } from './retire.js';
 import { PlanSteps, type PlanRecord } from './steps.js';
 import { TeardownStack } from './teardown.js';
+import { defaultIdleTimeoutMs } from './transport-settings.js';
 import { Timeline } from './timeline.js';
 import { watchCluster } from './watch.js';
 
@@ -44,9 +45,7 @@ const samplingInterval = (observer: RunObserver, plan: RunPlan): number => Math.
 
 /** What the cluster of a mode is started with: the run's flags, and an idle timeout that outlasts the longest stall. */
 function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettings, contract: ContractLog, logger: Logger, dataDir: string | null): ClusterSpec {
-  // The stalled connection must outlive the stall, or it dies instead of lagging
-  // (which would measure something else). Margin for the drain after it.
-  const idleTimeoutMs = Math.ceil(longestStallMs(plan) * 2 + 10_000);
+  const idleTimeoutMs = options.idleTimeoutMs ?? defaultIdleTimeoutMs(longestStallMs(plan));
   const consumers = consumerNames(options).filter((name) => name !== options.joinLate);
   const foreign = Object.fromEntries(options.consumerCmd.map((c) => [c.consumer, c]));
   const breach = (name: string, failure: string) => {
