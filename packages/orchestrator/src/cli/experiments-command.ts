@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { churnPoint, hotnessPoint, overlapPoint, queuePoint, restartPoint } from '../check/experiment-points.js';
+import { churnPoint, hotnessPoint, networkPoint, overlapPoint, queuePoint, restartPoint } from '../check/experiment-points.js';
 import { experimentsDocument, type ExperimentPoint } from '../check/experiments-document.js';
 import type { ModeResult } from '../check/run-types.js';
 import { renderExperimentsHtml } from '../report/experiments-html.js';
@@ -25,6 +25,8 @@ function measure(result: ModeResult, run: ExperimentRun): ExperimentPoint {
       return { experiment: 'hotness', point: hotnessPoint(result, run.settings.shape) };
     case 'restart':
       return { experiment: 'restart', point: restartPoint(result, run.settings.consumers) };
+    case 'network':
+      return { experiment: 'network', point: networkPoint(result, run.settings) };
   }
 }
 
