@@ -89,7 +89,20 @@ describe('a foreign consumer\'s JSON messages', () => {
     expect(bare.ok && bare.message.type === 'reply' && bare.message.kind === 'gather' && Object.keys(bare.message.value.report)).not.toContain('subscriptions');
   });
 
+  test('may carry its own stale time (live: stale, staleMs; at the end: staleMs, staleSpans); absent, it does not track it', () => {
+    const progress = readForeignMessage({ type: 'progress', counters: { applied: 1, lastOffset: 1, stale: true, staleMs: 812.5 } });
+    expect(progress.ok && progress.message).toMatchObject({ counters: { stale: true, staleMs: 812.5 } });
+    const report = { applied: 0, lastOffset: 0, entries: [], staleMs: 1_250, staleSpans: [[1_700_000_000_750, 1_700_000_002_000]] };
+    const read = readForeignMessage({ type: 'reply', id: 8, kind: 'gather', value: { report } });
+    expect(read.ok && read.message).toMatchObject({ value: { report: { staleMs: 1_250, staleSpans: [[1_700_000_000_750, 1_700_000_002_000]] } } });
+    const bare = readForeignMessage({ type: 'progress', counters: { applied: 1, lastOffset: 1 } });
+    expect(bare.ok && bare.message.type === 'progress' && Object.keys(bare.message.counters)).not.toContain('staleMs');
+  });
+
   test.each([
+    [{ type: 'reply', id: 7, kind: 'gather', value: { report: { applied: 1, lastOffset: 1, entries: [], staleMs: -1 } } }, 'answered gather with a malformed report: staleMs is not a non-negative number of ms', true],
+    [{ type: 'reply', id: 7, kind: 'gather', value: { report: { applied: 1, lastOffset: 1, entries: [], staleSpans: [[5, 4]] } } }, 'answered gather with a malformed report: staleSpans[0] is not [from, to] wall-clock ms with from <= to', true],
+    [{ type: 'reply', id: 7, kind: 'status', value: { applied: 1, lastOffset: 1, stale: 'yes' } }, 'answered status with malformed counters: stale is not true or false', true],
     [{ type: 'reply', id: 7, kind: 'gather', value: { report: { applied: 1, lastOffset: 1, entries: [[0, 1, 1], [1, 2, 3], 'x'] } } }, 'answered gather with a malformed map: entries[2] is not [key, version, value]', true],
     [{ type: 'reply', id: 7, kind: 'gather', value: { report: { applied: 1, lastOffset: 1, entries: [[0, 1, 1], [0, 2, 3]] } } }, 'answered gather with a malformed map: entries[1] is not the only entry for key 0', true],
     [{ type: 'reply', id: 7, kind: 'gather', value: { report: { applied: -1, lastOffset: 1, entries: [] } } }, 'answered gather with a malformed report: applied is not a non-negative integer', true],

@@ -24,12 +24,17 @@ test('the example, naive, under lossy ends wrong exactly as ours does: the same 
   expect(survivors).toEqual([]);
 });
 
-test('the example, careful, under resync converges: snapshot, lag signal and delta, digest equal to the broker\'s', async () => {
-  const { document, survivors } = await runDemo(['--mode', 'resync', ...SHORT_STALL, '--consumer-cmd', `consumer-3=${careful}`]);
-  const theirs = consumer(document.runs[0]!, 'consumer-3');
+test('the example, careful, under resync converges: snapshot, lag signal and delta, digest equal to the broker\'s; it tracks its own stale time', async () => {
+  const { document, log, survivors } = await runDemo(['--mode', 'resync', ...SHORT_STALL, '--consumer-cmd', `consumer-3=${careful}`]);
+  const run = document.runs[0]!;
+  const theirs = consumer(run, 'consumer-3');
   expect(theirs).toMatchObject({ command: careful, contract: [], faulted: true, verdict: 'valid', wrongCount: 0, lost: 0, unexplained: 0, digestMatch: true });
   expect(theirs.recovery!.syncs[0]).toMatchObject({ kind: 'snapshot' });
   expect(theirs.recovery!.deltas).toBeGreaterThanOrEqual(1);
+  // Its stall, counted by its own stale.js once thawed: from staleAfterMs (750) after its last frame to its first after (50 ms: the signals' latency).
+  const stall = run.events.find((e) => e.type === 'thaw')!.at - run.events.find((e) => e.type === 'freeze')!.at;
+  const staleMs = log.filter((l) => l.proc === 'consumer-3' && l.msg === 'fresh again').reduce((sum, l) => sum + Number(l.staleMs), 0);
+  expect(staleMs).toBeGreaterThanOrEqual(stall - 750 - 50);
   expect(survivors).toEqual([]);
 });
 

@@ -8,14 +8,17 @@
  * --payload 256 makes each event big enough that lossless backpressure reaches
  * the publisher within a one-second phase (the broker's stream window is 64 KiB).
  */
-import { brokerOf, runDemo, type ModeRun, type RunDocument } from './helpers/run-demo.js';
+import { brokerOf, runDemo, type LogLine, type ModeRun, type RunDocument } from './helpers/run-demo.js';
 
 const RATE = 400;
+/** The consumers' default --stale-after: three of the broker's 250 ms heartbeats (DEFAULT_STALE_AFTER_MS). */
+const STALE_AFTER_MS = 750;
 let document: RunDocument;
+let log: LogLine[];
 const mode = (name: string): ModeRun => document.runs.find((r) => r.mode === name)!;
 
 beforeAll(async () => {
-  ({ document } = await runDemo(['--mode', 'all', '--duration', '1', '--payload', '256', '--queue-capacity', '64', '--rate', String(RATE)]));
+  ({ document, log } = await runDemo(['--mode', 'all', '--duration', '1', '--payload', '256', '--queue-capacity', '64', '--rate', String(RATE)]));
 });
 
 test('all runs the four modes, in order', () => {
@@ -107,6 +110,44 @@ describe('durable (the log closes the gap)', () => {
     expect(run.durable).toMatchObject({ fsync: 'periodic', acknowledgedLost: 0 });
     expect(run.cost.diskBytes).toBeGreaterThan(0);
     expect(run.cost.fsyncs).toBeGreaterThan(0);
+  });
+});
+
+describe('every mode: what QUIC did for each subscriber (the library\'s own counters, summed at the broker)', () => {
+  test('every subscriber\'s connection sent packets', () => {
+    for (const run of document.runs) {
+      for (const [name, queue] of Object.entries(brokerOf(run).subscribers)) {
+        expect([run.mode, name, queue.transport.sent > 0]).toEqual([run.mode, name, true]);
+        expect(queue.transport.lost).toBeGreaterThanOrEqual(0);
+      }
+    }
+  });
+});
+
+describe('the stale signal (where the broker speaks when idle: resync, durable)', () => {
+  /** One consumer's stale transitions in one mode's run, from its log. */
+  const transitions = (modeName: string, consumer: string) => log.filter((l) => l.mode === modeName && l.proc === consumer && (l.msg === 'stale' || l.msg === 'fresh again'));
+
+  test('lossy and lossless do not track it: silence means nothing there', () => {
+    for (const modeName of ['lossy', 'lossless']) for (const c of mode(modeName).consumers) expect(transitions(modeName, c.name)).toEqual([]);
+  });
+
+  test.each(['resync', 'durable'])('%s: the stalled consumer counts the stall as stale once thawed, knowing it was frozen for it; the healthy ones far less (~0)', (modeName) => {
+    const run = mode(modeName);
+    const stalled = run.consumers.find((c) => c.faulted)!;
+    const freeze = run.events.find((e) => e.type === 'freeze')!.at;
+    const thaw = run.events.find((e) => e.type === 'thaw')!.at;
+    const spans = transitions(modeName, stalled.name).filter((l) => l.msg === 'fresh again');
+    const staleMs = spans.reduce((sum, l) => sum + Number(l.staleMs), 0);
+    const unawareMs = spans.reduce((sum, l) => sum + Number(l.unawareMs), 0);
+    // From STALE_AFTER_MS after its last frame before the freeze to its first after the thaw (50 ms: the signals' own latency).
+    expect(staleMs).toBeGreaterThanOrEqual(thaw - freeze - STALE_AFTER_MS - 50);
+    // It could not know while frozen: its own timer came late by the freeze, and most of the span was spent frozen.
+    expect(unawareMs).toBeGreaterThan(staleMs / 2);
+    for (const healthy of run.consumers.filter((c) => !c.faulted)) {
+      const healthyMs = transitions(modeName, healthy.name).filter((l) => l.msg === 'fresh again').reduce((sum, l) => sum + Number(l.staleMs), 0);
+      expect(healthyMs).toBeLessThan(staleMs / 2);
+    }
   });
 });
 

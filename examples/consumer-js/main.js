@@ -57,6 +57,7 @@ const counters = () => ({
   skippedRanges: subscription.skippedRanges,
   coveredAfter: subscription.coveredAfter,
   repairedRanges: subscription.replica.repairedRanges,
+  ...subscription.staleness?.counters(),
 });
 
 const report = () => ({
@@ -67,6 +68,7 @@ const report = () => ({
   resumes: subscription.replica.resumes,
   syncs: subscription.replica.syncs,
   disconnects: subscription.disconnects,
+  ...subscription.staleness?.report(),
 });
 
 async function digest() {

@@ -5,6 +5,7 @@
 import { randomFillSync } from 'node:crypto';
 import { QUICClient } from '@matrixai/quic';
 import { Replica } from './replica.js';
+import { Staleness } from './stale.js';
 import { Deframer, digestRequest, hello, resume, SLOW_CONSUMER, START } from './wire.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -84,6 +85,8 @@ export class Subscription {
   async start() {
     const start = this.careful ? START.snapshot : START.latest;
     this.connection = await connect(this.init.broker, this.#hello(start));
+    // Only where the broker speaks when idle (null in lossy and lossless: silence means nothing there).
+    this.staleness = this.init.staleAfterMs == null ? null : new Staleness(this.init.staleAfterMs);
     // What we could have seen: a latest subscriber misses everything up to WELCOME's head.
     this.coveredAfter = this.careful ? 0 : this.connection.head;
     this.replica = new Replica({
@@ -102,6 +105,7 @@ export class Subscription {
   async #follow(connection) {
     try {
       for (let frame = await nextFrame(connection); frame !== undefined; frame = await nextFrame(connection)) {
+        this.#heard();
         if (frame.type === 'error') return void (await this.#disconnected(frame));
         if (frame.type === 'digest') this.digestWaiters.shift()?.({ ...frame, local: this.replica.digest(), localOffset: this.replica.lastOffset });
         else this.replica.handle(frame);
@@ -125,6 +129,7 @@ export class Subscription {
       return this.#end(`could not subscribe again after a slow-consumer disconnect: ${failure.message}`);
     }
     this.reconnects += 1;
+    this.#heard(); // its WELCOME
     if (this.careful) {
       this.replica.syncing = true; // until the delta's SYNC_END
       this.replica.deltaFrom = from;
@@ -135,6 +140,12 @@ export class Subscription {
       this.replica.syncing = false;
     }
     void this.#follow(this.connection);
+  }
+
+  /** The broker spoke: the end of a stale span, if one was open. */
+  #heard() {
+    const staleMs = this.staleness?.heard() ?? 0;
+    if (staleMs > 0) this.log.info('fresh again', { staleMs: Math.round(staleMs) });
   }
 
   /** Asks the broker for its digest; the answer comes right after the events queued before the request. */

@@ -24,6 +24,7 @@ import { Acker } from './acker.js';
 import type { Intake } from './intake.js';
 import type { Subscriber } from './subscriber.js';
 import type { SubscriptionSpec, Topic } from './topic.js';
+import type { TransportSource } from './transport-tally.js';
 
 const HELLO_TIMEOUT_MS = 10_000;
 const ERROR_FLUSH_MS = 1_000;
@@ -189,7 +190,7 @@ interface Farewell {
  */
 function admitSubscriber(
   hello: HelloFrame,
-  stream: { writer: WritableStreamDefaultWriter<Uint8Array>; reader: ReadableStreamDefaultReader<Uint8Array> },
+  stream: { writer: WritableStreamDefaultWriter<Uint8Array>; reader: ReadableStreamDefaultReader<Uint8Array>; transport: TransportSource },
   context: SessionContext,
 ): { subscriber: Subscriber; farewell: Farewell } {
   const { topic, init, logger } = context;
@@ -214,12 +215,13 @@ function admitSubscriber(
     logger,
   };
   const subscriber = topic.subscribe(spec, opening.frames, opening.replayAfter);
+  topic.stats.get(hello.name)?.transport.add(stream.transport);
   logger.info({ client: hello.name, role: 'subscriber', head: topic.headOffset, start: hello.start, openingFrames: opening.frames.length, replayAfter: opening.replayAfter }, 'client admitted');
   return { subscriber, farewell };
 }
 
-/** Serves one client stream: hello first, then the role it asked for. Never throws. */
-export async function serveClient(stream: QUICStream, context: SessionContext): Promise<void> {
+/** Serves one client stream: hello first, then the role it asked for. Never throws. `transport`: its connection's QUIC counters. */
+export async function serveClient(stream: QUICStream, transport: TransportSource, context: SessionContext): Promise<void> {
   const { topic, logger } = context;
   const writer = stream.writable.getWriter();
   const reader = stream.readable.getReader();
@@ -258,7 +260,7 @@ export async function serveClient(stream: QUICStream, context: SessionContext): 
       }
       return;
     }
-    ({ subscriber, farewell } = admitSubscriber(hello, { writer, reader }, context));
+    ({ subscriber, farewell } = admitSubscriber(hello, { writer, reader, transport }, context));
     await serveSubscriber(frames, subscriber, context);
   } catch (error) {
     acker?.stop(); // an ERROR, if anything, is the last frame

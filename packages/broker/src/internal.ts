@@ -15,3 +15,4 @@ export { dataFileProblem } from './log/data-file.js';
 export { GroupCommit } from './log/group-commit.js';
 export { decodeRecord, encodeRecord, RECORD_HEADER_BYTES } from './log/record.js';
 export { DB_NAMES, LOG_FORMAT, META_KEYS } from './log/stores.js';
+export { TransportTally, type TransportSource } from './transport-tally.js';

@@ -34,7 +34,7 @@ await runChild('broker', async ({ init, logger, ending }) => {
     streamWindowBytes: init.streamWindowBytes,
     datagramBytes: init.datagramBytes,
     logger,
-    onStream: (stream) => void serveClient(stream, context),
+    onStream: (stream, _connection, transport) => void serveClient(stream, transport, context),
   });
   logger.info({ host: init.host, port: server.port, datagramBytes: init.datagramBytes, queueCapacity: init.queueCapacity, queuePolicy: topic.queuePolicy, batchMaxEvents: init.batchMaxEvents, epoch }, 'listening');
 

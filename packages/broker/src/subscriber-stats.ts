@@ -1,6 +1,7 @@
-import type { BlockedWrite, SubscriberCounters, SubscriberMark, SubscriberMarkKind, SubscriberReport, TransportStats } from '@state-divergence/protocol';
+import type { BlockedWrite, SubscriberCounters, SubscriberMark, SubscriberMarkKind, SubscriberReport } from '@state-divergence/protocol';
 import { DropLog } from './drop-log.js';
 import type { RecoveryCosts } from './recovery.js';
+import { TransportTally } from './transport-tally.js';
 
 /** A write pending this long is blocked, not merely slow: a healthy one takes a few ms. */
 const BLOCKED_WRITE_MS = 100;
@@ -35,8 +36,8 @@ export class SubscriberStats {
   replayBytes = 0;
   /** Times a full live queue switched this name to reading the log. */
   backfills = 0;
-  /** QUIC's own counters for its connections (issue 19 fills them from the library's stats). */
-  readonly transport: TransportStats = { sent: 0, lost: 0, retrans: 0, retransBytes: 0 };
+  /** QUIC's own counters for its connections (the broker's side: where events are sent and resent). */
+  readonly transport = new TransportTally();
   readonly drops = new DropLog();
   /** Recovery's running totals: each subscription's Recovery adds to this object. */
   readonly costs: RecoveryCosts = { lags: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0 };
@@ -108,7 +109,7 @@ export class SubscriberStats {
       replayedEvents: this.replayedEvents,
       replayBytes: this.replayBytes,
       backfills: this.backfills,
-      transport: this.transport,
+      transport: this.transport.total(),
       marksDropped: this.marksDropped,
       resumes: this.resumes,
       resyncBytes: this.costs.resyncBytes,

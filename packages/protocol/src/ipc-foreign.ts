@@ -25,6 +25,7 @@ const fail = (path: string, expected: string): never => {
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const isFinite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const count = (v: unknown, path: string): number => (isCount(v) ? v : fail(path, 'a non-negative integer'));
+const duration = (v: unknown, path: string): number => (isFinite(v) && v >= 0 ? v : fail(path, 'a non-negative number of ms'));
 const finite = (v: unknown, path: string): number => (isFinite(v) ? v : fail(path, 'a number'));
 const text = (v: unknown, path: string): string => (typeof v === 'string' ? v : fail(path, 'a string'));
 const flag = (v: unknown, path: string): boolean => (typeof v === 'boolean' ? v : fail(path, 'true or false'));
@@ -36,6 +37,14 @@ const list = (v: unknown, path: string, expected: string): unknown[] => (Array.i
 function optional<T>(from: Record<string, unknown>, key: string, read: (v: unknown, path: string) => T, fallback: T): T {
   const value = from[key];
   return value === undefined ? fallback : read(value, key);
+}
+
+/** Stale spans: [from, to] wall-clock ms, from <= to (ConsumerReport.staleSpans). */
+function spans(v: unknown, path: string): Array<[number, number]> {
+  return list(v, path, 'a list of [from, to]').map((span, i) => {
+    if (!Array.isArray(span) || span.length !== 2 || !isFinite(span[0]) || !isFinite(span[1]) || span[0] > span[1]) return fail(`${path}[${i}]`, '[from, to] wall-clock ms with from <= to');
+    return [span[0], span[1]];
+  });
 }
 
 function ranges(v: unknown, path: string): Array<[number, number]> {
@@ -111,9 +120,14 @@ function restoredFrom(v: unknown, path: string): NonNullable<ConsumerReport['res
 
 export function readForeignCounters(v: unknown): ConsumerCounters {
   const r = record(v, 'counters');
-  const repaired = r.repairedRanges === undefined ? {} : { repairedRanges: ranges(r.repairedRanges, 'repairedRanges') };
+  const present = {
+    ...(r.repairedRanges !== undefined && { repairedRanges: ranges(r.repairedRanges, 'repairedRanges') }),
+    // A consumer that tracks its own staleness (docs/CONSUMER.md); absent: it does not.
+    ...(r.stale !== undefined && { stale: flag(r.stale, 'stale') }),
+    ...(r.staleMs !== undefined && { staleMs: duration(r.staleMs, 'staleMs') }),
+  };
   return {
-    ...repaired,
+    ...present,
     role: 'consumer',
     applied: count(r.applied, 'applied'),
     lastOffset: count(r.lastOffset, 'lastOffset'),
@@ -133,6 +147,8 @@ export function readForeignReport(v: unknown): ConsumerReport {
     ...(r.subscriptions !== undefined && { subscriptions: subscriptions(r.subscriptions, 'subscriptions') }),
     ...(r.removedBySnapshot !== undefined && { removedBySnapshot: keyVersions(r.removedBySnapshot, 'removedBySnapshot') }),
     ...(r.restoredFrom !== undefined && { restoredFrom: restoredFrom(r.restoredFrom, 'restoredFrom') }),
+    ...(r.staleMs !== undefined && { staleMs: duration(r.staleMs, 'staleMs') }),
+    ...(r.staleSpans !== undefined && { staleSpans: spans(r.staleSpans, 'staleSpans') }),
   };
   return {
     ...present,

@@ -314,9 +314,11 @@ export interface ConsumerReport {
   /** Durable mode: the checkpoint a restart began from (null: none was found). */
   restoredFrom?: { offset: number; epoch: number; keys: number } | null;
   /**
-   * Time it knew itself stale: each span from `staleAfterMs` after the broker's last frame to the
-   * next frame (or to the report, if it is still stale). Absent: it does not track staleness (its
-   * mode's broker is silent when idle, or a foreign consumer that does not report it).
+   * Time it was stale by its own clock: each span from `staleAfterMs` after the broker's last frame
+   * to the next frame (or to the report, if it is still stale). A frozen process cannot know while
+   * frozen; once thawed, its first frame closes a span covering the stall (the broker WAS silent to
+   * it that long). Absent: it does not track staleness (its mode's broker is silent when idle, or a
+   * foreign consumer that does not report it).
    */
   staleMs?: number;
   /** Those spans, [from, to] wall-clock ms, oldest first (the last 256). */

@@ -63,3 +63,12 @@ export function publisherInit(
 export function relayInit(client: string, broker: BrokerEndpoint, seed: number, log: LogSettings): RelayInit {
   return { role: 'relay', name: `relay-${client}`, client, upstream: { host: broker.host, port: broker.port }, datagramBytes: broker.datagramBytes, seed, log };
 }
+
+/**
+ * The endpoint a network-faulted client is given: the broker's in every respect (pin, token,
+ * transport settings) but the port, which is its relay's, so all its datagrams pass the relay.
+ */
+export function throughRelay(relay: ChildHandle<'relay'>, broker: BrokerEndpoint): BrokerEndpoint {
+  if (relay.port === undefined) throw new RunError('E_IPC', `${relay.name} (pid ${relay.pid}) said ready without a port`);
+  return { ...broker, port: relay.port };
+}

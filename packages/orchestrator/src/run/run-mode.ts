@@ -15,7 +15,7 @@ import { startCluster, type Cluster, type ClusterSpec } from './cluster.js';
 import { modeData, openRunData } from './data-dir.js';
 import { interpretPlan } from './interpret-plan.js';
 import { LiveMonitor } from './live-monitor.js';
-import { buildPlan, checkPlan, faultedConsumers, longestStallMs, planLengthMs, type RunPlan } from './plan.js';
+import { buildPlan, checkPlan, faultedConsumers, longestStallMs, networkFaulted, planLengthMs, type RunPlan } from './plan.js';
 import { startSampling } from './sampler.js';
 import { announceTeardown, retireForeign } from './retire.js';
 import { PlanSteps, type PlanRecord } from './steps.js';
@@ -54,7 +54,7 @@ function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettin
   };
   const data = dataDir === null ? null : modeData(dataDir, mode);
   const durable = data && { log: { dir: data.broker, fsync: options.fsync, retention: options.retention }, checkpointDir: data.consumer };
-  return { ...options, mode, consumers, idleTimeoutMs, log, foreign, breach, durable };
+  return { ...options, mode, consumers, idleTimeoutMs, log, foreign, breach, durable, relayed: networkFaulted(plan) };
 }
 
 /** A durable mode's data dir: the caller's, or one of its own, removed at teardown (unless --keep-data). */

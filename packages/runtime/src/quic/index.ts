@@ -5,3 +5,4 @@
 export { BrokerRefusal, connectToBroker, openBrokerStream, openQuicStream, type BrokerSession, type BrokerStream, type Hello, type QuicByteStream } from './client.js';
 export { startQuicServer, type QuicServerOptions } from './server.js';
 export { readFrames } from './frame-reader.js';
+export { connectionTransport, transportStats, type ConnectionTransport } from './transport-stats.js';

@@ -1,6 +1,7 @@
 import { events, QUICServer, type QUICConnection, type QUICStream } from '@matrixai/quic';
 import type { Logger } from '../logger.js';
 import { datagramConfig, quicLogger, serverCrypto } from './options.js';
+import { connectionTransport, type ConnectionTransport } from './transport-stats.js';
 
 export interface QuicServerOptions {
   host: string;
@@ -14,7 +15,8 @@ export interface QuicServerOptions {
   /** Largest UDP payload sent and accepted; the client must use the same (see datagramConfig). */
   datagramBytes: number;
   logger: Logger;
-  onStream: (stream: QUICStream, connection: QUICConnection) => void;
+  /** `transport`: the stream's connection's QUIC counters, one object per connection (however many streams it opens). */
+  onStream: (stream: QUICStream, connection: QUICConnection, transport: ConnectionTransport) => void;
 }
 
 export interface QuicServerHandle {
@@ -42,8 +44,9 @@ export async function startQuicServer(options: QuicServerOptions): Promise<QuicS
   });
   server.addEventListener(events.EventQUICServerConnection.name, (evt: Event) => {
     const connection = (evt as events.EventQUICServerConnection).detail;
+    const transport = connectionTransport(connection);
     connection.addEventListener(events.EventQUICConnectionStream.name, (streamEvt: Event) => {
-      options.onStream((streamEvt as events.EventQUICConnectionStream).detail, connection);
+      options.onStream((streamEvt as events.EventQUICConnectionStream).detail, connection, transport);
     });
   });
   await server.start({ host: options.host, port: options.port ?? 0 });
