@@ -6,7 +6,7 @@ import { duration, kib } from './units.js';
 
 /**
  * A network fault in words (--partition, --loss, --delay): what the client's relay did to its
- * link, what QUIC did about it at the broker, and what the consumer knew (its stale time). The
+ * link, what QUIC did about it at the broker, and how long the consumer heard nothing (its stale time). The
  * text report's lines and the HTML's rows read the same, from the --json document alone.
  */
 
@@ -33,17 +33,19 @@ function transportLine(run: JsonRun, name: string): string | null {
 }
 
 /**
- * Its stale time, where it tracks it: "stale 1.3 s in 1 span (1.00-2.30 s)". A consumer under a
- * network fault that never went stale says so; any other says nothing then (0 is the rule).
+ * Its stale time, where it tracks it: "stale 1.3 s in 1 span (1.00-2.30 s): no frame from the broker
+ * for over 750 ms". By its own clock: a frozen consumer counts its stall once thawed, so this says
+ * what happened, not that it knew at the time. A consumer under a network fault that never went
+ * stale says so; any other says nothing then (0 is the rule).
  */
-export function staleLine(consumer: Consumer): string | null {
+export function staleLine(consumer: Consumer, staleAfterMs: number): string | null {
   const { staleMs, staleSpans } = consumer;
   if (staleMs === null) return null;
   if (staleMs === 0) return consumer.faults.some(isNetworkFault) ? 'never stale: it heard from the broker throughout' : null;
   const shown = staleSpans.slice(-SPANS_SHOWN).map(([from, to]) => `${from.toFixed(2)}-${secondsText(to)}`);
   const earlier = staleSpans.length > SPANS_SHOWN ? `${staleSpans.length - SPANS_SHOWN} earlier, ` : '';
   const spans = staleSpans.length === 0 ? '' : ` in ${staleSpans.length} span${staleSpans.length === 1 ? '' : 's'} (${earlier}${shown.join(', ')})`;
-  return `stale ${duration(staleMs)}${spans}: it knew it heard nothing from the broker`;
+  return `stale ${duration(staleMs)}${spans}: no frame from the broker for over ${staleAfterMs} ms`;
 }
 
 /** A consumer's link, when it had a network fault: its relay, and QUIC at the broker. */
@@ -54,8 +56,8 @@ export function linkLines(consumer: Consumer, run: JsonRun): string[] {
 }
 
 /** The text report's lines for a consumer: its link, and its stale time (when it tracks it). */
-export function consumerNetworkLines(consumer: Consumer, run: JsonRun): string[] {
-  const stale = staleLine(consumer);
+export function consumerNetworkLines(consumer: Consumer, run: JsonRun, config: JsonConfig): string[] {
+  const stale = staleLine(consumer, config.staleAfterMs);
   return [...linkLines(consumer, run), ...(stale === null ? [] : [stale])];
 }
 
@@ -63,13 +65,14 @@ export function consumerNetworkLines(consumer: Consumer, run: JsonRun): string[]
 export const publisherNetworkFaults = (config: JsonConfig): Fault[] => config.faults.filter((f) => f.consumer === PUBLISHER && isNetworkFault(f));
 
 /**
- * A publisher whose link was faulted: the fault, what it did while it lasted (blocked writes,
- * reconnects and the time without a broker), and its relay.
+ * A publisher whose link was faulted: the fault, the time it waited on the broker, and its relay.
+ * Its reconnects and time without a broker are the publisher's line of restart-text.ts (one line
+ * for them, whatever cut it off); here only whether its connection lived through the fault.
  */
 export function publisherNetworkLines(run: JsonRun, config: JsonConfig): string[] {
   const faults = publisherNetworkFaults(config);
   if (faults.length === 0) return [];
   const p = run.publisher;
-  const reconnects = p.reconnects === 0 ? 'its connection lived through it' : `it reconnected ${p.reconnects} time(s), ${p.outageMs} ms without a broker`;
-  return [`publisher: ${faults.map(faultWindow).join(', ')}; it waited on the broker ${p.blockedMs} ms in all; ${reconnects}`, relayLine(run, PUBLISHER, "the publisher's")];
+  const lived = p.reconnects === 0 ? '; its connection lived through it' : '';
+  return [`publisher: ${faults.map(faultWindow).join(', ')}; it waited on the broker ${p.blockedMs} ms in all${lived}`, relayLine(run, PUBLISHER, "the publisher's")];
 }

@@ -58,7 +58,7 @@ function consumerTable(run: JsonRun, config: JsonConfig): string {
     const breaches = c.contract.map((failure) => `<tr><td></td><td colspan="${columns}" class="bad">contract failure: ${esc(failure)}</td></tr>`);
     return row + link.join('') + breaches.join('');
   });
-  const stale = tracks ? '<th title="no frame from the broker for --stale-after: it knew it was cut off">stale</th>' : '';
+  const stale = tracks ? '<th title="time with no frame from the broker for longer than --stale-after, by its own clock">stale</th>' : '';
   return `<table><tr><th>consumer</th><th>applied</th><th>state at the end</th>${stale}<th>digest</th><th>first wrong keys</th></tr>${rows.join('')}</table>`;
 }
 

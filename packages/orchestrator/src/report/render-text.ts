@@ -65,7 +65,7 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
     lines.push(`${INDENT}expected from what it missed: ${Math.round(consumer.expectedWrong)} keys wrong${survival}`);
   }
   lines.push(...absorptionLines(consumer.name, result));
-  lines.push(...consumerNetworkLines(consumer, result).map((line) => `${INDENT}${line}`));
+  lines.push(...consumerNetworkLines(consumer, result, options).map((line) => `${INDENT}${line}`));
   const queue = result.broker?.subscribers[consumer.name];
   if (queue && queue.dropped > 0) {
     lines.push(`${INDENT}the broker dropped ${queue.dropped} events for it (offsets ${formatRanges(queue.droppedRanges)}); it was never told`);

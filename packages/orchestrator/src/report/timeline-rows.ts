@@ -35,7 +35,7 @@ export interface TimelineSpan {
   to: number;
   what: string;
   colour: string;
-  /** A fault window on its consumer's row, drops at the broker, a write the broker waited on, or a time the consumer knew itself stale. */
+  /** A fault window on its consumer's row, drops at the broker, a write the broker waited on, or a time the consumer was stale. */
   kind: 'fault' | 'drops' | 'blocked' | 'stale';
 }
 
