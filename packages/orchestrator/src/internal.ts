@@ -12,11 +12,12 @@ export { DOCUMENT_VERSION, toJsonConfig, toJsonRun } from './report/document.js'
 export { renderHtml } from './report/render-html.js';
 export { renderClosing, renderMode } from './report/render-text.js';
 export { MODE_LABELS, MODE_SHORT } from './report/labels.js';
+export { textProgress } from './report/progress.js';
 export { overlaps, wrongByDecile } from './check/damage.js';
 export { expectedWrong, mergeRanges } from './check/expectation.js';
-export { churnPeak, restartPoint, type RestartPoint } from './check/experiment-points.js';
+export { churnPeak, networkPoint, restartPoint, type NetworkPoint, type RestartPoint } from './check/experiment-points.js';
 export { experimentsDocument } from './check/experiments-document.js';
-export { designExperiments } from './cli/experiments-design.js';
+export { DESIGN, designExperiments } from './cli/experiments-design.js';
 export { renderExperimentsHtml } from './report/experiments-html.js';
 export { liveDivergence, publisherBacklog } from './check/live-divergence.js';
 export { goneConsumer, missedKeys, missedRanges, noBrokerEntry } from './check/missed.js';
