@@ -30,6 +30,8 @@ export interface ClusterSpec {
   readyTimeoutMs: number | null;
   /** QUIC idle timeout: must outlast the longest stall. */
   idleTimeoutMs: number;
+  /** Chosen with --idle-timeout: kept as given, never raised for a foreign consumer (see idleTimeoutFor). */
+  idleTimeoutChosen?: boolean;
   /** Where the mode's broker speaks when idle: how long a consumer hears nothing before it counts itself stale, ms [default DEFAULT_STALE_AFTER_MS]. */
   staleAfterMs?: number;
   log: LogSettings;
@@ -73,10 +75,11 @@ export interface Cluster {
  * Nothing is published until every consumer is ready, and lossy and lossless send nothing on an
  * idle stream: with a foreign consumer in the run, the connections already made must outlive the
  * wait for it (booted, then ready: up to two ready timeouts), or one slow to start would time out
- * every connection and fail everyone's run.
+ * every connection and fail everyone's run. Our clients PING (runtime/src/quic/client.ts), a foreign
+ * one may not. An --idle-timeout the user chose is theirs to keep: it is never raised.
  */
 function idleTimeoutFor(spec: ClusterSpec, readyTimeoutMs: number): number {
-  const waitsForForeign = Object.keys(spec.foreign ?? {}).length > 0;
+  const waitsForForeign = Object.keys(spec.foreign ?? {}).length > 0 && spec.idleTimeoutChosen !== true;
   return waitsForForeign ? Math.max(spec.idleTimeoutMs, 2 * readyTimeoutMs + 10_000) : spec.idleTimeoutMs;
 }
 

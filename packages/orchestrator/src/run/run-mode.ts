@@ -54,7 +54,7 @@ function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettin
   };
   const data = dataDir === null ? null : modeData(dataDir, mode);
   const durable = data && { log: { dir: data.broker, fsync: options.fsync, retention: options.retention }, checkpointDir: data.consumer };
-  return { ...options, mode, consumers, idleTimeoutMs, log, foreign, breach, durable, relayed: networkFaulted(plan) };
+  return { ...options, mode, consumers, idleTimeoutMs, idleTimeoutChosen: options.idleTimeoutMs !== null, log, foreign, breach, durable, relayed: networkFaulted(plan) };
 }
 
 /** A durable mode's data dir: the caller's, or one of its own, removed at teardown (unless --keep-data). */
