@@ -4,9 +4,11 @@
  * only its own messages, and what acts on a whole process is refused.
  */
 import type { ChildInit, ChildMessage, ConsumerCounters } from '@state-divergence/protocol';
-import { defaultPoolSize, planPools, PoolMember, poolGroups, RoleProcess } from '@state-divergence/orchestrator/internal';
+import { normalizeOptions } from '@state-divergence/orchestrator';
+import { buildPlan, defaultPoolSize, planPools, PoolMember, poolGroups, RoleProcess } from '@state-divergence/orchestrator/internal';
 import { createLogger } from '@state-divergence/runtime';
 
+const tty = { stderrIsTTY: false };
 const names = (n: number) => Array.from({ length: n }, (_, i) => `consumer-${i + 1}`);
 
 describe('pool groups', () => {
@@ -23,8 +25,20 @@ describe('pool groups', () => {
 
   test('the default is one pool per core', () => {
     expect(defaultPoolSize(255, 2)).toBe(128);
-    expect(planPools(names(255), null, 2).map((g) => g.length)).toEqual([128, 127]);
-    expect(planPools(names(6), 4, 2).map((g) => g.length)).toEqual([4, 2]);
+    const plan = buildPlan(normalizeOptions({ consumers: 256 }, tty));
+    expect(planPools({ starting: names(256), plan, foreign: [], size: null, cores: 2 }).map((g) => g.length)).toEqual([128, 127]);
+  });
+
+  test('a consumer the plan faults in any way, or a foreign one, runs alone; the late joiner is not among those starting', () => {
+    const options = normalizeOptions({
+      consumers: 10, stall: ['consumer-2'], slow: ['consumer-3@1-2'], crash: ['consumer-4@1-2'], partition: ['consumer-5@1-2'], loss: ['consumer-6@1-2:20'], delay: ['consumer-7@1-2:50'],
+      joinLate: 'consumer-10', consumerCmd: ['consumer-9=node examples/consumer-js/main.js'],
+    }, tty);
+    const starting = names(10).filter((name) => name !== options.joinLate);
+    expect(planPools({ starting, plan: buildPlan(options), foreign: ['consumer-9'], size: 4, cores: 2 })).toEqual([['consumer-1', 'consumer-8']]);
+    // The publisher's link is no consumer's fault.
+    const publisherFault = buildPlan(normalizeOptions({ consumers: 3, partition: ['publisher@1-2'] }, tty));
+    expect(planPools({ starting: names(3), plan: publisherFault, foreign: [], size: 3, cores: 2 })).toEqual([names(3)]);
   });
 });
 

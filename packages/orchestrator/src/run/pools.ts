@@ -1,7 +1,9 @@
+import { faultedConsumers, type RunPlan } from './plan.js';
+
 /**
  * Which consumers share a process (--pool-size). Only healthy ones may: SIGSTOP, SIGKILL and a
  * fault relay act on a whole process, so a faulted consumer, a late joiner and a foreign one each
- * run alone (the caller leaves them out of `healthy`).
+ * run alone.
  */
 
 /**
@@ -23,7 +25,13 @@ export function defaultPoolSize(healthy: number, cores: number): number {
   return Math.max(1, Math.ceil(healthy / cores));
 }
 
-/** The pools of a run: `size` (null: the default) over `healthy`, in their order. */
-export function planPools(healthy: string[], size: number | null, cores: number): string[][] {
-  return poolGroups(healthy, size ?? defaultPoolSize(healthy.length, cores));
+/**
+ * The pools of a run: of the consumers that start with it (`starting`: the late joiner is not one),
+ * those the plan never faults (stall, slow, crash, a network fault) and that are ours (not in
+ * `foreign`), in their order, `size` to a pool (null: the default).
+ */
+export function planPools(run: { starting: string[]; plan: RunPlan; foreign: string[]; size: number | null; cores: number }): string[][] {
+  const faulted = faultedConsumers(run.plan);
+  const healthy = run.starting.filter((name) => !faulted.includes(name) && !run.foreign.includes(name));
+  return poolGroups(healthy, run.size ?? defaultPoolSize(healthy.length, run.cores));
 }

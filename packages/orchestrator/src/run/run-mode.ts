@@ -50,9 +50,7 @@ function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettin
   const idleTimeoutMs = options.idleTimeoutMs ?? defaultIdleTimeoutMs(longestStallMs(plan));
   const consumers = consumerNames(options).filter((name) => name !== options.joinLate);
   const foreign = Object.fromEntries(options.consumerCmd.map((c) => [c.consumer, c]));
-  // A faulted, late or foreign consumer runs alone: SIGSTOP, SIGKILL and a relay act on a whole process.
-  const faulted = faultedConsumers(plan);
-  const pools = planPools(consumers.filter((name) => !faulted.includes(name) && foreign[name] === undefined), options.poolSize, availableParallelism());
+  const pools = planPools({ starting: consumers, plan, foreign: Object.keys(foreign), size: options.poolSize, cores: availableParallelism() });
   const breach = (name: string, failure: string) => {
     logger.warn({ consumer: name, failure }, 'contract failure');
     contract.add(name, failure);
