@@ -1,15 +1,5 @@
-import { normalizeOptions, UsageError } from '@state-divergence/orchestrator';
-
-const tty = { stderrIsTTY: false };
-const usage = (raw: Parameters<typeof normalizeOptions>[0]) => {
-  try {
-    normalizeOptions(raw, tty);
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a UsageError');
-};
+import { normalizeOptions } from '@state-divergence/orchestrator';
+import { tty, usage } from './helpers/usage.js';
 
 describe('network fault flags', () => {
   test('--partition, --loss and --delay: windows like the process faults, values after them, the publisher a valid target', () => {
