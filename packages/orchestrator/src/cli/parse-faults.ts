@@ -1,5 +1,6 @@
 import { UsageError } from '../model/errors.js';
 import { MAX_LINK_DELAY_MS } from '@state-divergence/protocol';
+import { longestSurvivableCutMs } from '@state-divergence/runtime';
 import { BROKER, DEFAULT_SLOW_PERCENT, describeFault, isBrokerFault, isNetworkKind, PUBLISHER, publishingEnds, type Fault, type FaultKind } from '../model/faults.js';
 
 /** The latest a window may end: ten hours (the same bound as --publish-until; timers misbehave past ~24 days). */
@@ -120,4 +121,21 @@ export function checkSchedule(faults: Fault[], consumers: string[]): void {
       throw new UsageError(`at ${fmt(start)} s every consumer is faulted (${[...faulted].join(', ')}); leave at least one of ${consumers.join(', ')} running to compare against`);
     }
   }
+}
+
+/**
+ * A publisher cut off (a partition, or 100 % loss, of its link) longer than it can come back from:
+ * its connection dies one idle timeout in, it retries for max(3 s, the idle timeout), then gives up
+ * and exits 1, which ends the run. The limit is the runtime's own (longestSurvivableCutMs). A
+ * consumer may be cut off longer: its subscription ends for good, which the checker explains.
+ */
+export function checkPublisherCuts(faults: Fault[], idle: { idleTimeoutMs: number; chosen: boolean }): void {
+  const limitMs = longestSurvivableCutMs(idle.idleTimeoutMs);
+  const cut = faults.find((f) => f.consumer === PUBLISHER && (f.kind === 'partition' || (f.kind === 'loss' && f.lossPct === 100)) && (f.to - f.from) * 1000 > limitMs);
+  if (cut === undefined) return;
+  const idleText = `${fmt(idle.idleTimeoutMs / 1000)} s${idle.chosen ? '' : ', the default'}`;
+  throw new UsageError(
+    `${describeFault(cut)}: the publisher comes back from a cut of at most ${fmt(limitMs / 1000)} s (QUIC idle timeout ${idleText}: its connection ` +
+      `dies one idle timeout in, then it retries for max(3 s, the idle timeout)); shorten the window or raise --idle-timeout`,
+  );
 }
