@@ -27,5 +27,6 @@ export { buildPlan, checkPlan, faultedConsumers, longestStallMs, networkFaulted,
 export { interpretPlan, type StepHandlers } from './run/interpret-plan.js';
 export { Nemesis } from './run/nemesis.js';
 export { Timeline } from './run/timeline.js';
+export { watchCluster } from './run/watch.js';
 export { splitCommand } from './cli/split-command.js';
 export { ChildChannel } from './run/child/channel.js';
