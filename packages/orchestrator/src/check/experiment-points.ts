@@ -25,8 +25,8 @@ export interface RestartPoint { mode: Mode; consumers: number; wrong: number | n
  * `wrong`: keys wrong at the end over every consumer (null: a verdict is unknown); `p99Ms`: the
  * worst healthy consumer's publish-to-apply p99, `faultedP99Ms` the faulted one's, each over every
  * event it applied in the run (so the faulted one's includes its catch-up after the fault; null:
- * it applied none); `staleMs`: the time the faulted consumer knew itself cut off (null: its mode
- * does not track it).
+ * it applied none); `staleMs`: the faulted consumer's stale time by its own clock, no frame from the
+ * broker for over --stale-after ms (null: its mode does not track it).
  */
 export interface NetworkPoint { fault: 'partition' | 'loss'; size: number; mode: Mode; wrong: number | null; p99Ms: number | null; faultedP99Ms: number | null; staleMs: number | null }
 
