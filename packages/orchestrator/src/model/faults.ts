@@ -46,6 +46,8 @@ export interface Fault {
 export const isBrokerFault = (f: Fault): boolean => f.consumer === BROKER;
 export const isNetworkKind = (kind: FaultKind): kind is NetworkFaultKind => (NETWORK_FAULT_KINDS as readonly string[]).includes(kind);
 export const isNetworkFault = (f: Fault): boolean => isNetworkKind(f.kind);
+/** The publisher's network faults among a run's (`config.faults`: the document's consumers carry only their own). */
+export const publisherFaults = (faults: Fault[]): Fault[] => faults.filter((f) => f.consumer === PUBLISHER && isNetworkFault(f));
 
 /**
  * When publishing ends, seconds since it started: `--publish-until`, or by default when the last

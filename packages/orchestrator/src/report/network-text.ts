@@ -1,5 +1,5 @@
 import type { LinkCounters } from '@state-divergence/protocol';
-import { faultWindow, isNetworkFault, PUBLISHER, type Fault } from '../model/faults.js';
+import { faultWindow, isNetworkFault, PUBLISHER, publisherFaults } from '../model/faults.js';
 import type { JsonConfig, JsonRun } from './document.js';
 import { secondsText } from './time-axis.js';
 import { duration, kib } from './units.js';
@@ -61,16 +61,13 @@ export function consumerNetworkLines(consumer: Consumer, run: JsonRun, config: J
   return [...linkLines(consumer, run), ...(stale === null ? [] : [stale])];
 }
 
-/** The publisher's network faults, from the run's flags (the document's consumers carry only theirs). */
-export const publisherNetworkFaults = (config: JsonConfig): Fault[] => config.faults.filter((f) => f.consumer === PUBLISHER && isNetworkFault(f));
-
 /**
  * A publisher whose link was faulted: the fault, the time it waited on the broker, and its relay.
  * Its reconnects and time without a broker are the publisher's line of restart-text.ts (one line
  * for them, whatever cut it off); here only whether its connection lived through the fault.
  */
 export function publisherNetworkLines(run: JsonRun, config: JsonConfig): string[] {
-  const faults = publisherNetworkFaults(config);
+  const faults = publisherFaults(config.faults);
   if (faults.length === 0) return [];
   const p = run.publisher;
   const lived = p.reconnects === 0 ? '; its connection lived through it' : '';
