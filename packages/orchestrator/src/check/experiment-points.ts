@@ -1,5 +1,6 @@
 import type { Mode } from '@state-divergence/protocol';
 import { expectedWrongUnrounded } from './expectation.js';
+import { worstP99 } from './latency.js';
 import type { ModeResult } from './run-types.js';
 
 /**
@@ -107,11 +108,10 @@ export function networkPoint(result: ModeResult, settings: Pick<NetworkPoint, 'f
   const { name } = measured(result);
   const checks = result.check.consumers;
   const wrong = checks.some((c) => c.verdict === 'unknown') ? null : result.cost.wrongAtEnd;
-  const healthy = checks.filter((c) => !c.faulted).map((c) => result.latency[c.name]?.all?.p99 ?? null).filter((p): p is number => p !== null);
   return {
     ...settings,
     wrong,
-    p99Ms: healthy.length === 0 ? null : Math.max(...healthy),
+    p99Ms: worstP99(checks.filter((c) => !c.faulted).map((c) => result.latency[c.name]?.all?.p99)),
     faultedP99Ms: result.latency[name]?.all?.p99 ?? null,
     staleMs: result.stale[name]?.staleMs ?? null,
   };
