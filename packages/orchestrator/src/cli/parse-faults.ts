@@ -14,7 +14,7 @@ const fmt = (seconds: number): string => String(Math.round(seconds * 1000) / 100
 /** What follows the window in each kind's flag, and whether it must be there. */
 const PARAMETER: Partial<Record<FaultKind, { usage: string; required: boolean; spread: boolean }>> = {
   slow: { usage: ', then :PCT for the share of each 100 ms it is stopped', required: false, spread: false },
-  loss: { usage: ', then :PCT (1-100) of datagrams dropped each way, optionally ~CORR (0-99) % correlated with the last drop', required: true, spread: true },
+  loss: { usage: ', then :PCT (1-100) of datagrams dropped each way, optionally ~CORR (0-99), the % chance each datagram shares the last one\'s fate', required: true, spread: true },
   delay: { usage: ', then :MS (1-10000) each datagram is held each way, optionally ~JITTER (0-MS)', required: true, spread: true },
 };
 

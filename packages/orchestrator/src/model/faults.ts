@@ -14,7 +14,7 @@ export const PROCESS_FAULT_KINDS = ['stall', 'slow', 'crash'] as const;
 /**
  * Faults of the link between a client and the broker, staged by a fault relay (packages/relay):
  * - partition: every datagram dropped, both ways;
- * - loss: `lossPct` % dropped each way, each decision correlated `correlationPct` % with the last;
+ * - loss: `lossPct` % dropped each way, each datagram sharing the last one's fate with probability `correlationPct` %;
  * - delay: each datagram held `delayMs` ± `jitterMs`, each way.
  */
 export const NETWORK_FAULT_KINDS = ['partition', 'loss', 'delay'] as const;
@@ -35,7 +35,7 @@ export interface Fault {
   to: number;
   /** slow only: the share of each 100 ms the consumer is stopped. */
   percent?: number;
-  /** loss only: the share of datagrams dropped each way, and how much each drop decision follows the last (netem's correlation). */
+  /** loss only: the share of datagrams dropped each way, and the chance each datagram shares the previous one's fate (else dropped with lossPct: the rate stays lossPct; relay/link-shaper.ts). */
   lossPct?: number;
   correlationPct?: number;
   /** delay only: how long each datagram is held each way, ± jitter. */
