@@ -28,5 +28,6 @@ export { interpretPlan, type StepHandlers } from './run/interpret-plan.js';
 export { Nemesis } from './run/nemesis.js';
 export { Timeline } from './run/timeline.js';
 export { watchCluster } from './run/watch.js';
+export { describeFault, faultWindow } from './model/faults.js';
 export { splitCommand } from './cli/split-command.js';
 export { ChildChannel } from './run/child/channel.js';
