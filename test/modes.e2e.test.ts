@@ -118,7 +118,7 @@ describe('every mode: what QUIC did for each subscriber (the library\'s own coun
     for (const run of document.runs) {
       for (const [name, queue] of Object.entries(brokerOf(run).subscribers)) {
         expect([run.mode, name, queue.transport.sent > 0]).toEqual([run.mode, name, true]);
-        expect(queue.transport.lost).toBeGreaterThanOrEqual(0);
+        expect(queue.transport.lost).toBeLessThanOrEqual(queue.transport.sent); // a packet declared lost was sent: a miswired counter fails this
       }
     }
   });
