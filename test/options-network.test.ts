@@ -74,6 +74,10 @@ describe('network fault flags', () => {
     // 100 % loss is a partition; the default idle timeout (2 x the longest stall + 10 s, here no stall: 10 s) gives 19.5 s.
     expect(usage({ duration: 1, loss: ['publisher@1-30:100'] })).toMatch(/^--loss publisher@1-30:100: the publisher comes back from a cut of at most 19\.5 s \(QUIC idle timeout 10 s, the default:/);
     expect(normalizeOptions({ duration: 1, loss: ['publisher@1-30:99'] }, tty).faults).toHaveLength(1);
+    // A delay whose shortest hold reaches the idle timeout cuts the link too (nothing arrives for that long, no handshake fits an attempt); a shorter one does not.
+    expect(usage({ duration: 1, delay: ['publisher@1-9:3000'], idleTimeout: 2 })).toMatch(/^--delay publisher@1-9:3000: a delay as long as the QUIC idle timeout cuts the link; the publisher comes back from a cut of at most 4\.5 s/);
+    expect(normalizeOptions({ duration: 1, delay: ['publisher@1-9:3000~1500'], idleTimeout: 2 }, tty).faults).toHaveLength(1);
+    expect(normalizeOptions({ duration: 1, delay: ['publisher@1-5.5:3000'], idleTimeout: 2 }, tty).faults).toHaveLength(1);
     // A consumer may be cut off for longer: its subscription ends for good, and the checker explains it.
     expect(normalizeOptions({ duration: 1, partition: ['consumer-3@1-30'], idleTimeout: 2 }, tty).faults).toHaveLength(1);
   });

@@ -124,18 +124,29 @@ export function checkSchedule(faults: Fault[], consumers: string[]): void {
 }
 
 /**
- * A publisher cut off (a partition, or 100 % loss, of its link) longer than it can come back from:
- * its connection dies one idle timeout in, it retries for max(3 s, the idle timeout), then gives up
- * and exits 1, which ends the run. The limit is the runtime's own (longestSurvivableCutMs). A
- * consumer may be cut off longer: its subscription ends for good, which the checker explains.
+ * Does this fault cut its client off the broker for its whole window? A partition, 100 % loss, and a
+ * delay whose shortest hold reaches the idle timeout: nothing arrives for that long, so the
+ * connection dies, and no reconnection's handshake fits in an attempt (0.5 s) while the delay lasts.
+ */
+function cutsOff(f: Fault, idleTimeoutMs: number): boolean {
+  if (f.kind === 'partition') return true;
+  if (f.kind === 'loss') return f.lossPct === 100;
+  return f.kind === 'delay' && (f.delayMs ?? 0) - (f.jitterMs ?? 0) >= idleTimeoutMs;
+}
+
+/**
+ * A publisher cut off (cutsOff) longer than it can come back from: its connection dies one idle
+ * timeout in, it retries for max(3 s, the idle timeout), then gives up and exits 1, which ends the
+ * run. The limit is the runtime's own (longestSurvivableCutMs). A consumer may be cut off longer:
+ * its subscription ends for good, which the checker explains.
  */
 export function checkPublisherCuts(faults: Fault[], idle: { idleTimeoutMs: number; chosen: boolean }): void {
   const limitMs = longestSurvivableCutMs(idle.idleTimeoutMs);
-  const cut = faults.find((f) => f.consumer === PUBLISHER && (f.kind === 'partition' || (f.kind === 'loss' && f.lossPct === 100)) && (f.to - f.from) * 1000 > limitMs);
+  const cut = faults.find((f) => f.consumer === PUBLISHER && cutsOff(f, idle.idleTimeoutMs) && (f.to - f.from) * 1000 > limitMs);
   if (cut === undefined) return;
   const idleText = `${fmt(idle.idleTimeoutMs / 1000)} s${idle.chosen ? '' : ', the default'}`;
   throw new UsageError(
-    `${describeFault(cut)}: the publisher comes back from a cut of at most ${fmt(limitMs / 1000)} s (QUIC idle timeout ${idleText}: its connection ` +
+    `${describeFault(cut)}: ${cut.kind === 'delay' ? 'a delay as long as the QUIC idle timeout cuts the link; ' : ''}the publisher comes back from a cut of at most ${fmt(limitMs / 1000)} s (QUIC idle timeout ${idleText}: its connection ` +
       `dies one idle timeout in, then it retries for max(3 s, the idle timeout)); shorten the window or raise --idle-timeout`,
   );
 }
