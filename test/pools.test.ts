@@ -23,10 +23,14 @@ describe('pool groups', () => {
     expect(poolGroups([], 4)).toEqual([]);
   });
 
-  test('the default is one pool per core', () => {
-    expect(defaultPoolSize(255, 2)).toBe(128);
+  test('the default is one pool per core but one (left to the broker): on 2 cores every healthy consumer in one pool', () => {
+    expect(defaultPoolSize(255, 2)).toBe(255);
+    expect(defaultPoolSize(255, 4)).toBe(85);
+    expect(defaultPoolSize(2, 1)).toBe(2);
     const plan = buildPlan(normalizeOptions({ consumers: 256 }, tty));
-    expect(planPools({ starting: names(256), plan, foreign: [], size: null, cores: 2 }).map((g) => g.length)).toEqual([128, 127]);
+    expect(planPools({ starting: names(256), plan, foreign: [], size: null, cores: 2 }).map((g) => g.length)).toEqual([255]);
+    // The seed's demo: three consumers, the last one stalled; the other two share a process.
+    expect(planPools({ starting: names(3), plan: buildPlan(normalizeOptions({}, tty)), foreign: [], size: null, cores: 2 })).toEqual([['consumer-1', 'consumer-2']]);
   });
 
   test('a consumer the plan faults in any way, or a foreign one, runs alone; the late joiner is not among those starting', () => {

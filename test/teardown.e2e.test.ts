@@ -63,7 +63,8 @@ describe('teardown', () => {
   });
 
   test.each(['lossy', 'lossless'])('%s: a consumer killed mid-run is reported as ended early, the others are still checked, and the exit code says so', async (mode) => {
-    const run = await startFrozenRun([...SHORT_STALL, '--json'], mode);
+    // A process per consumer: the test kills one consumer's own (a pool's death is pools.e2e's).
+    const run = await startFrozenRun([...SHORT_STALL, '--json', '--pool-size', '1'], mode);
     const victim = run.pidOf('consumer-2');
     process.kill(victim, 'SIGKILL');
     const result = await run.demo;
@@ -92,7 +93,7 @@ describe('teardown', () => {
   });
 
   test('SIGKILL of the orchestrator mid-stall: its guardian kills every process of the run within 10 s, the stopped one included, then exits', async () => {
-    const run = await startFrozenRun();
+    const run = await startFrozenRun([...INTERRUPTED, '--pool-size', '1']); // each consumer's own group, reaped by name
     expect(processState(run.frozen.pid)).toBe('T');
     const log = readLog(run.logFile);
     const guardian = log.find((line) => line.proc === 'guardian' && line.msg === 'guarding');
