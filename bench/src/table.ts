@@ -126,7 +126,7 @@ const SCALE_TARGET = 256;
 
 function scaleLine(p: ScalePoint): string {
   // Results measured before pools existed say nothing of them: every consumer was a process of its own.
-  const hosting = p.poolSize === undefined ? '' : p.poolSize === 1 ? ', a process each' : `, ${p.pools} pools of up to ${p.poolSize}`;
+  const hosting = p.poolSize === undefined ? '' : p.poolSize === 1 ? ', a process each' : p.pools === 1 ? `, ${p.poolSize} of them in one pool` : `, ${p.pools} pools of up to ${p.poolSize}`;
   const what = `(5) ${p.consumers} consumers${hosting}, resync, 400/s`;
   if (!p.completed) return `| ${what} | did not complete: ${p.error} | |`;
   const kinds = (field: 'cpuSeconds' | 'peakRssMiB') => Object.entries(p.byKind).map(([k, v]) => `${k} ${v[field]}`).join(', ');
