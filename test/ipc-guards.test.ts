@@ -19,8 +19,8 @@ const inits: ChildInit[] = [
 ];
 const subscriber = { queued: 0, delivered: 5, dropped: 1, lastAccepted: 5, bytesSent: 700 };
 const counters: Counters[] = [
-  { role: 'broker', at: 1_700_000_000_000, head: 6, subscribers: { 'consumer-1': subscriber } },
-  { role: 'publisher', published: 6, done: false },
+  { role: 'broker', at: 1_700_000_000_000, head: 6, subscribers: { 'consumer-1': subscriber }, cpuMicros: 812_000 },
+  { role: 'publisher', published: 6, done: false, cpuMicros: 640_000 },
   { role: 'consumer', applied: 5, lastOffset: 6, endedEarly: null, syncing: false, reconnects: 0, skippedRanges: [[2, 3]], coveredAfter: 0 },
   { role: 'rogue', connections: 2, framesSent: 9, done: false },
 ];

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { encodeProgress, modeSpec } from '@state-divergence/protocol';
-import { runChild, withDeadline } from '@state-divergence/runtime';
+import { cpuMicros, runChild, withDeadline } from '@state-divergence/runtime';
 import { startQuicServer } from '@state-divergence/runtime/quic';
 import { serveClient, type SessionContext } from './client-session.js';
 import { durableReport, openLog, restoreFromLog } from './durable-broker.js';
@@ -52,6 +52,7 @@ await runChild('broker', async ({ init, logger, ending }) => {
       at: Date.now(),
       head: topic.headOffset,
       subscribers: subscriberCounters(topic),
+      cpuMicros: cpuMicros(),
     }),
     gather: () => ({
       role: 'broker',
