@@ -43,6 +43,12 @@ export function insaneFigures(results: BenchResults): string[] {
     positive('durable.backfillReadPerSec', backfillReadPerSec.median);
     problems.push(...insaneEndToEnd(results.durable));
   }
+  if (results.cpu === undefined) problems.push('the CPU per event figures (cpu.microsPerEvent) are missing');
+  else {
+    for (const [role, at] of Object.entries(results.cpu.microsPerEvent)) {
+      for (const [where, figure] of Object.entries(at)) if (figure.runs.some((v) => !Number.isFinite(v) || v <= 0)) problems.push(`cpu.microsPerEvent.${role}.${where} has a run that is not a positive number (${figure.runs.join(', ')})`);
+    }
+  }
   if (results.demoPhaseSeconds === undefined) problems.push('demoPhaseSeconds (what demoWallRatio divides by) is missing');
   return problems;
 }

@@ -37,7 +37,19 @@ export interface BenchResults {
   resync: Record<'vsFullSnapshot' | 'vsReplay', Figure> & { bytesRatio: number; bytesRatioRuns?: Figure };
   /** (8) The broker's durable log, per fsync policy (absent from results written before it was measured). */
   durable?: DurableFigures;
+  /** CPU per event of each role (absent from results written before it was measured). */
+  cpu?: CpuFigures;
   wallSeconds: number;
+}
+
+/**
+ * µs of CPU per event, per role, over each run's steady window (bench/src/cpu-window.ts): from the
+ * end of the first phase to the end of the stall, from the processes' own process.cpuUsage(). The
+ * broker's per event delivered to a subscriber, the consumers' per event applied (never-faulted
+ * consumers only), the publisher's per change. At 400/s: section (3)'s runs; at the firehose: (7)'s.
+ */
+export interface CpuFigures {
+  microsPerEvent: Record<'broker' | 'consumer' | 'publisher', { at400: Figure; firehose: Figure }>;
 }
 
 type Policy = 'none' | 'periodic' | 'onCommit';
@@ -99,6 +111,14 @@ function endToEndLines(d: Required<DurableFigures>): string[] {
   ];
 }
 
+function cpuLines({ microsPerEvent: { broker, consumer, publisher } }: CpuFigures): string[] {
+  const three = (at: 'at400' | 'firehose') => `${f(broker[at], 1)} / ${f(consumer[at], 1)} / ${f(publisher[at], 1)} µs`;
+  return [
+    `| (9) cpu.microsPerEvent at 400/s (5 consumers, as (3)), broker per delivery / consumer per event applied / publisher per change | ${three('at400')} | |`,
+    `| (9) cpu.microsPerEvent at the firehose (as (7)), broker / consumer / publisher | ${three('firehose')} | |`,
+  ];
+}
+
 function scaleLine(p: ScalePoint): string {
   if (!p.completed) return `| (5) ${p.consumers} consumers, resync, 400/s | did not complete: ${p.error} | |`;
   const kinds = (field: 'cpuSeconds' | 'peakRssMiB') => Object.entries(p.byKind).map(([k, v]) => `${k} ${v[field]}`).join(', ');
@@ -142,6 +162,7 @@ export function renderBenchTable(results: BenchResults): string[] {
     `| (7) firehose.achievedRatio (median) | ${firehose.achievedRatio} | >= 0.95 with no healthy drop: ${target(firehose.achievedRatio >= 0.95 && firehose.runs.every((p) => p.healthyDrops === 0))} |`,
     ...firehose.ladder.map((p) => `| (7) firehose ladder: ${p.rate}/s | ${firehoseLine(p)} | |`),
     `| (7) firehose.maxRateHeld (no healthy drop, >= 95 % of the rate) | ${machine.quick ? 'not measured with --quick' : firehose.maxRateHeld === null ? `none: even ${firehose.ladder[0]!.rate}/s did not hold` : `${firehose.maxRateHeld}/s`} | |`,
+    ...(results.cpu === undefined ? [] : cpuLines(results.cpu)),
     ...(results.durable === undefined ? [] : durableLines(results.durable)),
     '',
     `Wall time ${results.wallSeconds} s. Percentiles: simple-statistics quantileSorted over every sample in the window; the first second of publishing (or half the phase) is excluded as warm-up, and the first 10% of ping-pongs${results.durable === undefined ? '' : ' and of the durable log\'s appends at 400/s'}.`,
