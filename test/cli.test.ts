@@ -21,6 +21,8 @@ describe('bad input', () => {
     [['--crash', 'broker@1-6', '--publish-until', '5'], /^orchestrator: --crash broker@1-6: TO must be before publishing ends \(--publish-until 5\)/],
     [['--crash', 'broker@1-3', '--consumer-cmd', 'consumer-2=node examples/consumer-js/main.js'], /^orchestrator: --crash broker@1-3 cannot run with --consumer-cmd \(consumer-2\)/],
     [['--rate', '0'], /^orchestrator: --rate must be a positive number/],
+    [['--coalesce-ms', '-1'], /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got -1 \(see --help\)$/],
+    [['--coalesce-ms', '1001'], /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got 1001 \(see --help\)$/],
     [['--bogus'], /^orchestrator: Unknown argument: bogus/],
   ])('%j exits 2 with one line and starts nothing', async (args, message) => {
     const logFile = tempLogFile();

@@ -10,7 +10,7 @@ const log: LogSettings = { level: 'info', file: null, mode: 'lossy' };
 const broker: BrokerEndpoint = { host: '127.0.0.1', port: 4433, caPem: 'PEM', idleTimeoutMs: 30_000, datagramBytes: 1350, token: 'ab'.repeat(32) };
 const inits: ChildInit[] = [
   {
-    role: 'broker', name: 'broker', mode: 'lossy', host: '127.0.0.1', port: 0, durable: null, keys: 2000, queueCapacity: 512, overflow: 'drop-new', batchMaxEvents: 256,
+    role: 'broker', name: 'broker', mode: 'lossy', host: '127.0.0.1', port: 0, durable: null, keys: 2000, queueCapacity: 512, overflow: 'drop-new', batchMaxEvents: 256, coalesceMs: 0,
     streamWindowBytes: 1 << 20, datagramBytes: 1350, heartbeatMs: 100, certPem: 'PEM', keyPem: 'KEY', idleTimeoutMs: 30_000, token: 'ab'.repeat(32), log,
   } satisfies BrokerInit,
   { role: 'publisher', name: 'publisher', broker, keys: 2000, rate: 400, payload: 64, seed: 1, deleteRatio: 0.05, log } satisfies PublisherInit,

@@ -105,7 +105,7 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
   broker: {
     init: fields<BrokerInit>({
       role: oneOf(['broker']), name: oneOf(['broker']), mode: oneOf(MODES), host: text, port: count, durable: nullable(durableSettings), keys: count, queueCapacity: count,
-      overflow: oneOf(OVERFLOW_POLICIES), batchMaxEvents: count, streamWindowBytes: count, datagramBytes: count, heartbeatMs: number,
+      overflow: oneOf(OVERFLOW_POLICIES), batchMaxEvents: count, coalesceMs: count, streamWindowBytes: count, datagramBytes: count, heartbeatMs: number,
       certPem: text, keyPem: text, idleTimeoutMs: number, token: text, log,
     }),
     counters: fields<BrokerCounters>({ role: oneOf(['broker']), at: number, head: count, subscribers: recordOf(fields<SubscriberCounters>(subscriberCounters)), cpuMicros: count }),
