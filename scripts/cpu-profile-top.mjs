@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 /**
- * node scripts/cpu-profile-top.mjs [--top N] [--busiest MS] DIR|FILE...
+ * node scripts/cpu-profile-top.mjs [--top N] [--busiest MS | --window FROM-TO] DIR|FILE...
  *
- * Summarises V8 CPU profiles (`node --cpu-prof`): for each profile, the process it is (the
- * bundle it ran: broker, consumer, publisher, ...), its busy time, the N functions with the most
+ * Summarises V8 CPU profiles (`node --cpu-prof`) per role (the bundle a process ran: broker,
+ * consumer, publisher, ...; the profiles of one role summed): busy time, the N functions with the most
  * self time (mapped through the bundle's source map to the source file and line), and its busy
  * time by origin: our packages, @matrixai/quic, other dependencies, Node's own JavaScript, and
  * what V8 reports as native ((garbage collector), (program)). Idle time is left out. --busiest MS
  * looks only at the MS milliseconds with the most busy samples in the broker's profile (the run's
  * steady load, not its start-up), the same span of time in every profile (V8 stamps samples on
- * the machine's monotonic clock).
+ * the machine's monotonic clock). --window FROM-TO (seconds since the broker's process started)
+ * sets that span instead: at a low rate the busiest span is the start-up.
  *
  * A run profiles every child when the orchestrator itself runs under --cpu-prof (children inherit
  * its execArgv; Node refuses --cpu-prof in NODE_OPTIONS):
@@ -28,6 +29,8 @@ const topAt = args.indexOf('--top');
 const top = topAt === -1 ? 5 : Number(args.splice(topAt, 2)[1]);
 const busiestAt = args.indexOf('--busiest');
 const busiestMs = busiestAt === -1 ? null : Number(args.splice(busiestAt, 2)[1]);
+const windowAt = args.indexOf('--window');
+const window = windowAt === -1 ? null : args.splice(windowAt, 2)[1].split('-').map((s) => Number(s) * 1e6);
 const files = args.flatMap((path) => (statSync(path).isDirectory() ? readdirSync(path).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(path, f)) : [path]));
 
 const maps = new Map();
@@ -79,34 +82,39 @@ const timesOf = (profile) => {
   return profile.timeDeltas.map((d) => (t += d));
 };
 const reference = profiles.find(({ profile }) => roleOf(profile) === 'broker') ?? profiles[0];
-const span = busiestMs === null || reference === undefined ? null : busiestWindow(reference.profile, idleOf(reference.profile), busiestMs * 1000);
+const span =
+  reference === undefined ? null
+  : window !== null ? [reference.profile.startTime + window[0], reference.profile.startTime + window[1]]
+  : busiestMs === null ? null
+  : busiestWindow(reference.profile, idleOf(reference.profile), busiestMs * 1000);
 
-for (const { file, profile } of profiles) {
+/** Per role (every consumer's profile summed into one): busy µs by frame and by origin. */
+const byRole = new Map();
+for (const { profile } of profiles) {
+  const role = roleOf(profile);
+  const summary = byRole.get(role) ?? { processes: 0, busy: 0, byFrame: new Map(), byOrigin: new Map() };
+  byRole.set(role, summary);
+  summary.processes += 1;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const times = timesOf(profile);
-  const selfMicros = new Map();
   for (let i = 0; i < profile.samples.length; i++) {
     if (span !== null && (times[i] < span[0] || times[i] >= span[1])) continue;
-    const id = profile.samples[i];
-    selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? 0));
-  }
-  const byFrame = new Map();
-  const byOrigin = new Map();
-  let busy = 0;
-  for (const [id, micros] of selfMicros) {
-    const { callFrame } = byId.get(id);
+    const { callFrame } = byId.get(profile.samples[i]);
     if (callFrame.functionName === '(idle)') continue;
-    busy += micros;
+    const micros = profile.timeDeltas[i + 1] ?? 0;
+    summary.busy += micros;
     const { file: source, line } = locate(callFrame);
     const key = `${callFrame.functionName || '(anonymous)'} ${source}:${line}`;
-    byFrame.set(key, (byFrame.get(key) ?? 0) + micros);
+    summary.byFrame.set(key, (summary.byFrame.get(key) ?? 0) + micros);
     const from = origin(source, callFrame.functionName);
-    byOrigin.set(from, (byOrigin.get(from) ?? 0) + micros);
+    summary.byOrigin.set(from, (summary.byOrigin.get(from) ?? 0) + micros);
   }
-  const wall = busiestMs ?? (profile.endTime - profile.startTime) / 1000;
+}
+const spanMs = span === null ? null : (span[1] - span[0]) / 1000;
+for (const [role, { processes, busy, byFrame, byOrigin }] of byRole) {
   const pct = (micros) => `${((100 * micros) / busy).toFixed(1)} %`;
-  const where = span === null ? '' : ` (the broker's busiest, from ${((span[0] - profile.startTime) / 1000).toFixed(0)} ms of this process)`;
-  process.stdout.write(`${roleOf(profile)} (${file}): busy ${(busy / 1000).toFixed(0)} ms of ${wall.toFixed(0)} ms${where}\n`);
+  const per = processes === 1 ? '' : `, ${processes} processes summed`;
+  process.stdout.write(`${role}: busy ${(busy / 1000).toFixed(0)} ms${spanMs === null ? '' : ` in ${spanMs.toFixed(0)} ms`}${per}\n`);
   for (const [key, micros] of [...byFrame].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`  ${pct(micros).padStart(7)}  ${key}\n`);
   process.stdout.write(`  by origin: ${[...byOrigin].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${pct(v)}`).join(', ')}\n`);
 }

@@ -7,8 +7,10 @@
  * little above ~1.5 on two cores); the medians go to stdout at the end. Writes no results file.
  *
  *   --raw '{"coalesceMs": 0}'   extra demo options (RawOptions) for the at400 and firehose runs
+ *   --max-load 1.5              before each run, wait (up to --wait-minutes) for the 1-minute load to fall below it
  */
 import { loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { median } from 'simple-statistics';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
@@ -26,6 +28,8 @@ const argv = yargs(hideBin(process.argv))
     runs: { type: 'number', default: 3 },
     quick: { type: 'boolean', default: false, describe: 'The --quick bench\'s shorter phases' },
     raw: { type: 'string', default: '{}', describe: 'Extra demo options for at400 and firehose, as JSON (RawOptions)' },
+    'max-load': { type: 'number', describe: 'Before each run, wait for the 1-minute load to fall below this' },
+    'wait-minutes': { type: 'number', default: 30, describe: 'How long to wait for --max-load before measuring anyway (the line says so)' },
   })
   .strict()
   .parseSync();
@@ -51,6 +55,7 @@ const summary: Record<string, Record<string, number>> = {};
 for (const section of only) {
   const runs: Array<Record<string, unknown>> = [];
   for (let i = 0; i < argv.runs; i++) {
+    await quietEnough();
     const load1 = round(loadavg()[0]!, 2);
     const figures = await measure[section]();
     runs.push(figures);
@@ -61,6 +66,14 @@ for (const section of only) {
 }
 process.stdout.write(`${JSON.stringify({ raw, runs: argv.runs, load1AtEnd: round(loadavg()[0]!, 2), median: summary }, null, 1)}\n`);
 process.exit(0);
+
+/** Waits for --max-load, polling every 10 s, at most --wait-minutes. */
+async function quietEnough(): Promise<void> {
+  const max = argv['max-load'];
+  if (max === undefined) return;
+  const deadline = Date.now() + argv['wait-minutes'] * 60_000;
+  while (loadavg()[0]! >= max && Date.now() < deadline) await sleep(10_000);
+}
 
 function roundAll(figures: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, typeof v === 'number' ? round(v) : v]));
