@@ -21,7 +21,7 @@ const ENTRIES = [
   // The broker's durable log: lmdb loads its native addon from a path it works out at run time
   // (node-gyp-build-optional-packages), which a bundle cannot hold; it stays in node_modules.
   { pkg: 'broker', entry: 'dist/main.js', external: ['lmdb'] },
-  ...['publisher', 'consumer', 'guardian', 'rogue'].map((role) => ({ pkg: role, entry: 'dist/main.js' })),
+  ...['publisher', 'consumer', 'guardian', 'rogue', 'relay'].map((role) => ({ pkg: role, entry: 'dist/main.js' })),
   // The CLI: ink and react stay outside and load only for the live view (a dynamic import, its own chunk).
   { pkg: 'orchestrator', entry: 'dist/cli/main.js', external: ['ink', 'react'], splitting: true },
 ];

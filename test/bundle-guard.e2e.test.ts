@@ -34,7 +34,7 @@ const tscBuild = (project: string) => execa(process.execPath, [join(repo, 'node_
 const mtime = (path: string) => statSync(join(copy, path)).mtimeMs;
 
 test('every bundle lists its own source files, and none is newer than it after npm run build', () => {
-  for (const pkg of ['orchestrator', 'broker', 'publisher', 'consumer', 'guardian', 'rogue']) {
+  for (const pkg of ['orchestrator', 'broker', 'publisher', 'consumer', 'guardian', 'rogue', 'relay']) {
     const { inputs } = JSON.parse(readFile(`packages/${pkg}/dist/bundle/inputs.json`)) as { inputs: string[] };
     expect(inputs).toContain(`packages/${pkg}/src/${pkg === 'orchestrator' ? 'cli/main' : 'main'}.ts`);
     expect(inputs.every((input) => !input.includes('node_modules'))).toBe(true);

@@ -22,7 +22,8 @@ function endsOf(consumer: ChildHandle): string[] {
 }
 
 test('a consumer told only the teardown phase reports its stream ending; one told ending does not', async () => {
-  broker = await startBroker({ mode: 'lossy', keys: 16 });
+  // A short idle timeout: a client that loses its broker unannounced gives up after max(3 s, it).
+  broker = await startBroker({ mode: 'lossy', keys: 16, idleTimeoutMs: 2_000 });
   const phaseOnly = await broker.startConsumer('consumer-1');
   const ending = await broker.startConsumer('consumer-2');
   consumers.push(phaseOnly, ending);

@@ -4,7 +4,7 @@
  * Each message is built by hand, then each of its fields is taken away (or
  * spoiled) in turn: the guard must refuse it and name that field.
  */
-import { childMessageProblem, initProblem, isChildInit, isChildMessage, readForeignMessage, type BrokerEndpoint, type BrokerReport, type BrokerInit, type ChildInit, type ConsumerInit, type Counters, type LogSettings, type PublisherInit, type Report, type RogueInit } from '@state-divergence/protocol';
+import { CLEAR_LINK, childMessageProblem, initProblem, isChildInit, isChildMessage, isOrchestratorCommand, PARTITIONED_LINK, readForeignMessage, type BrokerEndpoint, type BrokerReport, type BrokerInit, type ChildInit, type ConsumerInit, type Counters, type LinkCounters, type LogSettings, type PublisherInit, type RelayInit, type Report, type RogueInit } from '@state-divergence/protocol';
 
 const log: LogSettings = { level: 'info', file: null, mode: 'lossy' };
 const broker: BrokerEndpoint = { host: '127.0.0.1', port: 4433, caPem: 'PEM', idleTimeoutMs: 30_000, datagramBytes: 1350, token: 'ab'.repeat(32) };
@@ -16,13 +16,16 @@ const inits: ChildInit[] = [
   { role: 'publisher', name: 'publisher', broker, keys: 2000, rate: 400, payload: 64, seed: 1, deleteRatio: 0.05, log } satisfies PublisherInit,
   { role: 'consumer', name: 'consumer-1', broker, subscribeWith: 'latest', detectGaps: false, checkpointDir: null, staleAfterMs: null, log } satisfies ConsumerInit,
   { role: 'rogue', name: 'rogue', broker, decoyCaPem: 'PEM', frames: 100, seed: 1, log } satisfies RogueInit,
+  { role: 'relay', name: 'relay-consumer-3', client: 'consumer-3', upstream: { host: '127.0.0.1', port: 4433 }, datagramBytes: 1350, seed: 1, log } satisfies RelayInit,
 ];
+const link: LinkCounters = { forwarded: 10, dropped: 2, bytes: 9000, maxHeld: 0 };
 const subscriber = { queued: 0, delivered: 5, dropped: 1, lastAccepted: 5, bytesSent: 700 };
 const counters: Counters[] = [
   { role: 'broker', at: 1_700_000_000_000, head: 6, subscribers: { 'consumer-1': subscriber }, cpuMicros: 812_000 },
   { role: 'publisher', published: 6, done: false, cpuMicros: 640_000 },
   { role: 'consumer', applied: 5, lastOffset: 6, endedEarly: null, syncing: false, reconnects: 0, skippedRanges: [[2, 3]], coveredAfter: 0 },
   { role: 'rogue', connections: 2, framesSent: 9, done: false },
+  { role: 'relay', up: link, down: link },
 ];
 const reports: Report[] = [
   {
@@ -44,6 +47,7 @@ const reports: Report[] = [
     syncs: [{ kind: 'snapshot', at: 1, frames: 0, keys: 0, bytes: 0, offset: 0 }], entries: [[0, 1, 7]], endedEarly: null, disconnects: 0, reconnects: 0, skippedRanges: [],
   },
   { role: 'rogue', connections: 1, framesSent: 3, refusals: { badToken: 1 }, closedWithoutError: 0, wrongPinRejected: true, done: true, byAttack: { 'no token': { badToken: 1 } } },
+  { role: 'relay', up: link, down: { ...link, maxHeld: 4 }, clients: 2, cpuMicros: 1234.5 },
 ];
 
 /** A copy of `value` without `key`. */
@@ -121,6 +125,23 @@ describe('gather replies carry every field of their role', () => {
     expect(childMessageProblem({ type: 'reply', id: 4, kind: 'versions', value: [0, 1] })).toBe('reply.value is not a Float64Array');
     expect(childMessageProblem({ type: 'refused', id: 5, kind: 'digest' })).toBe('refused.message is missing');
     expect(childMessageProblem({ type: 'hello' })).toBe('its type "hello" is not one a child sends');
+  });
+});
+
+describe("the relay's shape command", () => {
+  test('one shape per direction is taken: a partition, a clear link, a correlated loss with a jittered delay', () => {
+    expect(isOrchestratorCommand({ type: 'shape', up: PARTITIONED_LINK, down: PARTITIONED_LINK })).toBe(true);
+    expect(isOrchestratorCommand({ type: 'shape', up: CLEAR_LINK, down: CLEAR_LINK })).toBe(true);
+    expect(isOrchestratorCommand({ type: 'shape', up: { lossPct: 20, correlationPct: 75, delayMs: 50, jitterMs: 10 }, down: CLEAR_LINK })).toBe(true);
+  });
+
+  test.each(['up', 'down'])('a shape without %s, or with a field of it missing or out of range, is refused', (direction) => {
+    const whole = { type: 'shape', up: CLEAR_LINK, down: CLEAR_LINK };
+    expect(isOrchestratorCommand(without(whole, direction))).toBe(false);
+    for (const key of Object.keys(CLEAR_LINK)) expect(isOrchestratorCommand({ ...whole, [direction]: without(CLEAR_LINK, key) })).toBe(false);
+    expect(isOrchestratorCommand({ ...whole, [direction]: { ...CLEAR_LINK, lossPct: 101 } })).toBe(false);
+    expect(isOrchestratorCommand({ ...whole, [direction]: { ...CLEAR_LINK, correlationPct: -1 } })).toBe(false);
+    expect(isOrchestratorCommand({ ...whole, [direction]: { ...CLEAR_LINK, delayMs: '50' } })).toBe(false);
   });
 });
 

@@ -70,6 +70,9 @@ describe('what a consumer missed: one answer, live and final', () => {
     expect(missedRanges({ head: 12, dropped: [], disconnectedAt: null }, { coveredAfter: 8, skippedRanges: [[10, 11]] })).toEqual([[1, 8], [10, 11]]);
     // A repaired range cuts into a `latest` subscription's blind spot too: the delta gave those keys back.
     expect(missedRanges({ head: 12, dropped: [], disconnectedAt: null }, { coveredAfter: 8, skippedRanges: [], repairedRanges: [[4, 6]] })).toEqual([[1, 3], [7, 8]]);
+    // A subscription that ended for good (a partition outlasting the client's retries): nothing after its last applied offset reached it.
+    expect(missedRanges({ head: 12, dropped: [[3, 3]], disconnectedAt: null }, { coveredAfter: 0, skippedRanges: [], endedEarly: 'no broker answered within 3 s', lastOffset: 7 })).toEqual([[3, 3], [8, 12]]);
+    expect(missedRanges({ head: 12, dropped: [], disconnectedAt: null }, { coveredAfter: 0, skippedRanges: [], endedEarly: null, lastOffset: 7 })).toEqual([]);
   });
 
   test('with a repaired range and a disconnect, the live diverged count is the number of wrong keys the checker explains', () => {

@@ -86,7 +86,7 @@ describe('options', () => {
     expect(usage({ stall: ['consumer-2@x-2'] })).toMatch(/^--stall takes NAME or NAME@FROM-TO \(seconds since publishing started\), got consumer-2@x-2$/);
     expect(usage({ slow: ['consumer-9@1-2'] })).toBe('--slow consumer-9 is not a consumer of this run; valid: consumer-1, consumer-2, consumer-3');
     expect(usage({ slow: ['consumer-2@1-2:100'] })).toBe('--slow consumer-2@1-2:100: PCT must be from 1 to 99, got 100');
-    expect(usage({ crash: ['consumer-2@1-2:30'] })).toBe('--crash takes no :PCT (only --slow does), got consumer-2@1-2:30');
+    expect(usage({ crash: ['consumer-2@1-2:30'] })).toBe('--crash takes no :PCT (only --slow, --loss and --delay take one), got consumer-2@1-2:30');
     expect(usage({ stall: ['consumer-2@1-4'], slow: ['consumer-2@3-6'] })).toBe('--stall consumer-2@1-4 overlaps --slow consumer-2@3-6:50: one fault at a time per consumer');
     expect(usage({ stall: ['consumer-1@1-4', 'consumer-2@2-5'], crash: ['consumer-3@3-6'] })).toBe(
       'at 3 s every consumer is faulted (consumer-1, consumer-2, consumer-3); leave at least one of consumer-1, consumer-2, consumer-3 running to compare against',

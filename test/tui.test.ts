@@ -6,6 +6,7 @@ import { render } from 'ink-testing-library';
 import { createElement as h } from 'react';
 import { Dashboard, sparkline } from '@state-divergence/orchestrator/tui';
 import type { LiveSnapshot } from '@state-divergence/orchestrator';
+import { textProgress } from '@state-divergence/orchestrator/internal';
 
 const snapshot: LiveSnapshot = {
   mode: 'lossy',
@@ -21,9 +22,10 @@ const snapshot: LiveSnapshot = {
   publisherRate: 401,
   publisherBacklog: 0,
   brokerDown: false,
+  publisherLink: null,
   consumers: [
-    { name: 'consumer-1', foreign: false, faulted: false, state: 'applying', applied: 3000, wrongNow: 0, stale: false, diverged: 0, behind: 3, dropped: 0, series: [0, 0, 0], divergedSeries: [0, 0, 0] },
-    { name: 'consumer-3', foreign: false, faulted: true, state: 'STALLED', applied: 1400, wrongNow: 9, stale: true, diverged: 312, behind: 520, dropped: 1088, series: [0, 9, 9], divergedSeries: [0, 100, 312] },
+    { name: 'consumer-1', foreign: false, faulted: false, state: 'applying', applied: 3000, wrongNow: 0, stale: false, diverged: 0, behind: 3, dropped: 0, staleness: null, series: [0, 0, 0], divergedSeries: [0, 0, 0] },
+    { name: 'consumer-3', foreign: false, faulted: true, state: 'STALLED', applied: 1400, wrongNow: 9, stale: true, diverged: 312, behind: 520, dropped: 1088, staleness: null, series: [0, 9, 9], divergedSeries: [0, 100, 312] },
   ],
 };
 
@@ -73,6 +75,46 @@ describe('live view', () => {
     expect(frame).toMatch(/consumer-3\*\s+STALLED/);
     expect(frame).toContain('* a consumer someone else wrote');
     expect(render(h(Dashboard, { snapshot, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } })).lastFrame()!).not.toContain('someone else');
+  });
+
+  describe('a network fault and the stale signal', () => {
+    // consumer-2 partitioned and cut off for 1.3 s so far; consumer-1 was stale 0.8 s earlier; consumer-3 tracks nothing (lossy).
+    const consumers = snapshot.consumers.map((c) => ({ ...c, state: 'applying' as const, diverged: 0, dropped: 0 }));
+    const networked: LiveSnapshot = {
+      ...snapshot,
+      mode: 'resync',
+      faults: [{ kind: 'partition', consumer: 'consumer-2', from: 1, to: 3 }],
+      publisherLink: 'delay',
+      consumers: [
+        { ...consumers[0]!, staleness: { now: false, ms: 800 } },
+        { ...consumers[0]!, name: 'consumer-2', faulted: true, state: 'PARTITIONED', staleness: { now: true, ms: 1_260 } },
+        { ...consumers[1]!, staleness: null },
+      ],
+    };
+    const phase = { mode: 'resync' as const, phase: 'stalled' as const, seconds: 2.3 };
+
+    test('live view: the link fault as its state, STALE while it hears nothing, the time it was stale after; the publisher\'s link on its line', () => {
+      const frame = render(h(Dashboard, { snapshot: networked, phase })).lastFrame()!;
+      expect(frame).toMatch(/consumer-2\s+PARTITIONED\s+applied\s+3000 .* STALE 1\.3 s/);
+      expect(frame).toMatch(/consumer-1\s+applying\s+applied\s+3000 .* stale 0\.8 s/);
+      expect(frame).not.toMatch(/consumer-3.*stale/i);
+      expect(frame).toMatch(/broker drops: none\s+link delayed/);
+      expect(frame).toContain('faults: consumer-2 partitioned 1-3 s');
+    });
+
+    test('a consumer never stale, or with no publisher link fault, shows neither', () => {
+      const quiet = { ...networked, publisherLink: null, consumers: networked.consumers.map((c) => ({ ...c, staleness: c.staleness && { now: false, ms: 0 } })) };
+      const frame = render(h(Dashboard, { snapshot: quiet, phase })).lastFrame()!;
+      expect(frame).not.toMatch(/stale|link /i);
+    });
+
+    test('plain progress lines say the same', () => {
+      const lines: string[] = [];
+      textProgress((line) => lines.push(line)).tick({ ...networked, phase: 'stalled', seconds: 2.3 });
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain('publisher link delayed');
+      expect(lines[0]).toContain('consumer-1 3000 behind 3 stale 0.8 s  consumer-2 3000 (PARTITIONED) behind 3 STALE 1.3 s  consumer-3 1400 behind 520');
+    });
   });
 
   test('sparklines scale to the largest value and leave zeros blank', () => {

@@ -1,12 +1,14 @@
 /**
- * npm run bench [-- --quick] [--runs N] [--out PATH]
+ * npm run bench [-- --quick] [--runs N] [--out PATH] [--only relay]
  *
  * The stack's limits and the demo's numbers, measured side by side in one
  * invocation, reported as ratios (this 2-core machine is shared and noisy;
  * absolute figures drift). Each figure is the median of --runs runs, with min
  * and max. Results go to bench/results.json and a markdown table on stdout.
+ * --only SECTION measures that section alone and stores it into the results
+ * already at --out, every other figure kept as it was measured.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,19 +17,21 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { brokerFanout, DEFAULT_DEMO_SECONDS, demoWallRatio, firehose, overheadSeconds, resyncEfficiency, scale, stallRun, type FirehosePoint, type ScalePoint } from './demo.js';
 import { at400, FIREHOSE_RATE, fanoutPair, firehoseRun, firehoseSeconds, LARGE_DATAGRAM as LARGE, SMALL_DATAGRAM as SMALL } from './perf-sections.js';
-import type { RawOptions } from '@state-divergence/orchestrator';
+import { DEFAULTS, type RawOptions } from '@state-divergence/orchestrator';
 import type { Mode } from '@state-divergence/protocol';
 import { pingPong, singleStream } from './stack.js';
-import { renderBenchTable, round, type BenchResults, type CpuFigures, type Figure } from './table.js';
+import { renderBenchTable, round, type BenchResults, type CpuFigures, type Figure, type RelayFigures } from './table.js';
 import type { CpuPerEvent } from './cpu-window.js';
 import { insaneFigures } from './sanity.js';
 import { appendPerSec, backfillReadPerSec, commitLatency, POLICIES, type PolicyKey } from './durable.js';
+import { relayCost } from './relay.js';
 
 const argv = yargs(hideBin(process.argv))
   .scriptName('bench')
   .options({
     quick: { type: 'boolean', default: false, describe: 'One run of each, short: the smoke test of the benchmark itself (exit 1 if a figure is missing or insane)' },
     runs: { type: 'number', describe: 'Runs per figure [default: 3, or 1 with --quick]' },
+    only: { choices: ['relay'] as const, describe: 'Measure this section alone and store it into the results already at --out, keeping every other figure (the whole bench takes many minutes)' },
     out: { type: 'string', describe: 'Where to write the JSON results [default: bench/results.json; with --quick, bench/results-quick.json, so a smoke run never replaces the measured results docs/RESULTS.md is generated from]' },
   })
   .strict()
@@ -59,6 +63,45 @@ async function repeatMany<K extends string>(label: string, fn: () => Promise<Rec
   }
   const keys = Object.keys(collected[0]!) as K[];
   return Object.fromEntries(keys.map((k) => [k, figure(collected.map((c) => c[k]))])) as Record<K, Figure>;
+}
+
+/** (9) The fault relay: its CPU per datagram carried for one consumer's link, at the default event rate and at a fast one. */
+const RELAY_RATES = { default: DEFAULTS.rate, fast: 10_000 } as const;
+async function measureRelay(): Promise<RelayFigures> {
+  const measured = await repeatMany(`fault relay: CPU per datagram, one consumer through it at ${RELAY_RATES.default}/s and ${RELAY_RATES.fast}/s`, async () => {
+    const figures: Record<string, number> = {};
+    for (const key of ['default', 'fast'] as const) {
+      const point = await relayCost(RELAY_RATES[key], seconds);
+      figures[`micros.${key}`] = point.microsPerDatagram;
+      figures[`datagrams.${key}`] = point.datagramsPerSec;
+      figures[`cpu.${key}`] = point.cpuPercent;
+      figures[`events.${key}`] = point.eventsPerSec;
+    }
+    return figures;
+  });
+  const pair = (prefix: string) => ({ default: measured[`${prefix}.default`]!, fast: measured[`${prefix}.fast`]! });
+  return { rates: RELAY_RATES, microsPerDatagram: pair('micros'), datagramsPerSec: pair('datagrams'), cpuPercent: pair('cpu'), eventsPerSec: pair('events') };
+}
+
+/** Writes the results and their table, then exits 1 if a figure is missing or insane. */
+function finish(results: BenchResults): never {
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
+  process.stdout.write(renderBenchTable(results).join('\n') + '\n');
+  const problems = insaneFigures(results);
+  for (const problem of problems) process.stderr.write(`bench: ${problem}\n`);
+  process.exit(problems.length === 0 ? 0 : 1);
+}
+
+if (argv.only !== undefined) {
+  let stored: BenchResults;
+  try {
+    stored = JSON.parse(readFileSync(out, 'utf8')) as BenchResults;
+  } catch {
+    process.stderr.write(`bench: --only ${argv.only} stores into the results at ${out}, which cannot be read: run the whole bench first\n`);
+    process.exit(2);
+  }
+  finish({ ...stored, relay: await measureRelay() });
 }
 
 const started = performance.now();
@@ -208,12 +251,7 @@ const results: BenchResults = {
   scale: { points: scalePoints, maxConsumersNoDrop },
   resync: { ...resync, bytesRatio: resync.bytesRatio.median, bytesRatioRuns: resync.bytesRatio },
   durable,
+  relay: await measureRelay(),
   wallSeconds: round((performance.now() - started) / 1000, 1),
 };
-mkdirSync(dirname(out), { recursive: true });
-writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
-
-process.stdout.write(renderBenchTable(results).join('\n') + '\n');
-const problems = insaneFigures(results);
-for (const problem of problems) process.stderr.write(`bench: ${problem}\n`);
-process.exit(problems.length === 0 ? 0 : 1);
+finish(results);

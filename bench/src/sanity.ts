@@ -43,6 +43,15 @@ export function insaneFigures(results: BenchResults): string[] {
     positive('durable.backfillReadPerSec', backfillReadPerSec.median);
     problems.push(...insaneEndToEnd(results.durable));
   }
+  if (results.relay === undefined) problems.push('the fault relay section is missing');
+  else {
+    for (const key of ['default', 'fast'] as const) {
+      positive(`relay.microsPerDatagram.${key}`, results.relay.microsPerDatagram[key].median);
+      positive(`relay.datagramsPerSec.${key}`, results.relay.datagramsPerSec[key].median);
+    }
+    // A faster stream carries more datagrams through the relay, or the fast point measured nothing faster.
+    if (!(results.relay.datagramsPerSec.fast.median > results.relay.datagramsPerSec.default.median)) problems.push('the relay carried no more datagrams at the fast rate than at the default one');
+  }
   if (results.cpu === undefined) problems.push('the CPU per event figures (cpu.microsPerEvent) are missing');
   else {
     for (const [role, at] of Object.entries(results.cpu.microsPerEvent)) {

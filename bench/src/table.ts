@@ -37,9 +37,23 @@ export interface BenchResults {
   resync: Record<'vsFullSnapshot' | 'vsReplay', Figure> & { bytesRatio: number; bytesRatioRuns?: Figure };
   /** (8) The broker's durable log, per fsync policy (absent from results written before it was measured). */
   durable?: DurableFigures;
+  /** (9) The fault relay's cost (absent from results written before it was measured). */
+  relay?: RelayFigures;
   /** CPU per event of each role (absent from results written before it was measured). */
   cpu?: CpuFigures;
   wallSeconds: number;
+}
+
+/** (9) One consumer's link through the fault relay, at the default event rate and at a fast one (bench/src/relay.ts). */
+export interface RelayFigures {
+  rates: { default: number; fast: number };
+  /** The relay's CPU per datagram it carried (both ways), µs: the design's `relay.microsPerDatagram`. */
+  microsPerDatagram: { default: Figure; fast: Figure };
+  datagramsPerSec: { default: Figure; fast: Figure };
+  /** The relay's CPU, % of one core. */
+  cpuPercent: { default: Figure; fast: Figure };
+  /** What the consumer behind it applied, events/s. */
+  eventsPerSec: { default: Figure; fast: Figure };
 }
 
 /**
@@ -111,11 +125,17 @@ function endToEndLines(d: Required<DurableFigures>): string[] {
   ];
 }
 
+function relayLines(r: RelayFigures): string[] {
+  const at = (key: 'default' | 'fast') =>
+    `| (9) fault relay, one consumer's link through it, lossy at ${r.rates[key]}/s: CPU per datagram carried (both ways) | ${f(r.microsPerDatagram[key], 1, ' µs')}; ${f(r.datagramsPerSec[key])} datagrams/s; ${f(r.cpuPercent[key], 1, ' %')} of a core; the consumer applied ${f(r.eventsPerSec[key])} events/s | |`;
+  return [at('default'), at('fast')];
+}
+
 function cpuLines({ microsPerEvent: { broker, consumer, publisher } }: CpuFigures): string[] {
   const three = (at: 'at400' | 'firehose') => `${f(broker[at], 1)} / ${f(consumer[at], 1)} / ${f(publisher[at], 1)} µs`;
   return [
-    `| (9) cpu.microsPerEvent at 400/s (5 consumers, as (3)), broker per delivery / consumer per event applied / publisher per change | ${three('at400')} | |`,
-    `| (9) cpu.microsPerEvent at the firehose (as (7)), broker / consumer / publisher | ${three('firehose')} | |`,
+    `| (10) cpu.microsPerEvent at 400/s (5 consumers, as (3)), broker per delivery / consumer per event applied / publisher per change | ${three('at400')} | |`,
+    `| (10) cpu.microsPerEvent at the firehose (as (7)), broker / consumer / publisher | ${three('firehose')} | |`,
   ];
 }
 
@@ -164,6 +184,7 @@ export function renderBenchTable(results: BenchResults): string[] {
     `| (7) firehose.maxRateHeld (no healthy drop, >= 95 % of the rate) | ${machine.quick ? 'not measured with --quick' : firehose.maxRateHeld === null ? `none: even ${firehose.ladder[0]!.rate}/s did not hold` : `${firehose.maxRateHeld}/s`} | |`,
     ...(results.cpu === undefined ? [] : cpuLines(results.cpu)),
     ...(results.durable === undefined ? [] : durableLines(results.durable)),
+    ...(results.relay === undefined ? [] : relayLines(results.relay)),
     '',
     `Wall time ${results.wallSeconds} s. Percentiles: simple-statistics quantileSorted over every sample in the window; the first second of publishing (or half the phase) is excluded as warm-up, and the first 10% of ping-pongs${results.durable === undefined ? '' : ' and of the durable log\'s appends at 400/s'}.`,
   ];

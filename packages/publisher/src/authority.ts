@@ -1,7 +1,7 @@
 import type { Change } from '@state-divergence/protocol';
 import { ChangeHistory } from './history.js';
 import { createKeyChooser } from './key-chooser.js';
-import { createPrng } from './prng.js';
+import { createPrng } from '@state-divergence/runtime';
 
 /**
  * The authoritative keyspace and the change sequence that drives it, in two steps.

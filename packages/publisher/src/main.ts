@@ -31,6 +31,9 @@ await runChild('publisher', async ({ init, logger, send, exit, ending }) => {
     onReconnected: (frame) => {
       const lostBefore = ledger.acknowledgedLost;
       const discarded = ledger.reconnected(frame.version);
+      // Discarded changes were never made (the authority never holds them): `published` counts made
+      // changes, so a broker that was never restarted holds exactly `published` (the drain compares them).
+      published -= discarded;
       logger.info({ acknowledged: frame.version, discarded, acknowledgedLost: ledger.acknowledgedLost - lostBefore }, 'what the broker holds settled the changes in flight');
     },
     onFatal: (error) => {
@@ -71,7 +74,7 @@ await runChild('publisher', async ({ init, logger, send, exit, ending }) => {
           done = true;
           const achievedRate = result.published / ((stoppedAt - startedAt) / 1000);
           logger.info({ ...result, achievedRate, lastVersion: authority.lastVersion, acknowledged: ledger.lastAcknowledged, discarded: ledger.discarded.length, reconnects: link.reconnects }, 'publishing stopped');
-          send({ type: 'done', published: result.published });
+          send({ type: 'done', published }); // made changes: discarded ones excluded (see onReconnected)
         })
         .catch((error: unknown) => {
           if (closing) return; // stopped mid-publish by our own shutdown

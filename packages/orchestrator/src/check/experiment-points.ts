@@ -20,6 +20,15 @@ export interface HotnessPoint { shape: string; deciles: number[]; survival: Arra
  * it is unknown).
  */
 export interface RestartPoint { mode: Mode; consumers: number; wrong: number | null; reconnectBytes: number; convergedMs: number | null }
+/**
+ * One consumer's link faulted under one mode: a partition of `size` seconds, or `size` % loss.
+ * `wrong`: keys wrong at the end over every consumer (null: a verdict is unknown); `p99Ms`: the
+ * worst healthy consumer's publish-to-apply p99, `faultedP99Ms` the faulted one's, each over every
+ * event it applied in the run (so the faulted one's includes its catch-up after the fault; null:
+ * it applied none); `staleMs`: the time the faulted consumer knew itself cut off (null: its mode
+ * does not track it).
+ */
+export interface NetworkPoint { fault: 'partition' | 'loss'; size: number; mode: Mode; wrong: number | null; p99Ms: number | null; faultedP99Ms: number | null; staleMs: number | null }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
@@ -92,6 +101,20 @@ export function restartPoint(result: ModeResult, consumers: number): RestartPoin
   const correctAgain = checks.map((c) => result.recovery[c.name]?.convergedAfterThawMs ?? null);
   const convergedMs = wrong === 0 && correctAgain.every((ms) => ms !== null) ? Math.round(Math.max(...(correctAgain as number[]))) : null;
   return { mode: result.mode, consumers, wrong, reconnectBytes: result.cost.reconnectBytes, convergedMs };
+}
+
+export function networkPoint(result: ModeResult, settings: Pick<NetworkPoint, 'fault' | 'size' | 'mode'>): NetworkPoint {
+  const { name } = measured(result);
+  const checks = result.check.consumers;
+  const wrong = checks.some((c) => c.verdict === 'unknown') ? null : result.cost.wrongAtEnd;
+  const healthy = checks.filter((c) => !c.faulted).map((c) => result.latency[c.name]?.all?.p99 ?? null).filter((p): p is number => p !== null);
+  return {
+    ...settings,
+    wrong,
+    p99Ms: healthy.length === 0 ? null : Math.max(...healthy),
+    faultedP99Ms: result.latency[name]?.all?.p99 ?? null,
+    staleMs: result.stale[name]?.staleMs ?? null,
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Mode } from '@state-divergence/protocol';
 import { median } from 'simple-statistics';
-import { churnPeak, queueFor, type ChurnPoint, type HotnessPoint, type OverlapPoint, type QueuePoint, type RestartPoint } from './experiment-points.js';
+import { churnPeak, queueFor, type ChurnPoint, type HotnessPoint, type NetworkPoint, type OverlapPoint, type QueuePoint, type RestartPoint } from './experiment-points.js';
 
 /** Every measured point of an `orchestrator experiments` invocation, and what the expectation says about them. */
 export interface ExperimentsDocument {
@@ -11,6 +11,7 @@ export interface ExperimentsDocument {
     overlap?: { points: OverlapPoint[] };
     hotness?: { points: HotnessPoint[] };
     restart?: { points: RestartPoint[]; growth: RestartGrowth[] };
+    network?: { points: NetworkPoint[] };
   };
 }
 
@@ -32,7 +33,8 @@ export type ExperimentPoint =
   | { experiment: 'queue'; point: QueuePoint }
   | { experiment: 'overlap'; point: OverlapPoint }
   | { experiment: 'hotness'; point: HotnessPoint }
-  | { experiment: 'restart'; point: RestartPoint };
+  | { experiment: 'restart'; point: RestartPoint }
+  | { experiment: 'network'; point: NetworkPoint };
 
 /** A log-spaced grid of rates, 50/s to 50,000/s, for finding the expected peak. */
 const RATE_GRID = Array.from({ length: 61 }, (_, i) => Math.round(50 * 1000 ** (i / 60)));
@@ -78,11 +80,13 @@ export function experimentsDocument(results: ExperimentPoint[], config: Experime
   const overlap = results.flatMap((r) => (r.experiment === 'overlap' ? [r.point] : []));
   const hotness = results.flatMap((r) => (r.experiment === 'hotness' ? [r.point] : []));
   const restart = results.flatMap((r) => (r.experiment === 'restart' ? [r.point] : []));
+  const network = results.flatMap((r) => (r.experiment === 'network' ? [r.point] : []));
   const experiments: ExperimentsDocument['experiments'] = {};
   if (churn.length > 0) experiments.churn = { points: churn, peaks: churnPeaks(churn, config.duration) };
   if (queue.length > 0) experiments.queue = { points: queue };
   if (overlap.length > 0) experiments.overlap = { points: overlap };
   if (hotness.length > 0) experiments.hotness = { points: hotness };
   if (restart.length > 0) experiments.restart = { points: restart, growth: restartGrowth(restart) };
+  if (network.length > 0) experiments.network = { points: network };
   return { config, experiments };
 }

@@ -43,12 +43,20 @@ export interface ConsumerEvidence {
   skippedRanges: OffsetRange[];
   /** Given back by deltas it asked for: not missed, whatever the broker dropped there. */
   repairedRanges?: OffsetRange[] | undefined;
+  /**
+   * Set when its subscription ended for good (it gave up reconnecting: a partition that outlasted its
+   * idle timeout and its retries, an ERROR it cannot recover from): nothing after `lastOffset`, the last
+   * offset it applied, reached it.
+   */
+  endedEarly?: string | null;
+  lastOffset?: number;
 }
 
 /**
  * The offsets a consumer missed and did not get back, sorted and merged:
  * dropped for it by the broker, skipped at a re-subscribe, before a late
- * `latest` subscription, after a disconnect it has not subscribed again from;
+ * `latest` subscription, after a disconnect it has not subscribed again from,
+ * after the last offset it applied when its subscription ended for good;
  * less what a delta it asked for repaired. A key whose last write is in one of
  * them will never arrive: the consumer ends wrong about it.
  */
@@ -56,6 +64,7 @@ export function missedRanges(broker: BrokerEvidence, consumer: ConsumerEvidence)
   const missed: OffsetRange[] = [...broker.dropped, ...consumer.skippedRanges];
   if (consumer.coveredAfter > 0) missed.push([1, consumer.coveredAfter]);
   if (broker.disconnectedAt !== null) missed.push([broker.disconnectedAt + 1, broker.head]);
+  if (consumer.endedEarly && consumer.lastOffset !== undefined && consumer.lastOffset < broker.head) missed.push([consumer.lastOffset + 1, broker.head]);
   return unrepaired(missed, consumer.repairedRanges ?? []);
 }
 

@@ -4,6 +4,7 @@ import { overlaps } from './damage.js';
 import { damageBy } from './damage-by-consumer.js';
 import { summarizeLatency } from './latency.js';
 import { brokerEvidenceOf, noBrokerEntry } from './missed.js';
+import { relayOutcomes, stalenessOf } from './network.js';
 import { undeliveredByDeadBrokers } from './restart-evidence.js';
 import { caughtUpAt, resumptionOf } from './resumption.js';
 import { absorbedInStalls } from './transport.js';
@@ -161,5 +162,7 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
     wallSeconds: run.wallSeconds,
     commands: run.commands,
     contract: run.contract,
+    relays: relayOutcomes(run.relays),
+    stale: Object.fromEntries(run.consumers.flatMap((c) => (c.report === null ? [] : [[c.name, stalenessOf(c.report, run.origin)]]))),
   };
 }

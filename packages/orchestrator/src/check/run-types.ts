@@ -1,4 +1,4 @@
-import type { BrokerReport, ConsumerReport, DigestVerdict, DurableReport, Mode, ProcessResources, PublisherReport, RogueReport, SubscriptionRecord, SyncRecord } from '@state-divergence/protocol';
+import type { BrokerReport, ConsumerReport, DigestVerdict, DurableReport, Mode, ProcessResources, PublisherReport, RelayReport, RogueReport, SubscriptionRecord, SyncRecord } from '@state-divergence/protocol';
 import type { DrainResult } from '../model/drain.js';
 import type { PublishingOrigin, RunEvent } from '../model/events.js';
 import type { Fault } from '../model/faults.js';
@@ -99,6 +99,22 @@ export interface Cost {
 
 export type ProcessCost = { name: string; role: string } & ProcessResources;
 
+/**
+ * What one client's fault relay did (a network fault: --partition, --loss, --delay): its report, and
+ * its CPU per datagram it handled, forwarded or dropped, both ways (null: it handled none).
+ */
+export type RelayOutcome = Omit<RelayReport, 'role'> & { microsPerDatagram: number | null };
+
+/**
+ * The time a consumer knew itself cut off (no frame from the broker for `--stale-after`): `staleMs`
+ * null where it does not track it (its mode's broker is silent when idle, or a foreign consumer that
+ * does not report it); `staleSpans` [from, to] in seconds since publishing started, oldest first.
+ */
+export interface Staleness {
+  staleMs: number | null;
+  staleSpans: Array<[number, number]>;
+}
+
 export interface ModeResult {
   mode: Mode;
   published: number;
@@ -172,6 +188,10 @@ export interface ModeResult {
   /** Foreign consumers (--consumer-cmd): command lines and contract failures, by name (see GatheredRun). */
   commands: Record<string, string>;
   contract: Record<string, string[]>;
+  /** Each network-faulted client's relay, by the client's name (a consumer or `publisher`); {} in a run without network faults. */
+  relays: Record<string, RelayOutcome>;
+  /** Per consumer with a report: the time it knew itself stale (see Staleness). */
+  stale: Record<string, Staleness>;
 }
 
 export interface GatheredRun {
@@ -213,4 +233,9 @@ export interface GatheredRun {
    * them to tell the subscriptions a dead broker served from the final one's.
    */
   brokerOutages?: BrokerOutage[];
+  /**
+   * Each network-faulted client's relay report, by the client's name (absent or empty: the run had no
+   * network fault; a relay that could not answer is left out).
+   */
+  relays?: Record<string, RelayReport>;
 }

@@ -38,6 +38,15 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
         'the publisher and our consumers are told and reconnect. Its window must lie inside publishing: 0 < FROM < TO < when publishing ends (by default one phase after TO); ' +
         'no consumer may restart or join inside it, and not with --consumer-cmd',
     },
+    partition: {
+      type: 'array',
+      string: true,
+      describe: 'Cut a client off the broker: NAME@FROM-TO (or NAME: the seed\'s window), every datagram dropped both ways by a relay between them. NAME: a consumer or publisher; repeatable or comma-separated',
+    },
+    loss: { type: 'array', string: true, describe: 'Drop datagrams between a client and the broker: NAME@FROM-TO:PCT[~CORR], PCT % (1-100) each way, each drop CORR % (0-99) correlated with the last (netem\'s loss 20% 75%)' },
+    delay: { type: 'array', string: true, describe: 'Hold datagrams between a client and the broker: NAME@FROM-TO:MS[~JITTER], MS (1-10000) ± JITTER ms each way' },
+    'stale-after': { type: 'number', describe: 'Resync, durable: a consumer that hears nothing from the broker this long (ms, 1-60000) counts itself stale [default: three heartbeats, 750]' },
+    'idle-timeout': { type: 'number', describe: 'QUIC idle timeout, seconds: a partition longer than it kills the connection and the client reconnects; must outlast the longest stall [default: 2 x the longest stall + 10]' },
     'publish-until': { type: 'number', describe: 'Keep publishing until T seconds (so changes go on after the faults and churn can repair) [default: when the last fault ends]' },
     overflow: { type: 'string', default: DEFAULTS.overflow, describe: `What a full queue does in the lossy column: ${OVERFLOW_POLICIES.join(', ')}` },
     seed: { type: 'number', default: DEFAULTS.seed, describe: 'PRNG seed: the same seed gives the same changes' },

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { churnPoint, hotnessPoint, overlapPoint, queuePoint, restartPoint } from '../check/experiment-points.js';
+import { churnPoint, hotnessPoint, networkPoint, overlapPoint, queuePoint, restartPoint } from '../check/experiment-points.js';
 import { experimentsDocument, type ExperimentPoint } from '../check/experiments-document.js';
 import type { ModeResult } from '../check/run-types.js';
 import { renderExperimentsHtml } from '../report/experiments-html.js';
@@ -9,7 +9,7 @@ import { runSeries } from '../run/series.js';
 import type { Mode } from '@state-divergence/protocol';
 import type { Argv } from 'yargs';
 import { UsageError } from '../model/errors.js';
-import { DESIGN, designExperiments, EXPERIMENTS, type ExperimentName, type ExperimentRun, type RestartDesign } from './experiments-design.js';
+import { DEFAULT_EXPERIMENTS, DESIGN, designExperiments, EXPERIMENTS, type ExperimentName, type ExperimentRun, type RestartDesign } from './experiments-design.js';
 import { completedExit, judge, type Judgement } from './exit-code.js';
 import { runSession } from './session.js';
 
@@ -25,19 +25,24 @@ function measure(result: ModeResult, run: ExperimentRun): ExperimentPoint {
       return { experiment: 'hotness', point: hotnessPoint(result, run.settings.shape) };
     case 'restart':
       return { experiment: 'restart', point: restartPoint(result, run.settings.consumers) };
+    case 'network':
+      return { experiment: 'network', point: networkPoint(result, run.settings) };
   }
 }
 
 const progressLine = (p: ExperimentPoint): string => `experiments: ${p.experiment} ${JSON.stringify(p.point)}\n`;
 
-export const EXPERIMENTS_SUMMARY = "The seed's \"How to extend\", measured: churn, queue, overlap and hotness beside the expectation; a broker restart per mode";
+export const EXPERIMENTS_SUMMARY = "The seed's \"How to extend\", measured: churn, queue, overlap and hotness beside the expectation; a broker restart per mode; a network fault per mode (--only network)";
 
 const EXPERIMENTS_DESCRIPTION =
   'Churn, queue, overlap and hotness: 28 lossy runs at short phases (about 2 minutes on 2 cores), each\n' +
   "stalled consumer's damage beside what the workload's key probabilities predict from what it missed.\n" +
   'Restart: the broker killed and started again under lossy, resync and durable with 3, 10 and 25\n' +
   'consumers (9 runs, about 40 s): keys wrong at the end, bytes sent to bring the consumers back, and\n' +
-  'the time until all were correct. All five: about 2.7 minutes.';
+  'the time until all were correct. All five: about 2.7 minutes.\n' +
+  "Network (only with --only): one consumer's link partitioned 1 s and 4 s (QUIC idle timeout 2 s) or\n" +
+  'losing 0, 5, 20 % of datagrams, under every mode (20 runs, about 1.5 minutes): keys wrong, healthy and\n' +
+  "faulted p99, the faulted consumer's stale time.";
 
 /** A comma list of `what`, each one of `allowed` (in `allowed`'s order); undefined: all of them. */
 function commaList<T extends string | number>(flag: string, text: string | undefined, allowed: readonly T[], parse: (s: string) => T): T[] {
@@ -58,9 +63,9 @@ function restartDesign(args: ExperimentsArguments, only: ExperimentName[]): Rest
   };
 }
 
-/** `--only churn,hotness`: which experiments, each named once. */
+/** `--only churn,hotness`: which experiments, each named once; none named: the default ones. */
 function parseExperiments(text: string | undefined): ExperimentName[] {
-  if (text === undefined) return [...EXPERIMENTS];
+  if (text === undefined) return [...DEFAULT_EXPERIMENTS];
   const names = text.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = names.filter((n) => !(EXPERIMENTS as readonly string[]).includes(n));
   if (unknown.length > 0 || names.length === 0) throw new UsageError(`--only takes a comma list of ${EXPERIMENTS.join(', ')}, got ${text}`);
@@ -68,8 +73,8 @@ function parseExperiments(text: string | undefined): ExperimentName[] {
 }
 
 export function experimentsArguments<T>(parser: Argv<T>) {
-  return parser.usage(`$0 experiments [--only churn,queue,overlap,hotness,restart] [--duration S] [--json] [--report PATH]\n\n${EXPERIMENTS_DESCRIPTION}`).options({
-    only: { type: 'string', describe: `Comma list of experiments to run [default: ${EXPERIMENTS.join(',')}]` },
+  return parser.usage(`$0 experiments [--only ${EXPERIMENTS.join(',')}] [--duration S] [--json] [--report PATH]\n\n${EXPERIMENTS_DESCRIPTION}`).options({
+    only: { type: 'string', describe: `Comma list of experiments to run [default: ${DEFAULT_EXPERIMENTS.join(',')}]` },
     duration: { type: 'number', default: 0.5, describe: 'Seconds per phase (longer phases: more drops, slower)' },
     seed: { type: 'number', default: 1, describe: 'PRNG seed: the same seed gives the same changes' },
     json: { type: 'boolean', default: false, describe: 'Print one JSON document: {"experiments": {...}}' },

@@ -1,10 +1,16 @@
-import type { Mode } from '@state-divergence/protocol';
-import { queueFor, type ChurnPoint, type HotnessPoint, type OverlapPoint, type QueuePoint, type Regime } from '../check/experiment-points.js';
+import { MODES, type Mode } from '@state-divergence/protocol';
+import { queueFor, type ChurnPoint, type HotnessPoint, type NetworkPoint, type OverlapPoint, type QueuePoint, type Regime } from '../check/experiment-points.js';
 import type { Options, RawOptions } from '../model/options.js';
 import { normalizeOptions } from './normalize-options.js';
 
-export const EXPERIMENTS = ['churn', 'queue', 'overlap', 'hotness', 'restart'] as const;
+export const EXPERIMENTS = ['churn', 'queue', 'overlap', 'hotness', 'restart', 'network'] as const;
 export type ExperimentName = (typeof EXPERIMENTS)[number];
+/**
+ * What runs without --only. Not `network`: its 20 runs took 92 s on 2 cores (the five others
+ * together ~150 s), and the stored experiments (bench/experiments.json, docs/RESULTS.md) have no
+ * section for it; `--only network` runs it.
+ */
+export const DEFAULT_EXPERIMENTS: readonly ExperimentName[] = EXPERIMENTS.filter((e) => e !== 'network');
 
 /** One run of an experiment: what it varies, and the options it runs with. */
 export type ExperimentRun =
@@ -12,7 +18,8 @@ export type ExperimentRun =
   | { experiment: 'queue'; settings: Pick<QueuePoint, 'capacity' | 'rate'>; options: Options }
   | { experiment: 'overlap'; settings: { windows: OverlapPoint['windows'] }; options: Options }
   | { experiment: 'hotness'; settings: { shape: HotnessPoint['shape'] }; options: Options }
-  | { experiment: 'restart'; settings: { mode: Mode; consumers: number }; options: Options };
+  | { experiment: 'restart'; settings: { mode: Mode; consumers: number }; options: Options }
+  | { experiment: 'network'; settings: Pick<NetworkPoint, 'fault' | 'size' | 'mode'>; options: Options };
 
 /** What each experiment varies; chosen so every point drops events within short phases on 2 cores. */
 export const DESIGN = {
@@ -26,6 +33,14 @@ export const DESIGN = {
    * broker learns keys again and a relist carries what it knows by then. Times in phases.
    */
   restart: { modes: ['lossy', 'resync', 'durable'] as Mode[], consumers: [3, 10, 25], rate: 400, crash: { from: 1, to: 2 }, publishUntil: 4 },
+  /**
+   * The last of three consumers cut off from the broker (a partition of `partitions` seconds: one
+   * shorter and one longer than the QUIC idle timeout, which is shortened to `idleTimeout` seconds
+   * so the longer one stays short), or on a lossy link (`losses` %, for `lossSeconds`), from the end
+   * of the first phase, under every mode. Loss 0 goes through the relay with nothing dropped: the
+   * baseline. `rate` overflows the default queue (512 events) within the short partition.
+   */
+  network: { modes: [...MODES] as Mode[], consumer: 'consumer-3', idleTimeout: 2, partitions: [1, 4], losses: [0, 5, 20], lossSeconds: 2, rate: 800 },
 } as const;
 
 /** The restart experiment's design, its modes and consumer counts narrowed by `--restart-modes` / `--restart-consumers`. */
@@ -81,6 +96,26 @@ export function designExperiments(only: readonly ExperimentName[], base: RawOpti
     const window = `broker@${crash.from * d}-${crash.to * d}`;
     for (const mode of modes) {
       for (const consumers of counts) runs.push({ experiment: 'restart', settings: { mode, consumers }, options: run(mode, { consumers, rate, crash: [window], publishUntil: publishUntil * d }) });
+    }
+  }
+  if (only.includes('network')) runs.push(...networkRuns(run, d));
+  return runs;
+}
+
+/** The network experiment's runs (DESIGN.network), partitions first, each fault under every mode. */
+function networkRuns(run: (mode: Mode, raw: RawOptions) => Options, d: number): ExperimentRun[] {
+  const { modes, consumer, idleTimeout, partitions, losses, lossSeconds, rate } = DESIGN.network;
+  const runs: ExperimentRun[] = [];
+  const window = (seconds: number) => `${consumer}@${d}-${d + seconds}`;
+  for (const size of partitions) {
+    for (const mode of modes) runs.push({ experiment: 'network', settings: { fault: 'partition', size, mode }, options: run(mode, { rate, idleTimeout, partition: [window(size)] }) });
+  }
+  for (const size of losses) {
+    for (const mode of modes) {
+      // --loss takes 1-100 %: the baseline is asked for at 1 % and run at 0, through the same relay.
+      const options = run(mode, { rate, idleTimeout, loss: [`${window(lossSeconds)}:${Math.max(1, size)}`] });
+      const faults = options.faults.map((f) => (f.kind === 'loss' ? { ...f, lossPct: size } : f));
+      runs.push({ experiment: 'network', settings: { fault: 'loss', size, mode }, options: { ...options, faults } });
     }
   }
   return runs;

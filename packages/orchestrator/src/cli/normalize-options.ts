@@ -1,8 +1,10 @@
-import { FSYNC_POLICIES, LOG_LEVELS, MAX_PAYLOAD_BYTES, MODE_TABLE, OVERFLOW_POLICIES, type FsyncPolicy, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
+import { FSYNC_POLICIES, LOG_LEVELS, MAX_PAYLOAD_BYTES, MODE_TABLE, MODES, OVERFLOW_POLICIES, type FsyncPolicy, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
 import type { Fault } from '../model/faults.js';
 import { checkBrokerCrashes, checkSchedule, parseFaults } from './parse-faults.js';
 import { parseConsumerCommands } from './parse-consumer-cmd.js';
 import { UsageError } from '../model/errors.js';
+import { buildPlan, longestStallMs } from '../run/plan.js';
+import { DEFAULT_STALE_AFTER_MS } from '../run/transport-settings.js';
 import { consumerName, DEFAULTS, EXPANSIONS, MAX_COALESCE_MS, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE, MODE_CHOICES, type ModeChoice, type Options, type RawOptions } from '../model/options.js';
 
 function checkNumber(flag: string, value: number, rule: { min: number; max: number; integer: boolean; what: string }): number {
@@ -15,7 +17,7 @@ function checkNumber(flag: string, value: number, rule: { min: number; max: numb
 const integerIn = (min: number, max: number, what?: string) => ({ min, max, integer: true, what: what ?? `an integer from ${min} to ${max}` });
 
 /**
- * Every fault of the run, in time order: --stall, --slow and --crash entries;
+ * Every fault of the run, in time order: --stall, --slow, --crash, --partition, --loss and --delay entries;
  * with none of them, the seed's fault (the last consumer stalled over [d, 3d)).
  */
 function scheduleFaults(raw: RawOptions, context: { duration: number; consumers: string[] }): Fault[] {
@@ -23,6 +25,9 @@ function scheduleFaults(raw: RawOptions, context: { duration: number; consumers:
     ...parseFaults('stall', raw.stall ?? [], context),
     ...parseFaults('slow', raw.slow ?? [], context),
     ...parseFaults('crash', raw.crash ?? [], context),
+    ...parseFaults('partition', raw.partition ?? [], context),
+    ...parseFaults('loss', raw.loss ?? [], context),
+    ...parseFaults('delay', raw.delay ?? [], context),
   ];
   // The same fault named twice (`--stall consumer-4,consumer-2 --stall consumer-4`) is one fault.
   const unique = [...new Map(given.map((f) => [JSON.stringify(f), f])).values()];
@@ -44,6 +49,23 @@ function durableOptions(raw: RawOptions, modes: Mode[]): Pick<Options, 'fsync' |
   const given = [fsync !== DEFAULTS.fsync && '--fsync', retention !== null && '--retention', raw.dataDir !== undefined && '--data-dir', raw.keepData === true && '--keep-data'].filter((flag) => flag !== false);
   if (given.length > 0 && !modes.some((m) => MODE_TABLE[m].durable)) throw new UsageError(`${given.join(', ')} only matter${given.length === 1 ? 's' : ''} to a mode with a durable log; add --mode durable (or all)`);
   return { fsync: fsync as FsyncPolicy, retention, dataDir: raw.dataDir ?? null, keepData: raw.keepData ?? false };
+}
+
+/**
+ * --stale-after (refused where no mode's broker speaks when idle: there silence means nothing) and
+ * --idle-timeout (refused unless it outlasts the longest stall: a frozen consumer's connection would
+ * die, and the stall would measure something else).
+ */
+function transportOptions(raw: RawOptions, modes: Mode[], plan: Parameters<typeof buildPlan>[0]): Pick<Options, 'staleAfterMs' | 'idleTimeoutMs'> {
+  const staleAfterMs = checkNumber('stale-after', raw.staleAfter ?? DEFAULT_STALE_AFTER_MS, integerIn(1, 60_000, 'a whole number of ms from 1 to 60000'));
+  if (raw.staleAfter !== undefined && !modes.some((m) => MODE_TABLE[m].heartbeat)) {
+    throw new UsageError(`--stale-after only matters where the broker speaks when idle (${MODES.filter((m) => MODE_TABLE[m].heartbeat).join(', ')}); add one of those with --mode`);
+  }
+  if (raw.idleTimeout === undefined) return { staleAfterMs, idleTimeoutMs: null };
+  const idleTimeoutMs = Math.round(1000 * checkNumber('idle-timeout', raw.idleTimeout, { min: 1, max: 3600, integer: false, what: 'a number of seconds from 1 to 3600' }));
+  const longest = longestStallMs(buildPlan(plan));
+  if (idleTimeoutMs <= longest) throw new UsageError(`--idle-timeout ${raw.idleTimeout} must outlast the longest stall (${longest / 1000} s): a frozen consumer's connection would die of it`);
+  return { staleAfterMs, idleTimeoutMs };
 }
 
 /**
@@ -90,6 +112,7 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
     modes,
     faults,
     stall,
+    ...transportOptions(raw, modes, { duration, faults, publishUntil, joinLate }),
     publishUntil,
     overflow: overflow as OverflowPolicy,
     seed: checkNumber('seed', raw.seed ?? DEFAULTS.seed, integerIn(0, 0xffff_ffff)),

@@ -1,37 +1,67 @@
 import { UsageError } from '../model/errors.js';
-import { BROKER, DEFAULT_SLOW_PERCENT, describeFault, isBrokerFault, publishingEnds, type Fault, type FaultKind } from '../model/faults.js';
+import { MAX_LINK_DELAY_MS } from '@state-divergence/protocol';
+import { BROKER, DEFAULT_SLOW_PERCENT, describeFault, isBrokerFault, isNetworkKind, PUBLISHER, publishingEnds, type Fault, type FaultKind } from '../model/faults.js';
 
 /** The latest a window may end: ten hours (the same bound as --publish-until; timers misbehave past ~24 days). */
 const MAX_SECONDS = 36_000;
 
-/** NAME, NAME@FROM-TO, and for --slow also NAME@FROM-TO:PCT (or NAME:PCT). */
-const FAULT = /^([^@:\s]+)(?:@(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?))?(?::(\d+))?$/;
+/** NAME, NAME@FROM-TO, then for --slow :PCT, for --loss :PCT[~CORR], for --delay :MS[~JITTER] (also after a plain NAME). */
+const FAULT = /^([^@:\s]+)(?:@(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?))?(?::(\d+)(?:~(\d+))?)?$/;
 
 const fmt = (seconds: number): string => String(Math.round(seconds * 1000) / 1000);
+
+/** What follows the window in each kind's flag, and whether it must be there. */
+const PARAMETER: Partial<Record<FaultKind, { usage: string; required: boolean; spread: boolean }>> = {
+  slow: { usage: ', then :PCT for the share of each 100 ms it is stopped', required: false, spread: false },
+  loss: { usage: ', then :PCT (1-100) of datagrams dropped each way, optionally ~CORR (0-99) % correlated with the last drop', required: true, spread: true },
+  delay: { usage: ', then :MS (1-10000) each datagram is held each way, optionally ~JITTER (0-MS)', required: true, spread: true },
+};
 
 /**
  * Parses one fault flag's entries (repeatable, comma-separated). A plain NAME
  * keeps the seed's window [d, 3d): frozen for two phases after one converged.
+ * A network fault's NAME may also be the publisher (its link to the broker).
  */
 export function parseFaults(kind: FaultKind, entries: ReadonlyArray<string | number>, context: { duration: number; consumers: string[] }): Fault[] {
   const texts = entries.flatMap((entry) => String(entry).split(',')).map((s) => s.trim()).filter(Boolean);
+  const network = isNetworkKind(kind);
   return texts.map((text) => {
     const match = FAULT.exec(text);
-    const usage = `NAME or NAME@FROM-TO (seconds since publishing started${kind === 'slow' ? ', then :PCT for the share of each 100 ms it is stopped' : ''})`;
+    const parameter = PARAMETER[kind];
+    const usage = `NAME or NAME@FROM-TO (seconds since publishing started${parameter?.usage ?? ''})`;
     if (match === null) throw new UsageError(`--${kind} takes ${usage}, got ${text}`);
-    const [, consumer = '', from, to, percent] = match;
+    const [, consumer = '', from, to, value, spread] = match;
     if (consumer === BROKER) return brokerCrash(kind, text, from, to);
-    if (!context.consumers.includes(consumer)) throw new UsageError(`--${kind} ${consumer} is not a consumer of this run; valid: ${context.consumers.join(', ')}`);
-    if (percent !== undefined && kind !== 'slow') throw new UsageError(`--${kind} takes no :PCT (only --slow does), got ${text}`);
+    const targets = network ? [...context.consumers, PUBLISHER] : context.consumers;
+    if (!targets.includes(consumer)) throw new UsageError(`--${kind} ${consumer} is not a ${network ? 'client' : 'consumer'} of this run; valid: ${targets.join(', ')}`);
+    if (value !== undefined && parameter === undefined) throw new UsageError(`--${kind} takes no :PCT (only --slow, --loss and --delay take one), got ${text}`);
+    if (spread !== undefined && !parameter?.spread) throw new UsageError(`--${kind} takes no ~ part (only --loss and --delay do), got ${text}`);
+    if (value === undefined && parameter?.required) throw new UsageError(`--${kind} ${text}: add :${kind === 'loss' ? 'PCT' : 'MS'} (${usage})`);
     const fault: Fault = { kind, consumer, from: from === undefined ? context.duration : Number(from), to: to === undefined ? 3 * context.duration : Number(to) };
     if (fault.from >= fault.to) throw new UsageError(`--${kind} ${text}: FROM must be before TO`);
     if (fault.to > MAX_SECONDS) throw new UsageError(`--${kind} ${text}: TO must be at most ${MAX_SECONDS} s (ten hours)`);
-    if (kind === 'slow') {
-      fault.percent = percent === undefined ? DEFAULT_SLOW_PERCENT : Number(percent);
-      if (fault.percent < 1 || fault.percent > 99) throw new UsageError(`--slow ${text}: PCT must be from 1 to 99, got ${fault.percent}`);
-    }
-    return fault;
+    return { ...fault, ...faultParameter(kind, text, value, spread) };
   });
+}
+
+function inRange(flag: string, text: string, what: string, value: number, min: number, max: number): number {
+  if (value < min || value > max) throw new UsageError(`${flag} ${text}: ${what} must be from ${min} to ${max}, got ${value}`);
+  return value;
+}
+
+/** The value after the window, checked: a slow's share, a loss's percentage and correlation, a delay and its jitter. */
+function faultParameter(kind: FaultKind, text: string, value: string | undefined, spread: string | undefined): Partial<Fault> {
+  const flag = `--${kind}`;
+  if (kind === 'slow') return { percent: inRange(flag, text, 'PCT', value === undefined ? DEFAULT_SLOW_PERCENT : Number(value), 1, 99) };
+  if (kind === 'loss') {
+    const lossPct = inRange(flag, text, 'PCT', Number(value), 1, 100);
+    return { lossPct, ...(spread === undefined ? {} : { correlationPct: inRange(flag, text, 'CORR', Number(spread), 0, 99) }) };
+  }
+  if (kind === 'delay') {
+    const delayMs = inRange(flag, text, 'MS', Number(value), 1, MAX_LINK_DELAY_MS);
+    return { delayMs, ...(spread === undefined ? {} : { jitterMs: inRange(flag, text, 'JITTER', Number(spread), 0, delayMs) }) };
+  }
+  return {};
 }
 
 /** `--crash broker@FROM-TO`: the window is required, and the broker is up when publishing starts. */
@@ -78,12 +108,12 @@ export function checkSchedule(faults: Fault[], consumers: string[]): void {
   for (const [i, a] of faults.entries()) {
     for (const b of faults.slice(i + 1)) {
       if (a.consumer === b.consumer && a.from < b.to && b.from < a.to) {
-        throw new UsageError(`${describeFault(a)} overlaps ${describeFault(b)}: one fault at a time per consumer`);
+        throw new UsageError(`${describeFault(a)} overlaps ${describeFault(b)}: one fault at a time per ${a.consumer === PUBLISHER ? 'client' : 'consumer'}`);
       }
     }
   }
-  // The number of faulted consumers only rises at a window's start: check each start (the broker is not a consumer).
-  const ofConsumers = faults.filter((f) => !isBrokerFault(f));
+  // The number of faulted consumers only rises at a window's start: check each start (neither the broker nor the publisher is a consumer).
+  const ofConsumers = faults.filter((f) => consumers.includes(f.consumer));
   for (const start of ofConsumers.map((f) => f.from)) {
     const faulted = new Set(ofConsumers.filter((f) => f.from <= start && start < f.to).map((f) => f.consumer));
     if (faulted.size === consumers.length) {

@@ -1,3 +1,5 @@
+import type { Fault } from './faults.js';
+
 /** The phases of a run, in order; the plan (run/plan.ts) says when each begins. */
 export type PhaseName = 'converged' | 'stalled' | 'recovering' | 'quiesced';
 
@@ -25,6 +27,12 @@ export type RunEvent =
    */
   | { at: number; type: 'broker-crash'; pid: number }
   | { at: number; type: 'broker-restart'; pid: number; restarts: number }
+  /**
+   * A network fault's link shaped by its relay (`fault`: the --partition, --loss or --delay entry), and
+   * cleared again. `consumer` is the client whose link it is, as in Fault: a consumer or `publisher`.
+   */
+  | { at: number; type: 'net-fault'; consumer: string; fault: Fault }
+  | { at: number; type: 'net-heal'; consumer: string }
   | { at: number; type: 'publisher-done'; published: number }
   | { at: number; type: 'drained'; ms: number; complete: boolean }
   | { at: number; type: 'consumer-ended'; consumer: string; reason: string };

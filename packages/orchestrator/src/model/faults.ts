@@ -44,7 +44,8 @@ export interface Fault {
 }
 
 export const isBrokerFault = (f: Fault): boolean => f.consumer === BROKER;
-export const isNetworkFault = (f: Fault): boolean => (NETWORK_FAULT_KINDS as readonly string[]).includes(f.kind);
+export const isNetworkKind = (kind: FaultKind): kind is NetworkFaultKind => (NETWORK_FAULT_KINDS as readonly string[]).includes(kind);
+export const isNetworkFault = (f: Fault): boolean => isNetworkKind(f.kind);
 
 /**
  * When publishing ends, seconds since it started: `--publish-until`, or by default when the last

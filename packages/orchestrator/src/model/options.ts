@@ -55,6 +55,11 @@ export interface RawOptions {
   stall?: Array<string | number>;
   slow?: Array<string | number>;
   crash?: Array<string | number>;
+  partition?: Array<string | number>;
+  loss?: Array<string | number>;
+  delay?: Array<string | number>;
+  staleAfter?: number | undefined;
+  idleTimeout?: number | undefined;
   publishUntil?: number | undefined;
   overflow?: string | undefined;
   seed?: number;
@@ -92,6 +97,13 @@ export interface Options {
   faults: Fault[];
   /** The consumers with a stall among their faults (the seed's `--stall`). */
   stall: string[];
+  /** Where the mode's broker speaks when idle (resync, durable): a consumer that hears nothing this long, ms, counts itself stale. */
+  staleAfterMs: number;
+  /**
+   * QUIC's idle timeout at the broker and every client, ms; null: twice the longest stall plus 10 s
+   * (run/transport-settings.ts). A partition longer than it kills the connection: the client reconnects.
+   */
+  idleTimeoutMs: number | null;
   /** Seconds after publishing started when it stops; null: when the last fault ends (the seed's rule). */
   publishUntil: number | null;
   /** Lossy mode: what a full subscriber queue does. */

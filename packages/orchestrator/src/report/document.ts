@@ -14,7 +14,7 @@ import type { Options } from '../model/options.js';
  * misread. A document (or a log's `config` line) without it is version 1, the
  * shape written before the field existed.
  */
-export const DOCUMENT_VERSION = 4;
+export const DOCUMENT_VERSION = 5;
 
 /** The flags of a run as the document carries them (`modes` is derived from `mode`). */
 export type JsonConfig = Omit<Options, 'modes'>;
@@ -51,9 +51,9 @@ export function toJsonRun(r: ModeResult) {
     processes: r.processes,
     consumers: r.check.consumers.map((c) => ({
       name: c.name,
-      /** Faulted at some point of the run: stalled, slowed or crashed (`faults` says which, when). */
+      /** Faulted at some point of the run: stalled, slowed, crashed, or its link partitioned, lossy or delayed (`faults` says which, when). */
       faulted: c.faulted,
-      /** What was done to it, when (seconds since publishing started): `[{kind, consumer, from, to}]`, `percent` for slow. */
+      /** What was done to it, when (seconds since publishing started): `[{kind, consumer, from, to}]`, `percent` for slow, `lossPct`/`correlationPct` for loss, `delayMs`/`jitterMs` for delay. */
       faults: r.faults[c.name] ?? [],
       applied: c.applied,
       verdict: c.verdict,
@@ -88,6 +88,10 @@ export function toJsonRun(r: ModeResult) {
       missedByDecile: r.damage.missedByDecile[c.name] ?? null,
       survivalByDecile: r.damage.survivalByDecile[c.name] ?? null,
       latency: r.latency[c.name] ?? null,
+      /** Time it knew itself cut off (no frame from the broker for --stale-after), ms; null: it does not track it (lossy, lossless, or a foreign consumer that does not say). */
+      staleMs: r.stale[c.name]?.staleMs ?? null,
+      /** Those spans, `[from, to]` in seconds since publishing started, oldest first. */
+      staleSpans: r.stale[c.name]?.staleSpans ?? [],
     })),
     broker:
       r.broker === null
@@ -104,6 +108,8 @@ export function toJsonRun(r: ModeResult) {
           },
     /** `--crash broker@FROM-TO`, as it happened: `[{from, to}]` in seconds since publishing started, from the SIGKILL to the new process's ready. */
     brokerOutages: r.brokerOutages,
+    /** Each network-faulted client's relay, by client name: `{up, down, clients, cpuMicros, microsPerDatagram}`; {} without network faults. */
+    relays: r.relays,
     /** A mode with a log: `{fsync, logBytes, fsyncs, replayedEvents, replayBytes}` of the broker's last incarnation, and the publisher's `acknowledgedLost`; null otherwise. */
     durable: r.durable,
     /** Why no consumer's `expectedWrong` is predicted in this run; null: each is, where what it missed is known. */

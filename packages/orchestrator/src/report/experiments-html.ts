@@ -1,6 +1,7 @@
+import type { NetworkPoint } from '../check/experiment-points.js';
 import type { ExperimentsDocument } from '../check/experiments-document.js';
 import { barChart, esc } from './svg-charts.js';
-import { renderExperiments } from './experiments-text.js';
+import { networkFault, renderExperiments } from './experiments-text.js';
 
 const STYLE =
   'body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem}svg{width:100%;height:auto;font-size:11px}' +
@@ -8,7 +9,7 @@ const STYLE =
   '.legend span{margin-right:1rem;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}pre{font-size:12px;overflow-x:auto}';
 
 function charts(document: ExperimentsDocument): string[] {
-  const { churn, queue, overlap, hotness, restart } = document.experiments;
+  const { churn, queue, overlap, hotness, restart, network } = document.experiments;
   const out: string[] = [];
   for (const keys of [...new Set(churn?.points.map((p) => p.keys) ?? [])]) {
     const mine = churn!.points.filter((p) => p.keys === keys);
@@ -31,6 +32,20 @@ function charts(document: ExperimentsDocument): string[] {
     const perConsumer = Object.fromEntries(restart.growth.map((g) => [g.mode, counts.map((n) => g.perConsumer.find((b) => b.consumers === n)?.bytes ?? null)]));
     out.push(barChart('restart: bytes each consumer was sent to catch up after the broker restarted, by consumers', counts.map(String), perConsumer, 'bytes per consumer'));
   }
+  if (network) {
+    const { points } = network;
+    const faults = [...new Set(points.map(networkFault))];
+    const modes = [...new Set(points.map((p) => p.mode))];
+    // One bar per mode in each fault's group; none where that point was not run.
+    const by = (pick: (p: NetworkPoint) => number | null) =>
+      Object.fromEntries(modes.map((m) => [m, faults.map((f) => {
+        const p = points.find((q) => q.mode === m && networkFault(q) === f);
+        return p === undefined ? null : pick(p);
+      })]));
+    out.push(barChart('network: keys wrong at the end, by fault and mode', faults, by((p) => p.wrong), 'keys'));
+    out.push(barChart("network: the faulted consumer's publish-to-apply p99, by fault and mode", faults, by((p) => p.faultedP99Ms), 'ms'));
+    out.push(barChart('network: how long the faulted consumer knew itself cut off, by fault and mode (no bar: not tracked)', faults, by((p) => p.staleMs), 'ms'));
+  }
   return out;
 }
 
@@ -38,7 +53,7 @@ function charts(document: ExperimentsDocument): string[] {
 export function renderExperimentsHtml(document: ExperimentsDocument): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>state-divergence experiments</title><style>${STYLE}</style></head><body>
 <h1>The seed's experiments, measured</h1>
-<p>Lossy runs (restart: one per mode), ${document.config.duration} s per phase, seed ${document.config.seed}.</p>
+<p>Lossy runs (restart and network: one per mode), ${document.config.duration} s per phase, seed ${document.config.seed}.</p>
 ${charts(document).join('\n')}
 <pre>${esc(renderExperiments(document))}</pre></body></html>
 `;

@@ -1,4 +1,4 @@
-import type { RestartPoint } from '../check/experiment-points.js';
+import type { NetworkPoint, RestartPoint } from '../check/experiment-points.js';
 import type { ExperimentsDocument, RestartGrowth } from '../check/experiments-document.js';
 
 const pct = (f: number | null): string => (f === null ? '-' : `${Math.round(f * 100)}%`);
@@ -81,9 +81,33 @@ function restart(e: NonNullable<ExperimentsDocument['experiments']['restart']>):
   ];
 }
 
+/** A point's fault as its row and its chart name it: "partition 4 s", "loss 20 %". */
+export const networkFault = (p: Pick<NetworkPoint, 'fault' | 'size'>): string => `${p.fault} ${p.size} ${p.fault === 'partition' ? 's' : '%'}`;
+
+/** The QUIC idle timeout the network experiment ran with, from the design its document carries (undefined: not said). */
+function idleTimeout(document: ExperimentsDocument): number | undefined {
+  const design = document.config.design as { network?: { idleTimeout?: unknown } } | null;
+  const seconds = design?.network?.idleTimeout;
+  return typeof seconds === 'number' ? seconds : undefined;
+}
+
+const ms = (n: number | null): string => (n === null ? '-' : String(Math.round(n)));
+
+function network(e: NonNullable<ExperimentsDocument['experiments']['network']>, idle: number | undefined): string[] {
+  const rows = e.points.map((p) => [networkFault(p), p.mode, count(p.wrong), ms(p.p99Ms), ms(p.faultedP99Ms), ms(p.staleMs)]);
+  return [
+    `  6. network: one consumer's link to the broker faulted from the end of the first phase${idle === undefined ? '' : ` (QUIC idle timeout ${idle} s)`}: partitioned`,
+    '     (both ways, seconds: shorter and longer than the idle timeout) or losing a share of datagrams each way (loss 0: through',
+    '     the relay, nothing dropped). wrong: keys wrong at the end over every consumer; p99: publish-to-apply over the run, the',
+    "     worst healthy consumer's and the faulted one's (its catch-up included); stale: how long the faulted one knew itself",
+    "     cut off (- where its mode's broker is silent when idle)",
+    ...table(['fault', 'mode', 'wrong', 'healthy p99 ms', 'faulted p99 ms', 'stale ms'], rows),
+  ];
+}
+
 /** The experiments as tables, each with the expectation beside what was measured. */
 export function renderExperiments(document: ExperimentsDocument): string {
-  const { churn: c, queue: q, overlap: o, hotness: h, restart: r } = document.experiments;
-  const sections = [c && churn(c), q && queue(q), o && overlap(o), h && hotness(h), r && restart(r)].filter((s): s is string[] => s !== undefined);
+  const { churn: c, queue: q, overlap: o, hotness: h, restart: r, network: n } = document.experiments;
+  const sections = [c && churn(c), q && queue(q), o && overlap(o), h && hotness(h), r && restart(r), n && network(n, idleTimeout(document))].filter((s): s is string[] => s !== undefined);
   return sections.map((s) => s.join('\n')).join('\n\n') + '\n';
 }

@@ -1,5 +1,22 @@
 import { MODE_SHORT } from './labels.js';
-import type { RunObserver } from '../model/live.js';
+import { isLinkState, LINK_STATE, type ConsumerLive, type RunObserver } from '../model/live.js';
+import { duration } from './units.js';
+
+/** What is being done to it, when anything is: "(frozen)", "(slowed)", "(PARTITIONED)". */
+function stateWords(c: ConsumerLive): string {
+  if (c.state === 'STALLED') return ' (frozen)';
+  return c.state === 'slowed' || c.state === 'crashed' || isLinkState(c.state) ? ` (${c.state})` : '';
+}
+
+/**
+ * Its own stale signal in words, the live view's and these lines': "STALE 1.3 s" while it hears
+ * nothing from the broker (the time so far), "stale 1.3 s" once it hears again; '' where it never
+ * was stale or does not track it.
+ */
+export function staleWords(c: ConsumerLive): string {
+  const s = c.staleness;
+  return s === null || (!s.now && s.ms === 0) ? '' : `${s.now ? 'STALE' : 'stale'} ${duration(s.ms)}`;
+}
 
 /** Plain progress lines: one per phase change and one per second (no TTY, or --no-tui). */
 export function textProgress(write: (line: string) => void): RunObserver {
@@ -9,14 +26,14 @@ export function textProgress(write: (line: string) => void): RunObserver {
     tick: (s) => {
       const consumers = s.consumers
         .map((c) => {
-          const state = c.state === 'STALLED' ? ' (frozen)' : c.state === 'slowed' || c.state === 'crashed' ? ` (${c.state})` : '';
+          const state = stateWords(c);
           // Diverged will never arrive; behind is on its way: one number would hide which is which.
           const split = `${c.diverged ? ` diverged ${c.diverged}` : ''}${c.behind ? ` behind ${c.behind}` : ''}`;
-          return `${c.name}${c.foreign ? '*' : ''} ${c.applied}${state}${split}${c.dropped > 0 ? ` dropped ${c.dropped}` : ''}`;
+          return `${c.name}${c.foreign ? '*' : ''} ${c.applied}${state}${split}${c.dropped > 0 ? ` dropped ${c.dropped}` : ''}${staleWords(c) && ` ${staleWords(c)}`}`;
         })
         .join('  ');
       const backlog = s.publisherBacklog ? `  publisher backlog ${s.publisherBacklog}` : '';
-      const broker = s.brokerDown ? '  broker DOWN' : '';
+      const broker = `${s.brokerDown ? '  broker DOWN' : ''}${s.publisherLink ? `  publisher link ${LINK_STATE[s.publisherLink]}` : ''}`;
       write(`[${MODE_SHORT[s.mode]}] ${s.seconds.toFixed(1).padStart(5)}s  ${s.phase.padEnd(10)}  published ${s.published}${backlog}${broker}  ${consumers}`);
     },
   };

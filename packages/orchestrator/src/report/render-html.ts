@@ -3,6 +3,8 @@ import { absorptionSentence } from './absorption.js';
 import { costNotes, costRows } from './cost-table.js';
 import type { JsonConfig, JsonDocument, JsonRun } from './document.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
+import { linkLines, publisherNetworkLines } from './network-text.js';
+import { duration } from './units.js';
 import { barChart, esc, lineChart } from './svg-charts.js';
 import { timelineSvg } from './svg-timeline.js';
 import { brokerLines } from './restart-text.js';
@@ -43,14 +45,21 @@ function stateCell(c: Consumer, keys: number): string {
   return c.wrongCount > 0 ? `<td class="bad">${c.wrongCount} of ${keys} wrong</td>` : '<td class="ok">correct</td>';
 }
 
+/** Its stale time, where any consumer of the run tracks it (a mode whose broker speaks when idle): '-' where it does not. */
+const staleCell = (c: Consumer): string => `<td>${c.staleMs === null ? '-' : c.staleMs === 0 ? 'never' : duration(c.staleMs)}</td>`;
+
 function consumerTable(run: JsonRun, config: JsonConfig): string {
+  const tracks = run.consumers.some((c) => c.staleMs !== null);
+  const columns = tracks ? 5 : 4;
   const rows = run.consumers.map((c) => {
-    const row = `<tr><td>${nameCell(c, config)}</td><td>${c.applied ?? '?'}</td>${stateCell(c, config.keys)}<td>${c.digestMatch === null ? '-' : c.digestMatch ? 'matches' : 'differs'}</td><td>${esc(c.wrongKeys.slice(0, 6).join(', '))}${c.wrongKeys.length > 6 ? ', …' : ''}</td></tr>`;
-    // Every way a foreign consumer broke the child contract (docs/CONSUMER.md), on its own line.
-    const breaches = c.contract.map((failure) => `<tr><td></td><td colspan="4" class="bad">contract failure: ${esc(failure)}</td></tr>`);
-    return row + breaches.join('');
+    const row = `<tr><td>${nameCell(c, config)}</td><td>${c.applied ?? '?'}</td>${stateCell(c, config.keys)}${tracks ? staleCell(c) : ''}<td>${c.digestMatch === null ? '-' : c.digestMatch ? 'matches' : 'differs'}</td><td>${esc(c.wrongKeys.slice(0, 6).join(', '))}${c.wrongKeys.length > 6 ? ', …' : ''}</td></tr>`;
+    // What its relay and QUIC did under a network fault, then every way a foreign consumer broke the child contract (docs/CONSUMER.md), each on its own line.
+    const link = linkLines(c, run).map((line) => `<tr><td></td><td colspan="${columns}"><small>${esc(line)}</small></td></tr>`);
+    const breaches = c.contract.map((failure) => `<tr><td></td><td colspan="${columns}" class="bad">contract failure: ${esc(failure)}</td></tr>`);
+    return row + link.join('') + breaches.join('');
   });
-  return `<table><tr><th>consumer</th><th>applied</th><th>state at the end</th><th>digest</th><th>first wrong keys</th></tr>${rows.join('')}</table>`;
+  const stale = tracks ? '<th title="time with no frame from the broker for longer than --stale-after, by its own clock">stale</th>' : '';
+  return `<table><tr><th>consumer</th><th>applied</th><th>state at the end</th>${stale}<th>digest</th><th>first wrong keys</th></tr>${rows.join('')}</table>`;
 }
 
 const RED = ['#b91c1c', '#ef4444', '#7f1d1d', '#f87171'];
@@ -95,7 +104,7 @@ function modeSection(run: JsonRun, config: JsonConfig): string {
   ];
   return `<h2>${esc(MODE_LABELS[run.mode])}: <span class="${run.valid === 'valid' ? 'ok' : 'bad'}">${run.valid}</span></h2>
 <p>${run.published} changes published; publisher ${Math.round(run.publisher.achievedRate)}/s overall, ${Math.round(run.publisher.rateInStall)}/s during the stall.</p>
-${brokerLines(run).map((line) => `<p class="broker">${esc(line.trim())}</p>`).join('\n')}
+${[...brokerLines(run), ...publisherNetworkLines(run, config)].map((line) => `<p class="broker">${esc(line.trim())}</p>`).join('\n')}
 ${(run.transport?.absorbed ?? []).map((a) => `<p>${esc(a.consumer)}: ${esc(absorptionSentence(a, run.transport.datagramBytes))}.</p>`).join('\n')}
 ${consumerTable(run, config)}${faultLegend(axis)}<div class="grid">${charts.join('')}</div>
 ${timelineSvg(timelineRows(run, axis), axis)}`;

@@ -1,10 +1,11 @@
 import { modeSpec, throttlesPublisher } from '@state-divergence/protocol';
 import type { LatencySummary } from '../check/latency.js';
-import { faultLabel } from '../model/faults.js';
+import { faultLabel, type FaultKind } from '../model/faults.js';
 import type { JsonConfig, JsonRun } from './document.js';
 import { absorptionSentence } from './absorption.js';
 import { costTableText } from './cost-table.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
+import { consumerNetworkLines, publisherNetworkLines } from './network-text.js';
 import { brokerLines, resumeLines } from './restart-text.js';
 import { kib, rate } from './units.js';
 
@@ -64,6 +65,7 @@ function consumerLines(consumer: Consumer, result: JsonRun, options: JsonConfig)
     lines.push(`${INDENT}expected from what it missed: ${Math.round(consumer.expectedWrong)} keys wrong${survival}`);
   }
   lines.push(...absorptionLines(consumer.name, result));
+  lines.push(...consumerNetworkLines(consumer, result, options).map((line) => `${INDENT}${line}`));
   const queue = result.broker?.subscribers[consumer.name];
   if (queue && queue.dropped > 0) {
     lines.push(`${INDENT}the broker dropped ${queue.dropped} events for it (offsets ${formatRanges(queue.droppedRanges)}); it was never told`);
@@ -95,8 +97,12 @@ function recoveredFrom(consumer: Consumer, result: JsonRun): string {
   const fault = consumer.faults.at(-1);
   const outage = result.brokerOutages.at(-1);
   if (outage !== undefined && (fault === undefined || outage.to >= fault.to)) return 'the broker came back';
-  return fault?.kind === 'stall' ? 'SIGCONT' : fault?.kind === 'crash' ? 'its restart' : 'its slowdown ended';
+  return fault === undefined ? 'its slowdown ended' : RECOVERED_FROM[fault.kind];
 }
+
+const RECOVERED_FROM: Record<FaultKind, string> = {
+  stall: 'SIGCONT', crash: 'its restart', slow: 'its slowdown ended', partition: 'the partition healed', loss: 'its link stopped losing datagrams', delay: 'its link stopped delaying datagrams',
+};
 
 /** Per stall, what the frozen consumer's transport swallowed before the broker's queue saw anything. */
 function absorptionLines(name: string, result: JsonRun): string[] {
@@ -111,6 +117,7 @@ export function renderMode(result: JsonRun, options: JsonConfig): string {
     `    ${result.published} changes published  (target ${rate(options.rate)}, achieved ${rate(p.achievedRate)}, ${rate(p.rateInStall)} during the stall)`,
     `    healthy consumers' publish-to-apply latency during the stall: ${formatLatency(result.healthyLatencyInStall)}`,
     ...brokerLines(result),
+    ...publisherNetworkLines(result, options).map((line) => `    ${line}`),
     '',
     ...result.consumers.flatMap((c) => consumerLines(c, result, options)),
     '',

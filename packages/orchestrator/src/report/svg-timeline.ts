@@ -1,7 +1,7 @@
 import { esc } from './html-escape.js';
 import { timeBackdrop, timeTicksSvg } from './svg-time.js';
 import { FAULT_COLOURS, secondsText, type TimeAxis } from './time-axis.js';
-import { TONES, type TimelineRow } from './timeline-rows.js';
+import { STALE_COLOUR, TONES, type TimelineRow } from './timeline-rows.js';
 
 /** Wider than a chart: it spans the page, one row per process. */
 const W = 1280;
@@ -13,6 +13,7 @@ const CROWDED_PX = 7;
 const LISTED = 12;
 
 const span = (row: TimelineRow, s: TimelineRow['spans'][number], x: (t: number) => number, mid: number): string => {
+  // Drops below the line; a blocked write (the broker's row) or a stale span (a consumer's) above it.
   const [height, y] = s.kind === 'fault' ? [14, mid - 7] : s.kind === 'drops' ? [4, mid + 6] : [4, mid - 10];
   const time = `${secondsText(s.from)}–${secondsText(s.to)}`;
   return `<rect class="span span-${s.kind}" x="${x(s.from).toFixed(1)}" y="${y}" width="${Math.max(1.5, x(s.to) - x(s.from)).toFixed(1)}" height="${height}" fill="${s.colour}" fill-opacity="${s.kind === 'fault' ? 0.45 : 0.9}"><title>${esc(`${row.name}: ${s.what}, ${time}`)}</title></rect>`;
@@ -42,13 +43,14 @@ export function timelineSvg(rows: TimelineRow[], axis: TimeAxis): string {
     );
   });
   const svg = `<svg class="timeline" viewBox="0 0 ${W} ${H}" role="img" aria-label="Timeline">${timeBackdrop(axis, frame)}${timeTicksSvg(axis, frame, 'seconds since publishing started', (PAD.left + W - PAD.right) / 2)}${drawn.join('')}</svg>`;
-  return `<figure class="wide"><figcaption>Timeline: what happened to each process, when (hover a mark for its name)</figcaption>${svg}${timelineLegend(axis)}${markList(rows)}</figure>`;
+  return `<figure class="wide"><figcaption>Timeline: what happened to each process, when (hover a mark for its name)</figcaption>${svg}${timelineLegend(axis, rows)}${markList(rows)}</figure>`;
 }
 
-function timelineLegend(axis: TimeAxis): string {
+function timelineLegend(axis: TimeAxis, rows: TimelineRow[]): string {
   const kinds = [...new Set(axis.faults.map((f) => f.kind))].map((k) => `<span><i style="background:${FAULT_COLOURS[k]}"></i>${k} (${KIND_MEANING[k]})</span>`);
   const tones = Object.values(TONES).map((t) => `<span><i style="background:${t.colour}"></i>${esc(t.meaning)}</span>`);
-  return `<div class="legend">${[...kinds, ...tones, '<span><i style="background:#9ca3af"></i>a write the broker waited on (≥ 100 ms)</span>'].join('')}</div>`;
+  const stale = rows.some((r) => r.spans.some((s) => s.kind === 'stale')) ? [`<span><i style="background:${STALE_COLOUR}"></i>stale: a consumer heard nothing from the broker</span>`] : [];
+  return `<div class="legend">${[...kinds, ...tones, '<span><i style="background:#9ca3af"></i>a write the broker waited on (≥ 100 ms)</span>', ...stale].join('')}</div>`;
 }
 
 const KIND_MEANING: Record<keyof typeof FAULT_COLOURS, string> = {

@@ -1,9 +1,9 @@
 import type { SubscriberMark } from '@state-divergence/protocol';
 import type { RunEvent } from '../model/events.js';
-import { faultWindow, type FaultKind } from '../model/faults.js';
+import { faultWindow, PUBLISHER, type Fault, type FaultKind } from '../model/faults.js';
 import type { JsonRun } from './document.js';
 import { resumeWords } from './restart-text.js';
-import { brokerFaults, clocks, FAULT_COLOURS, type TimeAxis } from './time-axis.js';
+import { brokerFaults, clocks, FAULT_COLOURS, publisherFaults, type TimeAxis } from './time-axis.js';
 
 /**
  * The timeline's data: one row per process, each mark and span in seconds since
@@ -20,6 +20,8 @@ export const TONES = {
   applied: { colour: '#0f766e', meaning: 'snapshot or delta applied' },
   connection: { colour: '#374151', meaning: 'subscribed, disconnected, ended, publisher' },
 } as const;
+/** A consumer's own stale spans (no frame from the broker for --stale-after), drawn above its row's line. */
+export const STALE_COLOUR = '#ca8a04';
 type Tone = keyof typeof TONES;
 
 export interface TimelineMark {
@@ -33,8 +35,8 @@ export interface TimelineSpan {
   to: number;
   what: string;
   colour: string;
-  /** A fault window on its consumer's row, drops at the broker, or a write the broker waited on. */
-  kind: 'fault' | 'drops' | 'blocked';
+  /** A fault window on its consumer's row, drops at the broker, a write the broker waited on, or a time the consumer was stale. */
+  kind: 'fault' | 'drops' | 'blocked' | 'stale';
 }
 
 export interface TimelineRow {
@@ -56,9 +58,29 @@ function eventText(e: RunEvent): string | undefined {
     case 'restart': return 'restarted';
     case 'joined': return 'joined';
     case 'consumer-ended': return `ended: ${e.reason}`;
+    case 'net-fault': return `link ${faultWindow(e.fault)}`;
+    case 'net-heal': return 'link cleared';
     default: return undefined;
   }
 }
+
+/** An event's mark colour: its fault kind's, a network fault's by the fault it started, else a connection's. */
+function eventColour(e: RunEvent): string {
+  if (e.type === 'net-fault') return FAULT_COLOURS[e.fault.kind];
+  const kind = EVENT_FAULT[e.type];
+  return kind === undefined ? TONES.connection.colour : FAULT_COLOURS[kind];
+}
+
+/** What was done to a client (a consumer or the publisher), as marks: the orchestrator's events naming it. */
+function eventMarks(run: JsonRun, name: string): TimelineMark[] {
+  const { ofEvent } = clocks(run);
+  return run.events.flatMap((e) => {
+    const what = 'consumer' in e && e.consumer === name ? eventText(e) : undefined;
+    return what === undefined ? [] : [{ t: ofEvent(e.at), what, colour: eventColour(e) }];
+  });
+}
+
+const faultSpan = (f: Fault): TimelineSpan => ({ from: f.from, to: f.to, what: faultWindow(f), colour: FAULT_COLOURS[f.kind], kind: 'fault' });
 
 const MARK_TEXT: Record<SubscriberMark['what'], (offset: number) => [string, Tone]> = {
   subscribed: (o) => [`subscribed at offset ${o}`, 'connection'],
@@ -113,11 +135,7 @@ function publishingEnded(run: JsonRun, axis: TimeAxis): number {
 function consumerRow(run: JsonRun, consumer: JsonRun['consumers'][number], axis: TimeAxis): TimelineRow {
   const { ofEvent, ofWall } = clocks(run);
   const mine = run.events.filter((e) => 'consumer' in e && e.consumer === consumer.name);
-  const events = mine.flatMap((e) => {
-    const what = eventText(e);
-    const kind = EVENT_FAULT[e.type];
-    return what === undefined ? [] : [{ t: ofEvent(e.at), what, colour: kind === undefined ? TONES.connection.colour : FAULT_COLOURS[kind] }];
-  });
+  const events = eventMarks(run, consumer.name);
   const subscriber = run.broker?.subscribers[consumer.name];
   const brokerMarks = (subscriber?.marks ?? []).map((m) => ({ ...m, t: ofWall(m.at) }));
   const atBroker = brokerMarks.map((m) => {
@@ -138,9 +156,10 @@ function consumerRow(run: JsonRun, consumer: JsonRun['consumers'][number], axis:
     what: resumeWords(r, i === 0 && restored !== null && r.from === restored.offset),
     colour: r.outcome === 'latest' ? TONES.connection.colour : TONES.recovery.colour,
   }));
-  const faults = consumer.faults.map((f) => ({ from: f.from, to: f.to, what: faultWindow(f), colour: FAULT_COLOURS[f.kind], kind: 'fault' as const }));
+  const faults = consumer.faults.map(faultSpan);
   const drops = dropSpans([...brokerMarks, ...ends], publishingEnded(run, axis), cut);
-  return { name: consumer.name, marks: [...events, ...atBroker, ...cutMark, ...syncs, ...resumes], spans: [...faults, ...drops] };
+  const stale = consumer.staleSpans.map(([from, to]) => ({ from, to, what: 'stale: heard nothing from the broker', colour: STALE_COLOUR, kind: 'stale' as const }));
+  return { name: consumer.name, marks: [...events, ...atBroker, ...cutMark, ...syncs, ...resumes], spans: [...faults, ...drops, ...stale] };
 }
 
 /**
@@ -154,7 +173,7 @@ function brokerRow(run: JsonRun): TimelineRow {
   const blocked = Object.entries(run.broker?.subscribers ?? {}).flatMap(([name, s]) =>
     s.blockedWrites.map((w) => ({ from: ofWall(w.startedAt), to: ofWall(w.startedAt + w.ms), what: `write to ${name} blocked ${(w.ms / 1000).toFixed(2)} s`, colour: '#9ca3af', kind: 'blocked' as const })),
   );
-  const outages = brokerFaults(run).map((f) => ({ from: f.from, to: f.to, what: faultWindow(f), colour: FAULT_COLOURS[f.kind], kind: 'fault' as const }));
+  const outages = brokerFaults(run).map(faultSpan);
   const recovered = run.broker?.recovered;
   const back = run.durable === null ? 'restarted: empty, in a new epoch' : recovered ? `restarted: recovered ${recovered.records} records (${recovered.tornTail} torn), same epoch` : 'restarted';
   const marks = run.brokerOutages.flatMap((o, i) => [
@@ -168,7 +187,8 @@ function brokerRow(run: JsonRun): TimelineRow {
 function publisherRow(run: JsonRun): TimelineRow {
   const { ofEvent } = clocks(run);
   const done = run.events.flatMap((e) => (e.type === 'publisher-done' ? [{ t: ofEvent(e.at), what: `done: ${e.published} changes published`, colour: TONES.connection.colour }] : []));
-  return { name: 'publisher', marks: [{ t: 0, what: 'publishing started', colour: TONES.connection.colour }, ...done], spans: [] };
+  const link = eventMarks(run, PUBLISHER);
+  return { name: 'publisher', marks: [{ t: 0, what: 'publishing started', colour: TONES.connection.colour }, ...link, ...done], spans: publisherFaults(run).map(faultSpan) };
 }
 
 /** Publisher, broker, then each consumer in report order; marks in time order, only what lies on the axis. */

@@ -2,12 +2,16 @@ import { Box, render, Text, useInput, type Instance } from 'ink';
 import { createElement as h, useEffect, useState, type ReactElement } from 'react';
 import { modeSpec, type Mode } from '@state-divergence/protocol';
 import { MODE_LABELS } from './labels.js';
+import { staleWords } from './progress.js';
 import type { PhaseName } from '../model/events.js';
 import { faultWindows } from '../model/faults.js';
-import type { ConsumerLive, LiveSnapshot, RunObserver } from '../model/live.js';
+import { isLinkState, LINK_STATE, type ConsumerLive, type LiveSnapshot, type RunObserver } from '../model/live.js';
 
 const SPARKS = '▁▂▃▄▅▆▇█';
-const STATE_COLOUR: Record<ConsumerLive['state'], string> = { applying: 'white', STALLED: 'yellow', slowed: 'yellow', crashed: 'red', resyncing: 'cyan', ended: 'gray' };
+const STATE_COLOUR: Record<ConsumerLive['state'], string> = {
+  applying: 'white', STALLED: 'yellow', slowed: 'yellow', crashed: 'red', resyncing: 'cyan', ended: 'gray', PARTITIONED: 'red', 'lossy link': 'yellow', delayed: 'yellow',
+};
+const STATE_WIDTH = 13;
 const BAR_WIDTH = 30;
 const SPARK_WIDTH = 24;
 
@@ -30,18 +34,26 @@ function progressBar(seconds: number, total: number): string {
  * view, so a frozen consumer's diverged count climbs while it is stopped.
  */
 function ConsumerRow({ c, keys }: { c: ConsumerLive; keys: number }): ReactElement {
-  const colour = c.diverged ? 'red' : c.state === 'STALLED' || c.state === 'slowed' ? 'yellow' : 'green';
+  // Something is being done to it: yellow, red once it has diverged.
+  const colour = c.diverged ? 'red' : c.state === 'STALLED' || c.state === 'slowed' || isLinkState(c.state) ? 'yellow' : 'green';
   const count = (n: number | null) => (n === null ? '?' : String(n)).padStart(5);
   return h(
     Box,
     null,
     h(Text, { color: colour }, `${c.name}${c.foreign ? '*' : ''}`.padEnd(12)),
-    h(Text, { color: STATE_COLOUR[c.state] }, c.state.padEnd(11)),
+    h(Text, { color: STATE_COLOUR[c.state] }, c.state.padEnd(STATE_WIDTH)),
     h(Text, null, `applied ${String(c.applied).padStart(7)}   `),
     h(Text, { color: c.diverged ? 'red' : 'green' }, `diverged ${count(c.diverged)} / ${keys}  `),
     h(Text, { color: 'gray' }, `behind ${count(c.behind)}  `.padEnd(16)),
     h(Text, { color: 'red' }, sparkline(c.divergedSeries)),
+    ...staleCell(c),
   );
+}
+
+/** Its own stale signal (progress.ts' words): bold while it is stale now, dimmed after. */
+function staleCell(c: ConsumerLive): ReactElement[] {
+  const words = staleWords(c);
+  return words === '' ? [] : [h(Text, c.staleness?.now ? { color: 'yellow', bold: true } : { dimColor: true }, `  ${words}`)];
 }
 
 /** The live view of one mode: pure, rendered from a snapshot (tested with ink-testing-library). */
@@ -61,7 +73,12 @@ export function Dashboard({ snapshot, phase }: { snapshot: LiveSnapshot | undefi
     h(Text, null, ' '),
     ...(s?.consumers ?? []).map((c) => h(ConsumerRow, { key: c.name, c, keys: s!.keys })),
     h(Text, null, ' '),
-    h(Text, null, `publisher  published ${s?.published ?? 0}   rate ${Math.round(s?.publisherRate ?? 0)}/s (last 2 s)${s?.publisherBacklog ? `   backlog ${s.publisherBacklog} keys held back` : ''}   ${s?.brokerDown ? 'broker DOWN (killed; restarting)' : `broker drops: ${drops}`}`),
+    h(
+      Box,
+      null,
+      h(Text, null, `publisher  published ${s?.published ?? 0}   rate ${Math.round(s?.publisherRate ?? 0)}/s (last 2 s)${s?.publisherBacklog ? `   backlog ${s.publisherBacklog} keys held back` : ''}   ${s?.brokerDown ? 'broker DOWN (killed; restarting)' : `broker drops: ${drops}`}`),
+      ...(s?.publisherLink ? [h(Text, { color: STATE_COLOUR[LINK_STATE[s.publisherLink]] }, `   link ${LINK_STATE[s.publisherLink]}`)] : []),
+    ),
     ...(s && s.faults.length > 0 ? [h(Text, null, `faults: ${faultWindows(s.faults)}`)] : []),
     h(Text, { dimColor: true }, `${s?.consumers.some((c) => c.foreign) ? '* a consumer someone else wrote   ' : ''}${modeSpec(phase.mode).silentLoss ? 'a consumer is never told it is wrong   ' : ''}[q] quit`),
   );

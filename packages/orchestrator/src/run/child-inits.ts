@@ -1,4 +1,4 @@
-import { BROKER_HOST, modeSpec, type BrokerEndpoint, type BrokerInit, type ConsumerInit, type DurableSettings, type LogSettings, type Mode, type OverflowPolicy, type PublisherInit } from '@state-divergence/protocol';
+import { BROKER_HOST, modeSpec, type BrokerEndpoint, type BrokerInit, type ConsumerInit, type DurableSettings, type LogSettings, type Mode, type OverflowPolicy, type PublisherInit, type RelayInit } from '@state-divergence/protocol';
 import { RunError } from '../model/errors.js';
 import type { ChildHandle } from './child/child-handle.js';
 import type { RunCertificate } from './tls.js';
@@ -54,4 +54,22 @@ export function publisherInit(
 ): PublisherInit {
   const { keys, rate, payload, seed, deleteRatio } = workload;
   return { role: 'publisher', name: 'publisher', broker, keys, rate, payload, seed, deleteRatio, log };
+}
+
+/**
+ * The fault relay in front of `broker` for one client (`relay-<client>`): it forwards to the
+ * broker's own address (a restarted broker binds the same port) and sizes its buffers for the
+ * run's datagrams; `seed` (the run's) makes its drops and jitter repeat.
+ */
+export function relayInit(client: string, broker: BrokerEndpoint, seed: number, log: LogSettings): RelayInit {
+  return { role: 'relay', name: `relay-${client}`, client, upstream: { host: broker.host, port: broker.port }, datagramBytes: broker.datagramBytes, seed, log };
+}
+
+/**
+ * The endpoint a network-faulted client is given: the broker's in every respect (pin, token,
+ * transport settings) but the port, which is its relay's, so all its datagrams pass the relay.
+ */
+export function throughRelay(relay: ChildHandle<'relay'>, broker: BrokerEndpoint): BrokerEndpoint {
+  if (relay.port === undefined) throw new RunError('E_IPC', `${relay.name} (pid ${relay.pid}) said ready without a port`);
+  return { ...broker, port: relay.port };
 }

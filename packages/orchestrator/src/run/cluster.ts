@@ -3,7 +3,8 @@ import type { BrokerEndpoint, ChildRole, DurableSettings, InitOf, LogSettings, M
 import { TOKEN_BYTES } from '@state-divergence/protocol';
 import { errorMessage, type Logger } from '@state-divergence/runtime';
 import { RunError } from '../model/errors.js';
-import { brokerEndpoint, brokerInit, consumerInit, publisherInit } from './child-inits.js';
+import { PUBLISHER } from '../model/faults.js';
+import { brokerEndpoint, brokerInit, consumerInit, publisherInit, relayInit, throughRelay } from './child-inits.js';
 import type { ChildHandle } from './child/child-handle.js';
 import { spawnRole, type ForeignCommand, type SpawnOptions } from './child/spawn-role.js';
 import { generateRunCertificate } from './tls.js';
@@ -31,7 +32,17 @@ export interface ClusterSpec {
   readyTimeoutMs: number | null;
   /** QUIC idle timeout: must outlast the longest stall. */
   idleTimeoutMs: number;
+  /** Chosen with --idle-timeout: kept as given, never raised for a foreign consumer (see idleTimeoutFor). */
+  idleTimeoutChosen?: boolean;
+  /** Where the mode's broker speaks when idle: how long a consumer hears nothing before it counts itself stale, ms [default DEFAULT_STALE_AFTER_MS]. */
+  staleAfterMs?: number;
   log: LogSettings;
+  /**
+   * Clients (consumers, `publisher`) with a network fault in the run: each talks to the broker through
+   * its own fault relay, started once the broker listens. Absent or empty: no relay (a run without
+   * network faults costs nothing).
+   */
+  relayed?: string[];
   /** Consumers someone else wrote, by name (--consumer-cmd): each runs its command, a restart too. */
   foreign?: Record<string, ForeignCommand>;
   /** Told of every contract failure of a foreign consumer (docs/CONSUMER.md), by name. */
@@ -47,6 +58,8 @@ export interface Cluster {
   /** In start order, then joiners as they subscribe. */
   consumers: Array<ChildHandle<'consumer'>>;
   rogue: ChildHandle<'rogue'> | undefined;
+  /** Each network-faulted client's fault relay, by the client's name (a consumer or `publisher`); empty without network faults. */
+  relays: Map<string, ChildHandle<'relay'>>;
   endpoint: BrokerEndpoint;
   /**
    * Starts a consumer against the running broker: a joiner is added to `consumers`, a restart replaces its
@@ -64,10 +77,11 @@ export interface Cluster {
  * Nothing is published until every consumer is ready, and lossy and lossless send nothing on an
  * idle stream: with a foreign consumer in the run, the connections already made must outlive the
  * wait for it (booted, then ready: up to two ready timeouts), or one slow to start would time out
- * every connection and fail everyone's run.
+ * every connection and fail everyone's run. Our clients PING (runtime/src/quic/client.ts), a foreign
+ * one may not. An --idle-timeout the user chose is theirs to keep: it is never raised.
  */
 function idleTimeoutFor(spec: ClusterSpec, readyTimeoutMs: number): number {
-  const waitsForForeign = Object.keys(spec.foreign ?? {}).length > 0;
+  const waitsForForeign = Object.keys(spec.foreign ?? {}).length > 0 && spec.idleTimeoutChosen !== true;
   return waitsForForeign ? Math.max(spec.idleTimeoutMs, 2 * readyTimeoutMs + 10_000) : spec.idleTimeoutMs;
 }
 
@@ -97,7 +111,8 @@ export async function startCluster(
   const { logger, track } = context;
   // Every process boots at once and booting is CPU-bound: on 2 cores fifty of them take
   // ~15 s. Allow 15 s plus half a second per process before calling one stuck.
-  const readyTimeoutMs = spec.readyTimeoutMs ?? 15_000 + 500 * (spec.consumers.length + 3);
+  const relayed = spec.relayed ?? [];
+  const readyTimeoutMs = spec.readyTimeoutMs ?? 15_000 + 500 * (spec.consumers.length + 3 + relayed.length);
   const spawn = <R extends ChildRole>(role: R, name: string, init: Promise<InitOf<R>>, more: Partial<SpawnOptions<R>> = {}) => spawnRole({ role, name, init, logger, readyTimeoutMs, track, ...more });
   // Admission: the pinned certificate proves the broker to clients; the token proves clients to the broker.
   const token = randomBytes(TOKEN_BYTES).toString('hex');
@@ -109,28 +124,36 @@ export async function startCluster(
   const brokerReady = spawn('broker', 'broker', configured);
   const endpoint = Promise.all([brokerReady, configured]).then(([b, init]) => brokerEndpoint(b, init));
   endpoint.catch(() => {}); // observed by every client's spawn; seen once is enough
+  const relays = new Map(relayed.map((client) => [client, spawn('relay', `relay-${client}`, endpoint.then((broker) => relayInit(client, broker, spec.seed, log)))]));
+  /** Where `client` reaches the broker: through its relay if it has one (a crashed consumer's successor too). */
+  const endpointOf = (client: string): Promise<BrokerEndpoint> => {
+    const relay = relays.get(client);
+    return relay === undefined ? endpoint : Promise.all([relay, endpoint]).then(([r, broker]) => throughRelay(r, broker));
+  };
   const addConsumer = (name: string): Promise<ChildHandle<'consumer'> | undefined> => {
     const foreign = spec.foreign?.[name];
     const breach = (failure: string) => spec.breach?.(name, failure);
-    if (foreign === undefined) return spawn('consumer', name, endpoint.then((broker) => consumerInit(name, broker, mode, log, durable?.checkpointDir(name) ?? null)));
-    const init = endpoint.then((broker) => consumerInit(name, broker, mode, log));
+    const reach = endpointOf(name);
+    if (foreign === undefined) return spawn('consumer', name, reach.then((broker) => consumerInit(name, broker, mode, log, durable?.checkpointDir(name) ?? null, spec.staleAfterMs)));
+    const init = reach.then((broker) => consumerInit(name, broker, mode, log, null, spec.staleAfterMs));
     return tolerated(spawn('consumer', name, init, { foreign, breach }), endpoint, breach);
   };
   const rogueInit = async (): Promise<InitOf<'rogue'>> => {
     const [broker, decoy] = await Promise.all([endpoint, generateRunCertificate()]);
     return { role: 'rogue', name: 'rogue', broker, decoyCaPem: decoy.certPem, frames: spec.rogueFrames, seed: spec.seed, log };
   };
-  const publisher = spawn('publisher', 'publisher', endpoint.then((broker) => publisherInit(broker, spec, log)));
+  const publisher = spawn('publisher', 'publisher', endpointOf(PUBLISHER).then((broker) => publisherInit(broker, spec, log)));
   const rogue = spec.rogueFrames === 0 ? Promise.resolve(undefined) : spawn('rogue', 'rogue', rogueInit());
   const consumers = spec.consumers.map(addConsumer);
   // Wait for all of them, even when one fails, so none is left booting behind our back.
-  const all = Promise.allSettled([brokerReady, publisher, rogue, endpoint, ...consumers]);
+  const all = Promise.allSettled([brokerReady, publisher, rogue, endpoint, ...relays.values(), ...consumers]);
   const failed = (await Promise.race([all, context.aborted])).find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
   const cluster: Cluster = {
     broker: await brokerReady,
     publisher: await publisher,
     rogue: await rogue,
+    relays: new Map(await Promise.all([...relays].map(async ([client, relay]) => [client, await relay] as const))),
     consumers: (await Promise.all(consumers)).filter((c) => c !== undefined),
     endpoint: await endpoint,
     addConsumer: async (name) => {

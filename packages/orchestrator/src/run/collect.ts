@@ -1,4 +1,4 @@
-import type { BrokerReport, ChildRole, ConsumerReport, DigestVerdict, PublisherReport, RogueReport } from '@state-divergence/protocol';
+import type { BrokerReport, ChildRole, ConsumerReport, DigestVerdict, PublisherReport, RelayReport, RogueReport } from '@state-divergence/protocol';
 import { errorMessage, withDeadline, type Logger } from '@state-divergence/runtime';
 import { RunError } from '../model/errors.js';
 import type { ChildHandle } from './child/child-handle.js';
@@ -21,6 +21,8 @@ export interface Collected {
   /** Aligned with cluster.consumers; null where the consumer could not answer. */
   consumers: Array<{ report: ConsumerReport | null; digest: DigestVerdict | null }>;
   rogue: RogueReport | null;
+  /** Each relay's report, by its client's name; a relay that could not answer is left out. */
+  relays: Record<string, RelayReport>;
 }
 
 /**
@@ -55,7 +57,11 @@ export async function collect(
   logger.info(drained, drained.complete ? 'drained' : 'drain incomplete');
   const digests = await Promise.all(consumers.map((c) => answer(c, () => c.digest(DIGEST_TIMEOUT_MS), watch, logger.warn.bind(logger), 'digest check failed', contract(c, true))));
   const gather = <R extends ChildRole>(child: ChildHandle<R>) => answer(child, () => child.gather(GATHER_TIMEOUT_MS), watch, logger.error.bind(logger), 'gather failed', contract(child));
-  const [brokerReport, publisherReport, ...consumerReports] = await Promise.all([gather(broker), gather(publisher), ...consumers.map(gather)]);
+  const relays = [...cluster.relays];
+  const [relayReports, [brokerReport, publisherReport, ...consumerReports]] = await Promise.all([
+    Promise.all(relays.map(([, relay]) => gather(relay))),
+    Promise.all([gather(broker), gather(publisher), ...consumers.map(gather)]),
+  ]);
   if (publisherReport === null) throw new RunError('E_GATHER', 'the publisher did not hand over its authority; nothing to check against (see its log)');
   return {
     drain: drained,
@@ -63,6 +69,7 @@ export async function collect(
     broker: brokerReport,
     consumers: consumers.map((_, i) => ({ report: consumerReports[i] ?? null, digest: digests[i] ?? null })),
     rogue: rogue ? await gather(rogue) : null,
+    relays: Object.fromEntries(relays.flatMap(([client], i) => (relayReports[i] ? [[client, relayReports[i]]] : []))),
   };
 }
 

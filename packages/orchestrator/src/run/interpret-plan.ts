@@ -14,6 +14,8 @@ export interface StepHandlers {
   restart(step: Step<'restart'>): void | Promise<void>;
   brokerCrash(step: Step<'broker-crash'>): void | Promise<void>;
   brokerRestart(step: Step<'broker-restart'>): void | Promise<void>;
+  netFault(step: Step<'net-fault'>): void | Promise<void>;
+  netHeal(step: Step<'net-heal'>): void | Promise<void>;
   join(step: Step<'join'>): void | Promise<void>;
   publishEnd(step: Step<'publish-end'>): void | Promise<void>;
   publishDone(step: Step<'publish-done'>): void | Promise<void>;
@@ -42,6 +44,10 @@ function perform(step: PlanStep, handlers: StepHandlers): void | Promise<void> {
       return handlers.brokerCrash(step);
     case 'broker-restart':
       return handlers.brokerRestart(step);
+    case 'net-fault':
+      return handlers.netFault(step);
+    case 'net-heal':
+      return handlers.netHeal(step);
     case 'join':
       return handlers.join(step);
     case 'publish-end':

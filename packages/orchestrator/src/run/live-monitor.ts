@@ -1,9 +1,9 @@
 import { modeSpec, type CountersOf, type LastWrites, type Mode } from '@state-divergence/protocol';
 import { liveDivergence, publisherBacklog, type Divergence } from '../check/live-divergence.js';
 import { goneConsumer } from '../check/missed.js';
-import type { Fault, FaultKind } from '../model/faults.js';
+import { isNetworkKind, PUBLISHER, type Fault, type FaultKind } from '../model/faults.js';
 import type { PhaseName } from '../model/events.js';
-import type { ConsumerState, LiveSnapshot } from '../model/live.js';
+import { LINK_STATE, type ConsumerLive, type ConsumerState, type LiveSnapshot } from '../model/live.js';
 import type { ChildHandle } from './child/child-handle.js';
 
 const REPLY_MS = 400;
@@ -15,8 +15,14 @@ function stateOf(fault: FaultKind | null, alive: boolean, counters: CountersOf<'
   if (fault === 'stall') return 'STALLED';
   if (!alive || counters?.endedEarly) return 'ended';
   if (fault === 'slow') return 'slowed';
+  // Alive under a network fault: what its link suffers says more than what it is doing.
+  if (fault !== null && isNetworkKind(fault)) return LINK_STATE[fault];
   return counters?.syncing ? 'resyncing' : 'applying';
 }
+
+/** Its own stale signal, where it tracks one (the counters carry it only then). */
+const stalenessOf = (counters: CountersOf<'consumer'> | undefined): ConsumerLive['staleness'] =>
+  counters?.staleMs === undefined ? null : { now: counters.stale ?? false, ms: counters.staleMs };
 
 function countWrong(authority: Float64Array, local: Float64Array): number {
   let wrong = 0;
@@ -60,7 +66,7 @@ export class LiveMonitor {
       broker: () => ChildHandle<'broker'> | null;
       consumers: () => Array<ChildHandle<'consumer'>>;
       faulted: (name: string) => boolean;
-      /** The fault a consumer is under right now: a frozen or crashed one cannot answer. */
+      /** The fault a consumer (or the publisher's link) is under right now: a frozen or crashed one cannot answer. */
       faultOf: (name: string) => FaultKind | null;
       keys: number;
       totalSeconds: number;
@@ -97,10 +103,12 @@ export class LiveMonitor {
     this.times.push(seconds);
     this.brokerCounters = broker?.latest ?? this.brokerCounters;
     const { brokerCounters } = this;
+    const publisherFault = faultOf(PUBLISHER);
     return {
       mode, phase, seconds, totalSeconds, faults, keys, published, publisherRate,
       publisherBacklog: authority && lastWrites ? publisherBacklog(authority, lastWrites) : null,
       brokerDown: broker === null,
+      publisherLink: publisherFault !== null && isNetworkKind(publisherFault) ? publisherFault : null,
       consumers: live.map((c, i) => {
         const track = this.tracks.get(c.name) ?? padded(this.times.length - 1);
         this.tracks.set(c.name, track);
@@ -115,7 +123,7 @@ export class LiveMonitor {
         return {
           name: c.name, foreign: c.command !== null, faulted: faulted(c.name), state: stateOf(fault, c.alive, counters), applied: counters?.applied ?? 0,
           wrongNow: track.wrong, stale: local === undefined, diverged: split?.diverged ?? null, behind: split?.behind ?? null,
-          dropped: brokerCounters?.subscribers[c.name]?.dropped ?? 0, series: numbers(track.series), divergedSeries: numbers(track.diverged),
+          dropped: brokerCounters?.subscribers[c.name]?.dropped ?? 0, staleness: stalenessOf(counters), series: numbers(track.series), divergedSeries: numbers(track.diverged),
         };
       }),
     };

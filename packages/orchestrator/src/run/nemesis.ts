@@ -1,4 +1,5 @@
-import { BROKER, SLOW_PERIOD_MS, type FaultKind } from '../model/faults.js';
+import { CLEAR_LINK, PARTITIONED_LINK, type LinkShape } from '@state-divergence/protocol';
+import { BROKER, isNetworkKind, SLOW_PERIOD_MS, type Fault, type FaultKind, type NetworkFaultKind } from '../model/faults.js';
 import type { ChildHandle } from './child/child-handle.js';
 import type { Timeline } from './timeline.js';
 
@@ -7,6 +8,17 @@ interface Throttle {
   timer: NodeJS.Timeout | undefined;
   pendingThaw: NodeJS.Timeout | undefined;
   target: ChildHandle;
+}
+
+/**
+ * How a network fault shapes its link, the same both ways (the flags have one value for both):
+ * a partition drops everything, a loss drops its share (correlated as asked), a delay holds each datagram.
+ */
+export function linkShapeOf(fault: Fault): LinkShape {
+  if (fault.kind === 'partition') return PARTITIONED_LINK;
+  if (fault.kind === 'loss') return { ...CLEAR_LINK, lossPct: fault.lossPct ?? 0, correlationPct: fault.correlationPct ?? 0 };
+  if (fault.kind === 'delay') return { ...CLEAR_LINK, delayMs: fault.delayMs ?? 0, jitterMs: fault.jitterMs ?? 0 };
+  throw new Error(`${fault.kind} is not a network fault`);
 }
 
 /**
@@ -22,6 +34,8 @@ export class Nemesis {
   private readonly throttles = new Map<string, Throttle>();
   private readonly frozen = new Set<string>();
   private readonly crashed = new Set<string>();
+  /** Clients whose link is shaped now, and how. */
+  private readonly links = new Map<string, NetworkFaultKind>();
   private brokerDown = false;
   private restarts = 0;
 
@@ -94,18 +108,38 @@ export class Nemesis {
     this.timeline.record({ type: 'broker-restart', pid: successor.pid, restarts: this.restarts });
   }
 
+  /**
+   * A network fault on `client`'s link: its relay shapes both directions from now on (datagrams
+   * already held by a delay still leave at their time). The client itself is untouched: it runs on,
+   * and only its transport notices.
+   */
+  shapeLink(relay: ChildHandle<'relay'>, fault: Fault): void {
+    if (!isNetworkKind(fault.kind)) throw new Error(`${fault.kind} is not a network fault`);
+    const shape = linkShapeOf(fault);
+    relay.send({ type: 'shape', up: shape, down: shape });
+    this.links.set(fault.consumer, fault.kind);
+    this.timeline.record({ type: 'net-fault', consumer: fault.consumer, fault });
+  }
+
+  /** `client`'s link carries everything again (its relay forwards unshaped). */
+  healLink(relay: ChildHandle<'relay'>, client: string): void {
+    relay.send({ type: 'shape', up: CLEAR_LINK, down: CLEAR_LINK });
+    this.links.delete(client);
+    this.timeline.record({ type: 'net-heal', consumer: client });
+  }
+
   /** Between the broker's SIGKILL and its successor's `ready`: nobody can ask it anything. */
   get brokerAway(): boolean {
     return this.brokerDown;
   }
 
-  /** The fault a consumer (or the broker) is under right now, if any (the live view shows it). */
+  /** The fault a consumer (or the broker, or the publisher's link) is under right now, if any (the live view shows it). */
   activeFault(name: string): FaultKind | null {
     if (name === BROKER) return this.brokerDown ? 'crash' : null;
     if (this.frozen.has(name)) return 'stall';
     if (this.throttles.has(name)) return 'slow';
     if (this.crashed.has(name)) return 'crash';
-    return null;
+    return this.links.get(name) ?? null;
   }
 
   /** Ends every fault still running (a run that ends early must not leave a consumer throttled). */

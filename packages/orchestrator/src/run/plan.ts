@@ -1,5 +1,5 @@
 import type { PhaseName } from '../model/events.js';
-import { BROKER, DEFAULT_SLOW_PERCENT, isBrokerFault, publishingEnds, type Fault } from '../model/faults.js';
+import { BROKER, DEFAULT_SLOW_PERCENT, isBrokerFault, isNetworkFault, PUBLISHER, publishingEnds, type Fault } from '../model/faults.js';
 
 /**
  * The plan of one mode's run, as plain data (Jepsen's generator as a value):
@@ -26,6 +26,12 @@ export type PlanStep =
    */
   | { at: number; do: 'broker-crash' }
   | { at: number; do: 'broker-restart' }
+  /**
+   * A network fault (`fault`: partition, loss or delay) on the link of `target` (a consumer or the
+   * publisher): its relay shapes the link until `net-heal` clears it.
+   */
+  | { at: number; do: 'net-fault'; target: string; fault: Fault }
+  | { at: number; do: 'net-heal'; target: string }
   /** A consumer that subscribes only now, in the middle of the stream. */
   | { at: number; do: 'join'; consumer: string }
   /**
@@ -53,7 +59,7 @@ export interface RunPlan {
  * after its thaw.
  */
 const RANK: Record<PlanStep['do'], number> = {
-  'publish-end': 0, 'broker-restart': 1, thaw: 2, unslow: 2, restart: 2, phase: 3, freeze: 4, slow: 4, crash: 4, 'broker-crash': 4, publish: 4, join: 5, 'publish-done': 6, end: 7,
+  'publish-end': 0, 'broker-restart': 1, thaw: 2, unslow: 2, restart: 2, 'net-heal': 2, phase: 3, freeze: 4, slow: 4, crash: 4, 'broker-crash': 4, 'net-fault': 4, publish: 4, join: 5, 'publish-done': 6, end: 7,
 };
 
 function faultSteps(faults: Fault[]): PlanStep[] {
@@ -63,6 +69,7 @@ function faultSteps(faults: Fault[]): PlanStep[] {
     if (f.kind === 'slow') steps.push({ at: ms(f.from), do: 'slow', consumer: f.consumer, percent: f.percent ?? DEFAULT_SLOW_PERCENT }, { at: ms(f.to), do: 'unslow', consumer: f.consumer });
     if (f.kind === 'crash' && isBrokerFault(f)) steps.push({ at: ms(f.from), do: 'broker-crash' }, { at: ms(f.to), do: 'broker-restart' });
     else if (f.kind === 'crash') steps.push({ at: ms(f.from), do: 'crash', consumer: f.consumer }, { at: ms(f.to), do: 'restart', consumer: f.consumer });
+    if (isNetworkFault(f)) steps.push({ at: ms(f.from), do: 'net-fault', target: f.consumer, fault: f }, { at: ms(f.to), do: 'net-heal', target: f.consumer });
   }
   // Stalls that start (or end) at the same instant are one step: frozen together, as the seed does.
   const stalls = faults.filter((f) => f.kind === 'stall');
@@ -110,9 +117,15 @@ export function planLengthMs(plan: RunPlan): number {
   return plan.steps.find((s) => s.do === 'end')?.at ?? 0;
 }
 
-/** Every consumer the plan faults at some point (frozen, slowed or crashed). */
+/** The clients whose link the plan faults at some point (consumers, and `publisher`): each gets a relay. */
+export function networkFaulted(plan: RunPlan): string[] {
+  return [...new Set(plan.steps.flatMap((s) => (s.do === 'net-fault' ? [s.target] : [])))];
+}
+
+/** Every consumer the plan faults at some point (frozen, slowed, crashed, or its link; not the publisher's link). */
 export function faultedConsumers(plan: RunPlan): string[] {
-  return [...new Set(plan.steps.flatMap((s) => (s.do === 'freeze' ? s.consumers : s.do === 'slow' || s.do === 'crash' ? [s.consumer] : [])))];
+  const processes = plan.steps.flatMap((s) => (s.do === 'freeze' ? s.consumers : s.do === 'slow' || s.do === 'crash' ? [s.consumer] : []));
+  return [...new Set([...processes, ...networkFaulted(plan).filter((name) => name !== PUBLISHER)])];
 }
 
 /** Each consumer's frozen windows, [from, to) in ms, in plan order. */
@@ -151,11 +164,14 @@ export function checkPlan(plan: RunPlan): string[] {
   if (steps.at(-1)?.do !== 'end') problems.push('the last step is not `end`');
   if (steps[0]?.do !== 'phase' || steps[0].at !== 0) problems.push('the plan does not open with a phase at 0 ms');
   const open = new Map<string, string>(); // consumer -> the fault step it is in
-  const opening = (step: PlanStep): string[] => (step.do === 'freeze' ? step.consumers : step.do === 'slow' || step.do === 'crash' ? [step.consumer] : step.do === 'broker-crash' ? [BROKER] : []);
-  const closing = (step: PlanStep): string[] => (step.do === 'thaw' ? step.consumers : step.do === 'unslow' || step.do === 'restart' ? [step.consumer] : step.do === 'broker-restart' ? [BROKER] : []);
+  const opening = (step: PlanStep): string[] =>
+    step.do === 'freeze' ? step.consumers : step.do === 'slow' || step.do === 'crash' ? [step.consumer] : step.do === 'broker-crash' ? [BROKER] : step.do === 'net-fault' ? [step.target] : [];
+  const closing = (step: PlanStep): string[] =>
+    step.do === 'thaw' ? step.consumers : step.do === 'unslow' || step.do === 'restart' ? [step.consumer] : step.do === 'broker-restart' ? [BROKER] : step.do === 'net-heal' ? [step.target] : [];
   for (const step of steps) {
     for (const c of closing(step)) {
       if (!open.has(c)) problems.push(`${c} gets ${step.do} at ${step.at} ms without a fault to end`);
+      else if ((step.do === 'net-heal') !== (open.get(c) === 'net-fault')) problems.push(`${c} gets ${step.do} at ${step.at} ms, which does not end its ${open.get(c)}`);
       open.delete(c);
     }
     for (const c of opening(step)) {
@@ -167,7 +183,7 @@ export function checkPlan(plan: RunPlan): string[] {
   }
   for (const [c, fault] of open) problems.push(`${c}'s ${fault} never ends`);
   const done = steps.find((s) => s.do === 'publish-done');
-  const lastFaultEnd = Math.max(0, ...steps.filter((s) => s.do === 'thaw' || s.do === 'unslow' || s.do === 'restart' || s.do === 'broker-restart').map((s) => s.at));
+  const lastFaultEnd = Math.max(0, ...steps.filter((s) => s.do === 'thaw' || s.do === 'unslow' || s.do === 'restart' || s.do === 'broker-restart' || s.do === 'net-heal').map((s) => s.at));
   if (done !== undefined && done.at < lastFaultEnd) problems.push(`the plan waits for the publisher at ${done.at} ms, before its last fault ends at ${lastFaultEnd} ms`);
   const publishEnd = steps.find((s) => s.do === 'publish-end')?.at;
   const lateRestart = steps.find((s) => s.do === 'broker-restart' && publishEnd !== undefined && s.at >= publishEnd);

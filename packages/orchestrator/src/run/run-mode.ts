@@ -15,11 +15,12 @@ import { startCluster, type Cluster, type ClusterSpec } from './cluster.js';
 import { modeData, openRunData } from './data-dir.js';
 import { interpretPlan } from './interpret-plan.js';
 import { LiveMonitor } from './live-monitor.js';
-import { buildPlan, checkPlan, faultedConsumers, longestStallMs, planLengthMs, type RunPlan } from './plan.js';
+import { buildPlan, checkPlan, faultedConsumers, longestStallMs, networkFaulted, planLengthMs, type RunPlan } from './plan.js';
 import { startSampling } from './sampler.js';
 import { announceTeardown, retireForeign } from './retire.js';
 import { PlanSteps, type PlanRecord } from './steps.js';
 import { TeardownStack } from './teardown.js';
+import { defaultIdleTimeoutMs } from './transport-settings.js';
 import { Timeline } from './timeline.js';
 import { watchCluster } from './watch.js';
 
@@ -44,9 +45,7 @@ const samplingInterval = (observer: RunObserver, plan: RunPlan): number => Math.
 
 /** What the cluster of a mode is started with: the run's flags, and an idle timeout that outlasts the longest stall. */
 function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettings, contract: ContractLog, logger: Logger, dataDir: string | null): ClusterSpec {
-  // The stalled connection must outlive the stall, or it dies instead of lagging
-  // (which would measure something else). Margin for the drain after it.
-  const idleTimeoutMs = Math.ceil(longestStallMs(plan) * 2 + 10_000);
+  const idleTimeoutMs = options.idleTimeoutMs ?? defaultIdleTimeoutMs(longestStallMs(plan));
   const consumers = consumerNames(options).filter((name) => name !== options.joinLate);
   const foreign = Object.fromEntries(options.consumerCmd.map((c) => [c.consumer, c]));
   const breach = (name: string, failure: string) => {
@@ -55,7 +54,7 @@ function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettin
   };
   const data = dataDir === null ? null : modeData(dataDir, mode);
   const durable = data && { log: { dir: data.broker, fsync: options.fsync, retention: options.retention }, checkpointDir: data.consumer };
-  return { ...options, mode, consumers, idleTimeoutMs, log, foreign, breach, durable };
+  return { ...options, mode, consumers, idleTimeoutMs, idleTimeoutChosen: options.idleTimeoutMs !== null, log, foreign, breach, durable, relayed: networkFaulted(plan) };
 }
 
 /** A durable mode's data dir: the caller's, or one of its own, removed at teardown (unless --keep-data). */
@@ -193,6 +192,7 @@ function gatheredRun(parts: {
     publishedInStall: record.publishedInStall,
     drain: collected.drain,
     rogue: collected.rogue,
+    relays: collected.relays,
     wrongOverTime: { intervalMs: parts.intervalMs, ...parts.monitor.overTime(), publisherRate: parts.monitor.publisherRates() },
     processes: [
       { name: 'orchestrator', role: 'orchestrator', ...processResources() },

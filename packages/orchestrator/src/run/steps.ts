@@ -11,6 +11,8 @@ import type { Timeline } from './timeline.js';
 import type { ClusterWatch } from './watch.js';
 import type { BrokerSample, StallBytes } from '../check/transport.js';
 import type { BrokerOutage } from '../check/run-types.js';
+import { RunError } from '../model/errors.js';
+import { describeFault, type Fault } from '../model/faults.js';
 
 const STATUS_TIMEOUT_MS = 2_000;
 /** How long the plan waits, when publishing ends, for the publisher's last change before it goes on. */
@@ -46,7 +48,7 @@ interface StepContext {
 }
 
 /** Every process of the run, for messages that go to all of them. */
-const everyone = (cluster: Cluster): ChildHandle[] => [cluster.broker, cluster.publisher, ...(cluster.rogue ? [cluster.rogue] : []), ...cluster.consumers];
+const everyone = (cluster: Cluster): ChildHandle[] => [cluster.broker, cluster.publisher, ...(cluster.rogue ? [cluster.rogue] : []), ...cluster.consumers, ...cluster.relays.values()];
 const pids = (targets: ChildHandle[]) => targets.map((c) => ({ name: c.name, pid: c.pid }));
 
 /**
@@ -244,6 +246,26 @@ export class PlanSteps implements StepHandlers {
     });
     restarted.then(this.brokerReturned.resolve, this.brokerReturned.reject);
     this.starting.push(restarted);
+  }
+
+  /** The relay of `target` (started with the cluster for every client with a network fault). */
+  private relayOf(target: string): ChildHandle<'relay'> {
+    const relay = this.context.cluster.relays.get(target);
+    if (relay === undefined) throw new RunError('E_PLAN', `${target} has a network fault but no relay`);
+    return relay;
+  }
+
+  netFault({ target, fault }: { target: string; fault: Fault }): void {
+    const relay = this.relayOf(target);
+    this.nemesis.shapeLink(relay, fault);
+    this.context.logger.info({ client: target, relay: relay.name, fault: describeFault(fault) }, 'network fault started');
+  }
+
+  netHeal({ target }: { target: string }): void {
+    const relay = this.relayOf(target);
+    this.nemesis.healLink(relay, target);
+    this.record.recoveredAt[target] = wallClockMs();
+    this.context.logger.info({ client: target, relay: relay.name }, 'network fault ended');
   }
 
   join({ consumer }: { consumer: string }): void {

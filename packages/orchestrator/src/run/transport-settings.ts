@@ -16,3 +16,10 @@ export const HEARTBEAT_MS = 250;
  * stale after this long without a frame: three missed heartbeats (`--stale-after` changes it).
  */
 export const DEFAULT_STALE_AFTER_MS = 3 * HEARTBEAT_MS;
+
+/**
+ * QUIC's idle timeout when --idle-timeout is not given: a frozen consumer's connection must outlive
+ * its stall, or it dies instead of lagging (which would measure something else); margin for the
+ * drain after it. Partitions do not raise it: one longer than it is meant to kill the connection.
+ */
+export const defaultIdleTimeoutMs = (longestStallMs: number): number => Math.ceil(longestStallMs * 2 + 10_000);

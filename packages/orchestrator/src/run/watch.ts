@@ -23,7 +23,7 @@ export interface ClusterWatch {
 }
 
 /**
- * Watches the running cluster. The broker or the publisher dying ends the run:
+ * Watches the running cluster. The broker, the publisher or a fault relay dying ends the run:
  * there is nothing left to measure (a broker killed by the plan is replaced, and
  * its successor is watched the same way). A consumer dying is a finding: it is
  * reported as ended early, and the broker is told to forget it at once (QUIC
@@ -41,12 +41,14 @@ export function watchCluster(
   let fail: (error: RunError) => void = () => {};
   const crashed = new Promise<never>((_, reject) => (fail = reject));
   crashed.catch(() => {}); // observed by every guard; unhandled only if nobody waits
-  const watchEssential = (child: ChildHandle) => {
+  const watchEssential = (child: ChildHandle, role = '') => {
     void child.exited.then((how) => {
-      if (running && !planned.has(child)) fail(new RunError('E_CHILD_EXIT', `${child.name} (pid ${child.pid}) ${how} in the middle of the run; see its log`));
+      if (running && !planned.has(child)) fail(new RunError('E_CHILD_EXIT', `${child.name} (pid ${child.pid})${role} ${how} in the middle of the run; see its log`));
     });
   };
-  [cluster.broker, cluster.publisher].forEach(watchEssential);
+  [cluster.broker, cluster.publisher].forEach((child) => watchEssential(child));
+  // A relay carries its client's every datagram: without it that client is cut off for good, which no fault asked for.
+  for (const [client, relay] of cluster.relays) watchEssential(relay, `, the fault relay of ${client}'s link to the broker,`);
   const watchConsumer = (consumer: ChildHandle<'consumer'>) => {
     consumer.on((m) => running && m.type === 'ended' && timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: m.reason }));
     void consumer.exited.then((how) => {
@@ -66,7 +68,7 @@ export function watchCluster(
   return {
     guard: (promise) => Promise.race([promise, crashed, aborted]),
     watchConsumer,
-    watchBroker: watchEssential,
+    watchBroker: (broker) => watchEssential(broker),
     expectExit: (child) => void planned.add(child),
     exits,
     rogueDone: rogue && new Promise<void>((resolve) => rogue.on((m) => m.type === 'done' && resolve())),

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Every package that runs as a process from its bundle: the CLI's own and each child's. */
-export const BUNDLED_PACKAGES = ['orchestrator', 'broker', 'publisher', 'consumer', 'guardian', 'rogue'] as const;
+export const BUNDLED_PACKAGES = ['orchestrator', 'broker', 'publisher', 'consumer', 'guardian', 'rogue', 'relay'] as const;
 export type BundledPackage = (typeof BUNDLED_PACKAGES)[number];
 
 /** What scripts/bundle.mjs writes beside each bundle: the project's own files it was built from. */

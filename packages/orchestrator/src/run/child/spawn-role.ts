@@ -35,8 +35,6 @@ export interface SpawnOptions<R extends ChildRole> {
 }
 
 function start<R extends ChildRole>(options: SpawnOptions<R>): StartedProcess {
-  // The relay package lands with its own branch (issue 19); until then no run asks for one.
-  if (options.role === 'relay') throw new RunError('E_SPAWN', 'no relay package yet');
   if (options.foreign === undefined) return fromExeca(startNodeProcess(options.role));
   if (options.role !== 'consumer') throw new RunError('E_SPAWN', `only a consumer can be foreign, not the ${options.role}`);
   return startForeign(options.foreign.argv);

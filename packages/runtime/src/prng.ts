@@ -1,6 +1,7 @@
 /**
  * mulberry32: a tiny, fast, seedable 32-bit PRNG. Not cryptographic; chosen so
- * the same --seed reproduces the same change sequence on any machine.
+ * the same --seed reproduces the same run on any machine: the publisher's change
+ * sequence, the fault relay's drop and jitter draws.
  */
 export function createPrng(seed: number): () => number {
   let state = seed >>> 0;

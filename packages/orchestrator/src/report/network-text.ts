@@ -1,0 +1,78 @@
+import type { LinkCounters } from '@state-divergence/protocol';
+import { faultWindow, isNetworkFault, PUBLISHER, type Fault } from '../model/faults.js';
+import type { JsonConfig, JsonRun } from './document.js';
+import { secondsText } from './time-axis.js';
+import { duration, kib } from './units.js';
+
+/**
+ * A network fault in words (--partition, --loss, --delay): what the client's relay did to its
+ * link, what QUIC did about it at the broker, and how long the consumer heard nothing (its stale time). The
+ * text report's lines and the HTML's rows read the same, from the --json document alone.
+ */
+
+type Consumer = JsonRun['consumers'][number];
+
+/** Spans named in a stale line; the rest are counted. */
+const SPANS_SHOWN = 3;
+
+const direction = (c: LinkCounters): string => `${c.forwarded} forwarded, ${c.dropped} dropped`;
+
+/** "its relay: to it 812 datagrams forwarded, 1530 dropped; from it 604 forwarded, 388 dropped" (down is broker to client). */
+function relayLine(run: JsonRun, client: string, whose = 'its'): string {
+  const relay = run.relays[client];
+  if (relay === undefined) return `${whose} relay did not report`;
+  const held = Math.max(relay.up.maxHeld, relay.down.maxHeld);
+  return `${whose} relay: to it ${relay.down.forwarded} datagrams forwarded, ${relay.down.dropped} dropped; from it ${direction(relay.up)}${held > 0 ? `; at most ${held} held at once` : ''}`;
+}
+
+/** The broker's QUIC sending to it (quiche's counters); nothing where none were taken (no packet counted sent). */
+function transportLine(run: JsonRun, name: string): string | null {
+  const t = run.broker?.subscribers[name]?.transport;
+  if (t === undefined || t.sent === 0) return null;
+  return `the broker's QUIC to it: ${t.sent} packets sent, ${t.lost} declared lost, ${t.retrans} retransmitted (${kib(t.retransBytes)} resent)`;
+}
+
+/**
+ * Its stale time, where it tracks it: "stale 1.3 s in 1 span (1.00-2.30 s): no frame from the broker
+ * for over 750 ms". By its own clock: a frozen consumer counts its stall once thawed, so this says
+ * what happened, not that it knew at the time. A consumer under a network fault that never went
+ * stale says so; any other says nothing then (0 is the rule).
+ */
+export function staleLine(consumer: Consumer, staleAfterMs: number): string | null {
+  const { staleMs, staleSpans } = consumer;
+  if (staleMs === null) return null;
+  if (staleMs === 0) return consumer.faults.some(isNetworkFault) ? 'never stale: it heard from the broker throughout' : null;
+  const shown = staleSpans.slice(-SPANS_SHOWN).map(([from, to]) => `${from.toFixed(2)}-${secondsText(to)}`);
+  const earlier = staleSpans.length > SPANS_SHOWN ? `${staleSpans.length - SPANS_SHOWN} earlier, ` : '';
+  const spans = staleSpans.length === 0 ? '' : ` in ${staleSpans.length} span${staleSpans.length === 1 ? '' : 's'} (${earlier}${shown.join(', ')})`;
+  return `stale ${duration(staleMs)}${spans}: no frame from the broker for over ${staleAfterMs} ms`;
+}
+
+/** A consumer's link, when it had a network fault: its relay, and QUIC at the broker. */
+export function linkLines(consumer: Consumer, run: JsonRun): string[] {
+  if (!consumer.faults.some(isNetworkFault)) return [];
+  const transport = transportLine(run, consumer.name);
+  return [relayLine(run, consumer.name), ...(transport === null ? [] : [transport])];
+}
+
+/** The text report's lines for a consumer: its link, and its stale time (when it tracks it). */
+export function consumerNetworkLines(consumer: Consumer, run: JsonRun, config: JsonConfig): string[] {
+  const stale = staleLine(consumer, config.staleAfterMs);
+  return [...linkLines(consumer, run), ...(stale === null ? [] : [stale])];
+}
+
+/** The publisher's network faults, from the run's flags (the document's consumers carry only theirs). */
+export const publisherNetworkFaults = (config: JsonConfig): Fault[] => config.faults.filter((f) => f.consumer === PUBLISHER && isNetworkFault(f));
+
+/**
+ * A publisher whose link was faulted: the fault, the time it waited on the broker, and its relay.
+ * Its reconnects and time without a broker are the publisher's line of restart-text.ts (one line
+ * for them, whatever cut it off); here only whether its connection lived through the fault.
+ */
+export function publisherNetworkLines(run: JsonRun, config: JsonConfig): string[] {
+  const faults = publisherNetworkFaults(config);
+  if (faults.length === 0) return [];
+  const p = run.publisher;
+  const lived = p.reconnects === 0 ? '; its connection lived through it' : '';
+  return [`publisher: ${faults.map(faultWindow).join(', ')}; it waited on the broker ${p.blockedMs} ms in all${lived}`, relayLine(run, PUBLISHER, "the publisher's")];
+}
