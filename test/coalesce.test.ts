@@ -50,6 +50,16 @@ describe('Subscriber with coalesceMs', () => {
     expect(sink.writes.at(-1)!.map(show)).toEqual(['event 4 k3']);
   });
 
+  test('half a queue is a full batch too: holding never brings a queue near overflowing', async () => {
+    const { sink, publish } = setup({ mode: 'lossy', capacity: 8, batchMaxEvents: 100, coalesceMs: 50 });
+    publish(0, 1, 2);
+    await tick();
+    expect(sink.writes).toHaveLength(0);
+    publish(3);
+    await tick();
+    expect(sink.writes.map((w) => w.map(show))).toEqual([['event 1 k0', 'event 2 k1', 'event 3 k2', 'event 4 k3']]);
+  });
+
   test('events queued behind a slow write go out as soon as it completes when they have waited coalesceMs', async () => {
     const { sink, publish } = setup({ mode: 'lossy', capacity: 100, batchMaxEvents: 10, coalesceMs: 50 });
     publish(0);

@@ -313,14 +313,15 @@ export class Subscriber {
    * to ~36 k events/s per consumer, writes from 1.6 KB to 26 KB).
    *
    * With coalesceMs, events are held until the oldest has waited that long (or a full batch is
-   * queued), so a trickle of publisher batches goes out in fewer, fuller writes. Under load the
+   * queued: batchMaxEvents, or half the queue, so that holding never puts a queue at risk of
+   * overflowing), so a trickle of publisher batches goes out in fewer, fuller writes. Under load the
    * queue is not empty when a write completes, its oldest event has waited already, and the next
    * write goes out at once: holding only ever delays a subscriber that is keeping up.
    */
   private schedulePump(): void {
     if (this.writing || this.pumpDue) return;
-    const { coalesceMs, batchMaxEvents } = this.options;
-    if (coalesceMs > 0 && this.queued < batchMaxEvents) {
+    const { coalesceMs, batchMaxEvents, capacity } = this.options;
+    if (coalesceMs > 0 && this.queued < Math.min(batchMaxEvents, Math.ceil(capacity / 2))) {
       if (this.holdTimer !== undefined) return;
       const holdMs = coalesceMs - (performance.now() - this.heldSince);
       if (holdMs >= 1) {
