@@ -135,7 +135,9 @@ const transport = {
 
 // (3) latency at 400/s with 5 consumers, before and during another consumer's stall
 const ping = await repeatMany('raw QUIC ping-pong', async () => pingPong(quick ? 300 : 2000));
-const { cpuBroker, cpuConsumer, cpuPublisher, ...latency } = await repeatMany('latency and CPU per event at 400/s, 5 consumers (lossy, 2 s phases)', () => at400(quick));
+const { cpuBroker, cpuConsumer, cpuPublisher, ...latency } = await repeatMany(`latency and CPU per event at 400/s, 5 consumers (lossy, 2 s phases, --coalesce-ms ${DEFAULTS.coalesceMs})`, () => at400(quick));
+// The same without coalescing, beside it: the CPU the default hold saves and the latency it adds.
+const uncoalesced = DEFAULTS.coalesceMs === 0 ? null : await repeatMany('the same at --coalesce-ms 0', () => at400(quick, { coalesceMs: 0 }));
 const stallP99Ratio = latency.stallP99.median / latency.beforeP99.median;
 const p99VsPingPong = latency.stallP99.median / ping.p99.median;
 
@@ -188,6 +190,11 @@ const cpu: CpuFigures = {
     broker: { at400: cpuBroker, firehose: firehoseCpu('broker') },
     consumer: { at400: cpuConsumer, firehose: firehoseCpu('consumer') },
     publisher: { at400: cpuPublisher, firehose: firehoseCpu('publisher') },
+  },
+  coalesce: {
+    defaultMs: DEFAULTS.coalesceMs,
+    atDefault: { broker: cpuBroker, consumer: cpuConsumer, publisher: cpuPublisher, beforeP99: latency.beforeP99, stallP99: latency.stallP99 },
+    off: uncoalesced && { broker: uncoalesced.cpuBroker, consumer: uncoalesced.cpuConsumer, publisher: uncoalesced.cpuPublisher, beforeP99: uncoalesced.beforeP99, stallP99: uncoalesced.stallP99 },
   },
 };
 

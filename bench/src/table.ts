@@ -64,7 +64,13 @@ export interface RelayFigures {
  */
 export interface CpuFigures {
   microsPerEvent: Record<'broker' | 'consumer' | 'publisher', { at400: Figure; firehose: Figure }>;
+  /**
+   * --coalesce-ms side by side at 400/s (section (3)'s shape): CPU per event of each role and the healthy
+   * p99 before and during the stall, at the default hold and without one (null when the default is 0).
+   */
+  coalesce?: { defaultMs: number; atDefault: CoalescePoint; off: CoalescePoint | null };
 }
+export type CoalescePoint = Record<'broker' | 'consumer' | 'publisher' | 'beforeP99' | 'stallP99', Figure>;
 
 type Policy = 'none' | 'periodic' | 'onCommit';
 type ByPolicy = Record<Policy, Figure>;
@@ -131,11 +137,20 @@ function relayLines(r: RelayFigures): string[] {
   return [at('default'), at('fast')];
 }
 
-function cpuLines({ microsPerEvent: { broker, consumer, publisher } }: CpuFigures): string[] {
+function cpuLines({ microsPerEvent: { broker, consumer, publisher }, coalesce }: CpuFigures): string[] {
   const three = (at: 'at400' | 'firehose') => `${f(broker[at], 1)} / ${f(consumer[at], 1)} / ${f(publisher[at], 1)} µs`;
   return [
     `| (10) cpu.microsPerEvent at 400/s (5 consumers, as (3)), broker per delivery / consumer per event applied / publisher per change | ${three('at400')} | |`,
     `| (10) cpu.microsPerEvent at the firehose (as (7)), broker / consumer / publisher | ${three('firehose')} | |`,
+    ...(coalesce?.off ? coalesceLines(coalesce.defaultMs, coalesce.atDefault, coalesce.off) : []),
+  ];
+}
+
+function coalesceLines(ms: number, on: CoalescePoint, off: CoalescePoint): string[] {
+  const both = (key: keyof CoalescePoint, digits: number, unit: string) => `${f(off[key], digits, unit)} → ${f(on[key], digits, unit)}`;
+  return [
+    `| (10) --coalesce-ms 0 → ${ms} (the default) at 400/s: CPU per event, broker / consumer / publisher | ${both('broker', 1, ' µs')} / ${both('consumer', 1, ' µs')} / ${both('publisher', 1, ' µs')} | |`,
+    `| (10) --coalesce-ms 0 → ${ms}: healthy publish→apply p99 before / during the stall | ${both('beforeP99', 1, ' ms')} / ${both('stallP99', 1, ' ms')} | |`,
   ];
 }
 
