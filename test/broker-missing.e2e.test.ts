@@ -1,7 +1,7 @@
 /**
  * The broker's report really missing, with the real orchestrator and every real
  * process: a foreign consumer (fixtures/foreign/freezes-broker.mjs) SIGSTOPs the
- * broker when it is asked for its digest, after the drain and before anyone is
+ * broker as it answers its digest check, after the drain and before anyone is
  * gathered, so the broker's gather times out. Without its report no wrong key
  * can be explained: the verdict is unknown with the reason, in --json, on stderr
  * and in the text, never "invalid" with a "BUG: not explained" guess, and the

@@ -1,7 +1,7 @@
 /**
  * The demo end to end: the real orchestrator starts a real broker, publisher
  * and consumers that talk QUIC (TLS 1.3, pinned per-run certificate), freezes
- * consumer-3 with SIGSTOP and resumes it with SIGCONT. Two-second phases keep the
+ * consumer-3 with SIGSTOP and resumes it with SIGCONT. One-second phases keep the
  * suite quick and leave healthy consumers ample slack on a loaded machine.
  */
 import { readFileSync } from 'node:fs';
@@ -9,10 +9,11 @@ import { execa } from 'execa';
 import { brokerOf, ORCHESTRATOR, pidsInLog, runDemo, SHORT_STALL, startDemo, tempLogFile } from './helpers/run-demo.js';
 
 describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () => {
-  // The default queue (512) and two-second phases: the stalled consumer overflows it
-  // (1200 events during the stall), a healthy one would need to fall 1.7 s behind.
-  const RATE = 300;
-  const DURATION = 2;
+  // The default queue (512) and one-second phases: the stalled consumer overflows it
+  // (1200 events during the stall), a healthy one would need to fall 0.85 s behind (SHORT_STALL
+  // leaves one 0.64 s).
+  const RATE = 600;
+  const DURATION = 1;
   let run: Awaited<ReturnType<typeof runDemo>>;
   beforeAll(async () => {
     run = await runDemo(['--mode', 'lossy', '--duration', String(DURATION), '--rate', String(RATE)]);

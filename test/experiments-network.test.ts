@@ -4,7 +4,7 @@
  * that show the points.
  */
 import { renderExperiments } from '@state-divergence/orchestrator';
-import { assembleOutcome, DESIGN, designExperiments, experimentsDocument, networkPoint, renderExperimentsHtml, type NetworkPoint } from '@state-divergence/orchestrator/internal';
+import { assembleOutcome, describeFault, DESIGN, designExperiments, experimentsDocument, faultWindow, networkPoint, renderExperimentsHtml, type NetworkPoint } from '@state-divergence/orchestrator/internal';
 import { consumerReport, gathered, held } from './helpers/gathered-run.js';
 import { subscriberEntry } from './helpers/restart-run.js';
 
@@ -38,6 +38,10 @@ describe('the network experiment\'s design', () => {
   test('loss 0 is the baseline: the same window through the relay, nothing dropped', () => {
     const baseline = runs.find((r) => r.experiment === 'network' && r.settings.fault === 'loss' && r.settings.size === 0)!;
     expect(baseline.options.faults).toEqual([{ kind: 'loss', consumer: 'consumer-3', from: 0.5, to: 2.5, lossPct: 0 }]);
+    // Said as what it is, never as a flag the CLI refuses (--loss takes 1-100): its log line, the report's label.
+    expect(describeFault(baseline.options.faults[0]!)).toBe('consumer-3@0.5-2.5 through a relay, no loss');
+    expect(faultWindow(baseline.options.faults[0]!)).toBe('through a relay 0.5-2.5 s, no loss');
+    expect(describeFault({ ...baseline.options.faults[0]!, lossPct: 5 })).toBe('--loss consumer-3@0.5-2.5:5');
   });
 
   test('phases scale the windows: --duration 1 starts the faults at 1 s', () => {

@@ -6,7 +6,7 @@
  * the final verdict agree key for key.
  */
 import type { BrokerReport, ConsumerCounters, ConsumerReport, LastWrites, SubscriberReport } from '@state-divergence/protocol';
-import { assembleOutcome, check, expectedWrong, goneConsumer, liveDivergence, missedRanges, type CheckInput } from '@state-divergence/orchestrator/internal';
+import { assembleOutcome, check, countersEvidence, expectedWrong, goneConsumer, liveDivergence, missedRanges, type CheckInput } from '@state-divergence/orchestrator/internal';
 import { authority, gathered, held, history, KEYS, lastWriteOffsets } from './helpers/gathered-run.js';
 
 /**
@@ -100,6 +100,22 @@ describe('what a consumer missed: one answer, live and final', () => {
   test('a crashed consumer: everything behind when its successor subscribes with a snapshot, diverged when at latest', () => {
     expect(liveDivergence(lastWrites, { name: 'gone', ...goneConsumer('snapshot', 12) })).toEqual({ diverged: 0, behind: 6 });
     expect(liveDivergence(lastWrites, { name: 'gone', ...goneConsumer('latest', 12) })).toEqual({ diverged: 6, behind: 0 });
+  });
+
+  test('a consumer whose subscription ended for good: diverged live, from its counters as the live view reads them, and wrong in its verdict', () => {
+    // It applied 1-7 and gave up reconnecting (a partition that outlasted its retries): k0@5, k1@7, k2@3, k3@4, k4@6.
+    const applied = [1, 2, 3, 4, 5, 6, 7];
+    const gaveUp = 'the subscription failed, and no broker answered within 3 s';
+    const live = liveDivergence(lastWrites, { name: 'gone', ...countersEvidence({ role: 'consumer', applied: 7, lastOffset: 7, endedEarly: gaveUp, syncing: false, reconnects: 0, skippedRanges: [], coveredAfter: 0 }) });
+    const final = check({
+      authority,
+      history,
+      broker: { head: 12, lastWriteOffsets },
+      consumers: [{ name: 'gone', faulted: true, report: { ...report(late), entries: held(applied), applied: 7, lastOffset: 7, coveredAfter: 0, endedEarly: gaveUp }, dropped: [], disconnectedAt: null }],
+    }).consumers[0]!;
+    expect(final.wrongKeys).toEqual([0, 2, 3, 4, 5]); // every key whose last write came after 7; k1@7 is right
+    expect(final.unexplainedKeys).toEqual([]);
+    expect(live).toEqual({ diverged: final.wrongKeys.length, behind: 0 });
   });
 
   test('the run report\'s expectation is computed over the same ranges', () => {

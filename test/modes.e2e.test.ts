@@ -5,12 +5,17 @@
  * publisher; resync converges and keeps the publisher at rate; durable
  * converges, keeps the publisher at rate, and replays from its log what the
  * stalled consumer missed instead of dropping it.
+ * Also the over-time series, sampled live while the consumer is frozen.
+ * Half-second phases around a 2 s stall of consumer-3 ([0.5, 2.5) s): what is
+ * asserted depends on the stall, not on the quiet phases around it.
  * --payload 256 makes each event big enough that lossless backpressure reaches
- * the publisher within a one-second phase (the broker's stream window is 64 KiB).
+ * the publisher within the stall's first half second (the broker's stream window is 64 KiB).
  */
 import { brokerOf, runDemo, type LogLine, type ModeRun, type RunDocument } from './helpers/run-demo.js';
 
 const RATE = 400;
+/** The stall, in seconds since publishing started. */
+const STALL = { from: 0.5, to: 2.5 };
 /** The consumers' default --stale-after: three of the broker's 250 ms heartbeats (DEFAULT_STALE_AFTER_MS). */
 const STALE_AFTER_MS = 750;
 let document: RunDocument;
@@ -18,7 +23,7 @@ let log: LogLine[];
 const mode = (name: string): ModeRun => document.runs.find((r) => r.mode === name)!;
 
 beforeAll(async () => {
-  ({ document, log } = await runDemo(['--mode', 'all', '--duration', '1', '--payload', '256', '--queue-capacity', '64', '--rate', String(RATE)]));
+  ({ document, log } = await runDemo(['--mode', 'all', '--duration', '0.5', '--stall', `consumer-3@${STALL.from}-${STALL.to}`, '--payload', '256', '--queue-capacity', '64', '--rate', String(RATE)]));
 });
 
 test('all runs the four modes, in order', () => {
@@ -118,8 +123,31 @@ describe('every mode: what QUIC did for each subscriber (the library\'s own coun
     for (const run of document.runs) {
       for (const [name, queue] of Object.entries(brokerOf(run).subscribers)) {
         expect([run.mode, name, queue.transport.sent > 0]).toEqual([run.mode, name, true]);
-        expect(queue.transport.lost).toBeGreaterThanOrEqual(0);
+        expect(queue.transport.lost).toBeLessThanOrEqual(queue.transport.sent); // a packet declared lost was sent: a miswired counter fails this
       }
+    }
+  });
+});
+
+describe('diverged and behind, live (from faults-live-overflow.e2e: it shares this run)', () => {
+  test('a frozen consumer\'s diverged climbs above 0 while it is still frozen (lossy); a healthy consumer\'s diverged is 0 in every mode', () => {
+    for (const run of document.runs) {
+      const { t, diverged, behind } = run.wrongOverTime;
+      // A sample is due every quarter phase (125 ms here) and a round still in flight when the next is
+      // due is skipped. The plan is seven phase lengths (0.5 converged, 2 stalled, 0.5 recovering, 0.5
+      // quiesced): two samples per phase length, half the rounds, still shows every phase.
+      expect(t.length).toBeGreaterThanOrEqual(2 * 7);
+      const values = (series: Array<number | null> | undefined) => (series ?? []).map((v) => v ?? 0);
+      for (const name of ['consumer-1', 'consumer-2']) expect(Math.max(...values(diverged[name]))).toBe(0);
+      for (const name of Object.keys(diverged)) expect([diverged[name]!.length, behind[name]!.length]).toEqual([t.length, t.length]);
+      const stalledDiverged = values(diverged['consumer-3']);
+      // From half a second into the stall (its queue has overflowed) to just before the thaw.
+      const inStall = t.map((s, i) => (s > STALL.from + 0.5 && s < STALL.to - 0.1 ? stalledDiverged[i]! : -1)).filter((v) => v >= 0);
+      expect(inStall.length).toBeGreaterThan(0);
+      if (run.mode === 'lossy') expect(Math.max(...inStall)).toBeGreaterThan(0); // climbing while SIGSTOPped
+      else expect(Math.max(...stalledDiverged)).toBe(0); // lossless never drops; resync discards, never loses; durable back-fills
+      // Frozen, its latest writes wait for it: behind, not diverged, in every mode.
+      expect(Math.max(...t.map((s, i) => (s > STALL.from + 0.2 && s < STALL.to - 0.1 ? values(behind['consumer-3'])[i]! : 0)))).toBeGreaterThan(0);
     }
   });
 });
@@ -153,8 +181,9 @@ describe('the stale signal (where the broker speaks when idle: resync, durable)'
 
 describe('snapshot subscribe', () => {
   test('is atomic: a consumer joining in the middle of a firehose ends equal to the authority', async () => {
-    // Two-second phases: the joiner starts at 2 s and publishing runs to 6 s, so it lands mid-stream even on a loaded machine.
-    const { document: late } = await runDemo(['--mode', 'resync', '--duration', '2', '--rate', '800', '--join-late', 'consumer-2']);
+    // The joiner starts with the stall, at 1 s, and publishing runs to 4 s, so it lands mid-stream even on a
+    // loaded machine (and after the first sample, taken within the first quarter phase).
+    const { document: late } = await runDemo(['--mode', 'resync', '--duration', '0.5', '--stall', 'consumer-3@1-4', '--rate', '800', '--join-late', 'consumer-2']);
     const run = late.runs[0]!;
     const joiner = run.consumers.find((c) => c.name === 'consumer-2')!;
     const [snapshot] = joiner.recovery!.syncs;

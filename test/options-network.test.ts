@@ -1,15 +1,6 @@
-import { normalizeOptions, UsageError } from '@state-divergence/orchestrator';
-
-const tty = { stderrIsTTY: false };
-const usage = (raw: Parameters<typeof normalizeOptions>[0]) => {
-  try {
-    normalizeOptions(raw, tty);
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a UsageError');
-};
+import { normalizeOptions } from '@state-divergence/orchestrator';
+import { longestSurvivableCutMs, RECONNECT_ATTEMPT_MS, unannouncedGiveUpMs } from '@state-divergence/runtime';
+import { tty, usage } from './helpers/usage.js';
 
 describe('network fault flags', () => {
   test('--partition, --loss and --delay: windows like the process faults, values after them, the publisher a valid target', () => {
@@ -72,5 +63,22 @@ describe('network fault flags', () => {
     expect(normalizeOptions({ duration: 1, idleTimeout: 2.5 }, tty).idleTimeoutMs).toBe(2500); // the seed's stall: 2 s
     expect(usage({ duration: 1, idleTimeout: 2 })).toBe('--idle-timeout 2 must outlast the longest stall (2 s): a frozen consumer\'s connection would die of it');
     expect(usage({ idleTimeout: 0.5 })).toBe('--idle-timeout must be a number of seconds from 1 to 3600, got 0.5');
+  });
+
+  test('a publisher cut off longer than it can come back from is refused, with the runtime\'s limit: idle timeout + max(3 s, idle timeout) - one attempt', () => {
+    expect(longestSurvivableCutMs(2_000)).toBe(2_000 + unannouncedGiveUpMs(2_000) - RECONNECT_ATTEMPT_MS);
+    expect(normalizeOptions({ duration: 1, partition: ['publisher@1-5.5'], idleTimeout: 2 }, tty).faults).toHaveLength(1); // 4.5 s: the limit
+    expect(usage({ duration: 1, partition: ['publisher@1-9'], idleTimeout: 2 })).toBe(
+      '--partition publisher@1-9: the publisher comes back from a cut of at most 4.5 s (QUIC idle timeout 2 s: its connection dies one idle timeout in, then it retries for max(3 s, the idle timeout)); shorten the window or raise --idle-timeout',
+    );
+    // 100 % loss is a partition; the default idle timeout (2 x the longest stall + 10 s, here no stall: 10 s) gives 19.5 s.
+    expect(usage({ duration: 1, loss: ['publisher@1-30:100'] })).toMatch(/^--loss publisher@1-30:100: the publisher comes back from a cut of at most 19\.5 s \(QUIC idle timeout 10 s, the default:/);
+    expect(normalizeOptions({ duration: 1, loss: ['publisher@1-30:99'] }, tty).faults).toHaveLength(1);
+    // A delay whose shortest hold reaches the idle timeout cuts the link too (nothing arrives for that long, no handshake fits an attempt); a shorter one does not.
+    expect(usage({ duration: 1, delay: ['publisher@1-9:3000'], idleTimeout: 2 })).toMatch(/^--delay publisher@1-9:3000: a delay as long as the QUIC idle timeout cuts the link; the publisher comes back from a cut of at most 4\.5 s/);
+    expect(normalizeOptions({ duration: 1, delay: ['publisher@1-9:3000~1500'], idleTimeout: 2 }, tty).faults).toHaveLength(1);
+    expect(normalizeOptions({ duration: 1, delay: ['publisher@1-5.5:3000'], idleTimeout: 2 }, tty).faults).toHaveLength(1);
+    // A consumer may be cut off for longer: its subscription ends for good, and the checker explains it.
+    expect(normalizeOptions({ duration: 1, partition: ['consumer-3@1-30'], idleTimeout: 2 }, tty).faults).toHaveLength(1);
   });
 });

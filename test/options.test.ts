@@ -1,15 +1,5 @@
-import { normalizeOptions, UsageError } from '@state-divergence/orchestrator';
-
-const tty = { stderrIsTTY: false };
-const usage = (raw: Parameters<typeof normalizeOptions>[0]) => {
-  try {
-    normalizeOptions(raw, tty);
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a UsageError');
-};
+import { normalizeOptions } from '@state-divergence/orchestrator';
+import { tty, usage } from './helpers/usage.js';
 
 describe('options', () => {
   test('defaults are the seed\'s: 400/s, 2000 keys, 3 consumers, the last one stalled, both modes', () => {

@@ -29,6 +29,11 @@ describe('network faults in the plan', () => {
     expect(at1).toEqual(['phase', 'net-fault']); // the stalled phase opens before the first fault
   });
 
+  test('a publisher cut off until publishing ends is healed before publish-end waits for its last change (a consumer\'s heal comes after it)', () => {
+    const cut = buildPlan({ duration: 1, faults: [{ ...partition, consumer: 'publisher' }, { ...partition, from: 2 }], publishUntil: null, joinLate: null });
+    expect(cut.steps.filter((s) => s.at === 3000).map((s) => `${s.do}${'target' in s ? ` ${s.target}` : ''}`)).toEqual(['net-heal publisher', 'publish-end', 'net-heal consumer-3', 'phase', 'publish-done']);
+  });
+
   test('the stalled phase spans them; the publisher waits for the last heal; only stalls count toward the idle timeout', () => {
     expect(plan.steps.find((s) => s.do === 'phase' && s.phase === 'recovering')?.at).toBe(4000);
     expect(plan.steps.find((s) => s.do === 'publish-done')?.at).toBe(4000);

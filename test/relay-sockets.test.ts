@@ -1,10 +1,11 @@
 /**
  * The relay's sockets, in this process over loopback UDP (no QUIC, no child process): one upstream
  * socket per client address, so the "broker" sees each client as its own peer and its replies go
- * back to the client that sent; a superseded address's socket is closed once idle, the newest kept.
+ * back to the client that sent; a superseded address's socket is closed once idle, the newest kept;
+ * each direction shaped by its own half of a shape command.
  */
 import { createSocket, type Socket } from 'node:dgram';
-import type { RelayInit } from '@state-divergence/protocol';
+import { CLEAR_LINK, PARTITIONED_LINK, type RelayInit } from '@state-divergence/protocol';
 import { Relay } from '@state-divergence/relay/internal';
 import { createLogger, sleep } from '@state-divergence/runtime';
 
@@ -84,4 +85,50 @@ test('a superseded address\'s socket is closed once idle; the newest is kept wha
   expect(relay!.openClients).toBe(1);
   expect(await ask(a)).not.toBe(firstA);
   expect(relay!.report().clients).toBe(3);
+});
+
+/**
+ * Each direction is shaped by its own half of `shape(up, down)`: up is client to broker, down broker
+ * to client. A swap would pass every symmetric fault (a partition, a loss of both ways); this one-way
+ * partition would catch it.
+ */
+test('shape(up, down) shapes each direction by its own half: partitioned up drops only what the client sends, partitioned down only what the broker sends', async () => {
+  const broker = await bound();
+  const heardByBroker: string[] = [];
+  let relayUpstream: { port: number; address: string } | undefined;
+  broker.on('message', (datagram, from) => {
+    heardByBroker.push(datagram.toString());
+    relayUpstream = from;
+  });
+  await openRelay(broker.address().port);
+  const client = await bound();
+  const heardByClient: string[] = [];
+  client.on('message', (datagram) => void heardByClient.push(datagram.toString()));
+  const until = async (done: () => boolean, what: string) => {
+    const deadline = Date.now() + 5_000;
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(`not within 5 s: ${what}`);
+      await sleep(10);
+    }
+  };
+  const handled = (d: 'up' | 'down') => relay!.counters()[d].forwarded + relay!.counters()[d].dropped;
+  const fromBroker = (text: string) => broker.send(text, relayUpstream!.port, relayUpstream!.address);
+
+  // A clear link first: the client's address gets its upstream socket, and the broker learns it.
+  client.send('hello', relay!.port, HOST);
+  await until(() => relayUpstream !== undefined, 'the broker heard the client');
+
+  relay!.shape(PARTITIONED_LINK, CLEAR_LINK);
+  client.send('up-cut', relay!.port, HOST);
+  fromBroker('down-open');
+  await until(() => handled('up') === 2 && heardByClient.includes('down-open'), 'the relay took the client\'s datagram and forwarded the broker\'s');
+  expect(relay!.counters()).toMatchObject({ up: { forwarded: 1, dropped: 1 }, down: { forwarded: 1, dropped: 0 } });
+
+  relay!.shape(CLEAR_LINK, PARTITIONED_LINK);
+  client.send('up-open', relay!.port, HOST);
+  fromBroker('down-cut');
+  await until(() => heardByBroker.includes('up-open') && handled('down') === 2, 'the relay forwarded the client\'s datagram and took the broker\'s');
+  expect(relay!.counters()).toMatchObject({ up: { forwarded: 2, dropped: 1 }, down: { forwarded: 1, dropped: 1 } });
+  expect(heardByBroker).toEqual(['hello', 'up-open']);
+  expect(heardByClient).toEqual(['down-open']);
 });

@@ -29,14 +29,20 @@ function document(): JsonDocument {
     role: 'broker', epoch: 1, recovered: null, durable: null, head: 12, lastWriteOffsets: [11, 7, 9, 10, 12, 8], digest: '0',
     subscribers: {
       'consumer-1': subscriberEntry({ delivered: 12, lastAccepted: 12, transport: { sent: 40, lost: 0, retrans: 0, retransBytes: 0 } }),
-      'consumer-2': subscriberEntry({ delivered: 12, lastAccepted: 12, lags: 1, transport: { sent: 90, lost: 31, retrans: 29, retransBytes: 30_720 } }),
+      'consumer-2': subscriberEntry({
+        delivered: 12, lastAccepted: 12, lags: 1, transport: { sent: 90, lost: 31, retrans: 29, retransBytes: 30_720 },
+        // One write before the partition (not its), one into it that stayed pending until the heal.
+        blockedWrites: [{ startedAt: wall(0.2), bytesBefore: 2_000, bytes: 600, ms: 150 }, { startedAt: wall(1.05), bytesBefore: 13_000, bytes: 800, ms: 1_900 }],
+      }),
       'consumer-3': subscriberEntry({ delivered: 12, lastAccepted: 12, transport: { sent: 0, lost: 0, retrans: 0, retransBytes: 0 } }),
     },
   };
+  // Publish-to-apply latencies, each p99 just below the largest of so few: healthy 11.82 ms, partitioned 1171.6 ms, lossy 140.74 ms.
+  const latency = (...ms: number[]) => ({ latencyMs: Float64Array.from(ms), appliedAt: Float64Array.from(ms.map((_, i) => wall(i / 2))) });
   const g = gathered(broker, [
-    ['consumer-1', { ...right, staleMs: 0, staleSpans: [] }],
-    ['consumer-2', { ...right, staleMs: 1_730, staleSpans: [[wall(1.25), wall(2.98)]] }],
-    ['consumer-3', { ...right, staleMs: 0, staleSpans: [] }],
+    ['consumer-1', { ...right, staleMs: 0, staleSpans: [], latency: latency(4, 5, 6, 12) }],
+    ['consumer-2', { ...right, staleMs: 1_730, staleSpans: [[wall(1.25), wall(2.98)]], latency: latency(5, 40, 900, 1_180) }],
+    ['consumer-3', { ...right, staleMs: 0, staleSpans: [], latency: latency(6, 30, 143) }],
   ]);
   g.mode = 'resync';
   g.origin = { runMs: RUN_MS, wallMs: WALL_MS };
@@ -67,6 +73,14 @@ describe('a network fault in the text report', () => {
     expect(mine).toContain('its relay: to it 300 datagrams forwarded, 1530 dropped; from it 120 forwarded, 400 dropped');
     expect(mine).toContain("the broker's QUIC to it: 90 packets sent, 31 declared lost, 29 retransmitted (30.0 KiB resent)");
     expect(mine).toContain('stale 1.7 s in 1 span (1.25-2.98 s): no frame from the broker for over 750 ms');
+  });
+
+  test('the broker\'s writes to it that blocked during its partition (not one before it), and its p99 beside the healthy ones\'', () => {
+    const mine = after('consumer-2');
+    expect(mine).toContain("the broker's writes to it blocked 1.9 s during its fault (1 write, the longest 1.9 s)");
+    expect(mine).toContain("its publish-to-apply p99 over the run 1171.6 ms (its catch-up included); the healthy consumers' at most 11.82 ms");
+    expect(after('consumer-3')).toContain("its publish-to-apply p99 over the run 140.74 ms (its catch-up included); the healthy consumers' at most 11.82 ms");
+    expect(after('consumer-3').join('\n')).not.toContain('blocked'); // nothing blocked for it
   });
 
   test('a lossy link that never went stale says so; no QUIC line where the broker counted nothing sent', () => {

@@ -13,7 +13,9 @@ import { ORCHESTRATOR } from './helpers/run-demo.js';
 
 test('sweep --rate: no drops, no damage; with drops, damage as the expectation predicts', async () => {
   const report = join(mkdtempSync(join(tmpdir(), 'state-divergence-sweep-')), 'sweep.html');
-  const result = await execa('node', [ORCHESTRATOR, 'sweep', '--rate', '200,800', '--duration', '1', '--json', '--log-level', 'warn', '--report', report], { reject: false, env: { NODE_OPTIONS: '' } });
+  // Half-second phases at twice the rates of one-second ones: the same changes (600 and 2400
+  // published, 400 and 1600 of them during the 1 s stall [0.5, 1.5)), the same drops, half the time.
+  const result = await execa('node', [ORCHESTRATOR, 'sweep', '--rate', '400,1600', '--duration', '0.5', '--json', '--log-level', 'warn', '--report', report], { reject: false, env: { NODE_OPTIONS: '' } });
   expect(result.exitCode).toBe(0);
   const page = readFileSync(report, 'utf8');
   expect(page).toContain('<svg ');
@@ -21,8 +23,8 @@ test('sweep --rate: no drops, no damage; with drops, damage as the expectation p
   const { sweep } = JSON.parse(result.stdout) as { sweep: { by: string; points: Array<{ rate: number; published: number; dropped: number; wrong: number; wrongFraction: number; expectedFraction: number }> } };
   expect(sweep.by).toBe('rate');
   const [slow, fast] = sweep.points;
-  expect(slow).toMatchObject({ rate: 200, dropped: 0, wrong: 0, expectedFraction: 0 }); // 400 changes during the stall fit the 512-event queue
-  expect(fast!.rate).toBe(800);
+  expect(slow).toMatchObject({ rate: 400, dropped: 0, wrong: 0, expectedFraction: 0 }); // 400 changes during the stall fit the 512-event queue
+  expect(fast!.rate).toBe(1600);
   expect(fast!.dropped).toBeGreaterThan(500);
   expect(Math.abs(fast!.wrongFraction - fast!.expectedFraction)).toBeLessThan(0.05);
 });

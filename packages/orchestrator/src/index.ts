@@ -2,7 +2,7 @@
 export { spawnRole } from './run/child/spawn-role.js';
 export type { ChildHandle, ChildRegistry } from './run/child/child-handle.js';
 export { startCluster, type Cluster, type ClusterSpec } from './run/cluster.js';
-export { brokerEndpoint, brokerInit, consumerInit, publisherInit, relayInit } from './run/child-inits.js';
+export { brokerEndpoint, brokerInit, consumerInit, publisherInit, relayInit, throughRelay } from './run/child-inits.js';
 export { runMode, type RunContext } from './run/run-mode.js';
 export { openRunData, type RunData } from './run/data-dir.js';
 export type { ModeResult } from './check/outcome.js';

@@ -19,7 +19,7 @@ export { churnPeak, networkPoint, restartPoint, type NetworkPoint, type RestartP
 export { experimentsDocument } from './check/experiments-document.js';
 export { DESIGN, designExperiments } from './cli/experiments-design.js';
 export { renderExperimentsHtml } from './report/experiments-html.js';
-export { liveDivergence, publisherBacklog } from './check/live-divergence.js';
+export { countersEvidence, liveDivergence, publisherBacklog } from './check/live-divergence.js';
 export { goneConsumer, missedKeys, missedRanges, noBrokerEntry } from './check/missed.js';
 export { absorbedInStalls, type StallBytes } from './check/transport.js';
 export { relayOutcome, stalenessOf } from './check/network.js';
@@ -27,5 +27,7 @@ export { buildPlan, checkPlan, faultedConsumers, longestStallMs, networkFaulted,
 export { interpretPlan, type StepHandlers } from './run/interpret-plan.js';
 export { Nemesis } from './run/nemesis.js';
 export { Timeline } from './run/timeline.js';
+export { watchCluster } from './run/watch.js';
+export { describeFault, faultWindow } from './model/faults.js';
 export { splitCommand } from './cli/split-command.js';
 export { ChildChannel } from './run/child/channel.js';

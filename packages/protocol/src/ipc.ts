@@ -146,7 +146,7 @@ export interface RelayInit {
   client: string;
   /** The broker's address. A restarted broker binds the same port, so the relay never changes it. */
   upstream: { host: string; port: number };
-  /** Largest datagram it must carry (the run's datagram size): its sockets' buffers are sized from it. */
+  /** The run's datagram size, for its log (`relay listening`). Its socket buffers are a fixed 4 MiB, 64 of the largest UDP datagrams: enough at any size. */
   datagramBytes: number;
   /** Seeds its drop and jitter draws, so a run's shaping repeats with its seed. */
   seed: number;

@@ -72,8 +72,10 @@ await runChild('publisher', async ({ init, logger, send, exit, ending }) => {
           blockedMs = result.blockedMs;
           await settle();
           done = true;
-          const achievedRate = result.published / ((stoppedAt - startedAt) / 1000);
-          logger.info({ ...result, achievedRate, lastVersion: authority.lastVersion, acknowledged: ledger.lastAcknowledged, discarded: ledger.discarded.length, reconnects: link.reconnects }, 'publishing stopped');
+          // `published` and the rate are of made changes, as `done` and the run's report say; `sent`, the pacer's count, includes the discarded ones.
+          const achievedRate = published / ((stoppedAt - startedAt) / 1000);
+          const { published: sent, ...paced } = result;
+          logger.info({ published, sent, ...paced, achievedRate, lastVersion: authority.lastVersion, acknowledged: ledger.lastAcknowledged, discarded: ledger.discarded.length, reconnects: link.reconnects }, 'publishing stopped');
           send({ type: 'done', published }); // made changes: discarded ones excluded (see onReconnected)
         })
         .catch((error: unknown) => {

@@ -33,6 +33,16 @@ export function unannouncedGiveUpMs(idleTimeoutMs: number): number {
   return Math.max(UNANNOUNCED_GIVE_UP_MS, idleTimeoutMs);
 }
 
+/**
+ * The longest cut-off (a partition of its link) a client comes back from: its connection dies one
+ * idle timeout in, then it retries for unannouncedGiveUpMs; the last attempt that can still succeed
+ * starts at least one attempt's bound (RECONNECT_ATTEMPT_MS) before that window closes. A longer
+ * cut ends its subscription for good, and a publisher's with the run (it exits 1).
+ */
+export function longestSurvivableCutMs(idleTimeoutMs: number): number {
+  return idleTimeoutMs + unannouncedGiveUpMs(idleTimeoutMs) - RECONNECT_ATTEMPT_MS;
+}
+
 export function* backoffDelays(): Generator<number, never> {
   for (let delay = BACKOFF_FIRST_MS; ; delay = Math.min(BACKOFF_MAX_MS, delay * 2)) yield delay;
 }

@@ -1,5 +1,6 @@
 import type { Mode } from '@state-divergence/protocol';
 import { expectedWrongUnrounded } from './expectation.js';
+import { worstP99 } from './latency.js';
 import type { ModeResult } from './run-types.js';
 
 /**
@@ -25,8 +26,8 @@ export interface RestartPoint { mode: Mode; consumers: number; wrong: number | n
  * `wrong`: keys wrong at the end over every consumer (null: a verdict is unknown); `p99Ms`: the
  * worst healthy consumer's publish-to-apply p99, `faultedP99Ms` the faulted one's, each over every
  * event it applied in the run (so the faulted one's includes its catch-up after the fault; null:
- * it applied none); `staleMs`: the time the faulted consumer knew itself cut off (null: its mode
- * does not track it).
+ * it applied none); `staleMs`: the faulted consumer's stale time by its own clock, no frame from the
+ * broker for over --stale-after ms (null: its mode does not track it).
  */
 export interface NetworkPoint { fault: 'partition' | 'loss'; size: number; mode: Mode; wrong: number | null; p99Ms: number | null; faultedP99Ms: number | null; staleMs: number | null }
 
@@ -107,11 +108,10 @@ export function networkPoint(result: ModeResult, settings: Pick<NetworkPoint, 'f
   const { name } = measured(result);
   const checks = result.check.consumers;
   const wrong = checks.some((c) => c.verdict === 'unknown') ? null : result.cost.wrongAtEnd;
-  const healthy = checks.filter((c) => !c.faulted).map((c) => result.latency[c.name]?.all?.p99 ?? null).filter((p): p is number => p !== null);
   return {
     ...settings,
     wrong,
-    p99Ms: healthy.length === 0 ? null : Math.max(...healthy),
+    p99Ms: worstP99(checks.filter((c) => !c.faulted).map((c) => result.latency[c.name]?.all?.p99)),
     faultedP99Ms: result.latency[name]?.all?.p99 ?? null,
     staleMs: result.stale[name]?.staleMs ?? null,
   };

@@ -32,3 +32,9 @@ export function summarizeLatency(samples: LatencySamples, window?: { from: numbe
     max: round(picked.at(-1)!),
   };
 }
+
+/** The worst of some consumers' p99s (the healthy ones', beside a faulted one's); null when none has one. */
+export function worstP99(p99s: Array<number | null | undefined>): number | null {
+  const known = p99s.filter((p): p is number => p !== null && p !== undefined);
+  return known.length === 0 ? null : Math.max(...known);
+}

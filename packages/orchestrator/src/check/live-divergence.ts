@@ -1,4 +1,4 @@
-import type { LastWrites } from '@state-divergence/protocol';
+import type { ConsumerCounters, LastWrites } from '@state-divergence/protocol';
 import { isMissed, missedRanges, type ConsumerEvidence } from './missed.js';
 
 export interface Divergence {
@@ -28,6 +28,21 @@ export function liveDivergence(lastWrites: LastWrites, consumer: { name: string;
     else if (offset > consumer.lastOffset) behind += 1;
   }
   return { diverged, behind };
+}
+
+/**
+ * A running consumer's side of missedRanges from its counters, every field the checker reads from
+ * its report at the end: with `endedEarly` too, so a subscription that ended for good (a partition
+ * that outlasted its retries) is diverged live, as its verdict calls it, not "behind".
+ */
+export function countersEvidence(counters: ConsumerCounters | undefined): { lastOffset: number } & ConsumerEvidence {
+  return {
+    lastOffset: counters?.lastOffset ?? 0,
+    coveredAfter: counters?.coveredAfter ?? 0,
+    skippedRanges: counters?.skippedRanges ?? [],
+    repairedRanges: counters?.repairedRanges,
+    endedEarly: counters?.endedEarly ?? null,
+  };
 }
 
 /** Keys whose newest change the publisher has made but the broker has not yet accepted (lossless backpressure). */

@@ -106,7 +106,8 @@ export type ProcessCost = { name: string; role: string } & ProcessResources;
 export type RelayOutcome = Omit<RelayReport, 'role'> & { microsPerDatagram: number | null };
 
 /**
- * The time a consumer knew itself cut off (no frame from the broker for `--stale-after`): `staleMs`
+ * A consumer's stale time by its own clock (no frame from the broker for over `--stale-after` ms; a
+ * frozen consumer's stall counts once it thaws): `staleMs`
  * null where it does not track it (its mode's broker is silent when idle, or a foreign consumer that
  * does not report it); `staleSpans` [from, to] in seconds since publishing started, oldest first.
  */
@@ -190,7 +191,7 @@ export interface ModeResult {
   contract: Record<string, string[]>;
   /** Each network-faulted client's relay, by the client's name (a consumer or `publisher`); {} in a run without network faults. */
   relays: Record<string, RelayOutcome>;
-  /** Per consumer with a report: the time it knew itself stale (see Staleness). */
+  /** Per consumer with a report: its stale time by its own clock (see Staleness). */
   stale: Record<string, Staleness>;
 }
 

@@ -43,7 +43,7 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
       string: true,
       describe: 'Cut a client off the broker: NAME@FROM-TO (or NAME: the seed\'s window), every datagram dropped both ways by a relay between them. NAME: a consumer or publisher; repeatable or comma-separated',
     },
-    loss: { type: 'array', string: true, describe: 'Drop datagrams between a client and the broker: NAME@FROM-TO:PCT[~CORR], PCT % (1-100) each way, each drop CORR % (0-99) correlated with the last (netem\'s loss 20% 75%)' },
+    loss: { type: 'array', string: true, describe: 'Drop datagrams between a client and the broker: NAME@FROM-TO:PCT[~CORR], PCT % (1-100) each way; with ~CORR (0-99) each datagram shares the previous one\'s fate with probability CORR %, else is dropped with probability PCT %, so the loss rate stays PCT and drops come in bursts (not netem\'s correlation formula, which drops far less than PCT)' },
     delay: { type: 'array', string: true, describe: 'Hold datagrams between a client and the broker: NAME@FROM-TO:MS[~JITTER], MS (1-10000) ± JITTER ms each way' },
     'stale-after': { type: 'number', describe: 'Resync, durable: a consumer that hears nothing from the broker this long (ms, 1-60000) counts itself stale [default: three heartbeats, 750]' },
     'idle-timeout': { type: 'number', describe: 'QUIC idle timeout, seconds: a partition longer than it kills the connection and the client reconnects; must outlast the longest stall [default: 2 x the longest stall + 10]' },

@@ -112,7 +112,7 @@ function networkRuns(run: (mode: Mode, raw: RawOptions) => Options, d: number): 
   }
   for (const size of losses) {
     for (const mode of modes) {
-      // --loss takes 1-100 %: the baseline is asked for at 1 % and run at 0, through the same relay.
+      // --loss takes 1-100 %: the baseline is asked for at 1 % and run at 0, through the same relay (described as 'through a relay, no loss', never as a flag).
       const options = run(mode, { rate, idleTimeout, loss: [`${window(lossSeconds)}:${Math.max(1, size)}`] });
       const faults = options.faults.map((f) => (f.kind === 'loss' ? { ...f, lossPct: size } : f));
       runs.push({ experiment: 'network', settings: { fault: 'loss', size, mode }, options: { ...options, faults } });

@@ -1,10 +1,10 @@
 import { FSYNC_POLICIES, LOG_LEVELS, MAX_PAYLOAD_BYTES, MODE_TABLE, MODES, OVERFLOW_POLICIES, type FsyncPolicy, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
 import type { Fault } from '../model/faults.js';
-import { checkBrokerCrashes, checkSchedule, parseFaults } from './parse-faults.js';
+import { checkBrokerCrashes, checkPublisherCuts, checkSchedule, parseFaults } from './parse-faults.js';
 import { parseConsumerCommands } from './parse-consumer-cmd.js';
 import { UsageError } from '../model/errors.js';
 import { buildPlan, longestStallMs } from '../run/plan.js';
-import { DEFAULT_STALE_AFTER_MS } from '../run/transport-settings.js';
+import { DEFAULT_STALE_AFTER_MS, defaultIdleTimeoutMs } from '../run/transport-settings.js';
 import { consumerName, DEFAULTS, EXPANSIONS, MAX_COALESCE_MS, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE, MODE_CHOICES, type ModeChoice, type Options, type RawOptions } from '../model/options.js';
 
 function checkNumber(flag: string, value: number, rule: { min: number; max: number; integer: boolean; what: string }): number {
@@ -54,17 +54,22 @@ function durableOptions(raw: RawOptions, modes: Mode[]): Pick<Options, 'fsync' |
 /**
  * --stale-after (refused where no mode's broker speaks when idle: there silence means nothing) and
  * --idle-timeout (refused unless it outlasts the longest stall: a frozen consumer's connection would
- * die, and the stall would measure something else).
+ * die, and the stall would measure something else); with the idle timeout known, a publisher cut
+ * off longer than it can come back from (checkPublisherCuts).
  */
 function transportOptions(raw: RawOptions, modes: Mode[], plan: Parameters<typeof buildPlan>[0]): Pick<Options, 'staleAfterMs' | 'idleTimeoutMs'> {
   const staleAfterMs = checkNumber('stale-after', raw.staleAfter ?? DEFAULT_STALE_AFTER_MS, integerIn(1, 60_000, 'a whole number of ms from 1 to 60000'));
   if (raw.staleAfter !== undefined && !modes.some((m) => MODE_TABLE[m].heartbeat)) {
     throw new UsageError(`--stale-after only matters where the broker speaks when idle (${MODES.filter((m) => MODE_TABLE[m].heartbeat).join(', ')}); add one of those with --mode`);
   }
-  if (raw.idleTimeout === undefined) return { staleAfterMs, idleTimeoutMs: null };
-  const idleTimeoutMs = Math.round(1000 * checkNumber('idle-timeout', raw.idleTimeout, { min: 1, max: 3600, integer: false, what: 'a number of seconds from 1 to 3600' }));
   const longest = longestStallMs(buildPlan(plan));
+  if (raw.idleTimeout === undefined) {
+    checkPublisherCuts(plan.faults, { idleTimeoutMs: defaultIdleTimeoutMs(longest), chosen: false });
+    return { staleAfterMs, idleTimeoutMs: null };
+  }
+  const idleTimeoutMs = Math.round(1000 * checkNumber('idle-timeout', raw.idleTimeout, { min: 1, max: 3600, integer: false, what: 'a number of seconds from 1 to 3600' }));
   if (idleTimeoutMs <= longest) throw new UsageError(`--idle-timeout ${raw.idleTimeout} must outlast the longest stall (${longest / 1000} s): a frozen consumer's connection would die of it`);
+  checkPublisherCuts(plan.faults, { idleTimeoutMs, chosen: true });
   return { staleAfterMs, idleTimeoutMs };
 }
 

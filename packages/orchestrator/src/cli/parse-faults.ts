@@ -1,5 +1,6 @@
 import { UsageError } from '../model/errors.js';
 import { MAX_LINK_DELAY_MS } from '@state-divergence/protocol';
+import { longestSurvivableCutMs } from '@state-divergence/runtime';
 import { BROKER, DEFAULT_SLOW_PERCENT, describeFault, isBrokerFault, isNetworkKind, PUBLISHER, publishingEnds, type Fault, type FaultKind } from '../model/faults.js';
 
 /** The latest a window may end: ten hours (the same bound as --publish-until; timers misbehave past ~24 days). */
@@ -13,7 +14,7 @@ const fmt = (seconds: number): string => String(Math.round(seconds * 1000) / 100
 /** What follows the window in each kind's flag, and whether it must be there. */
 const PARAMETER: Partial<Record<FaultKind, { usage: string; required: boolean; spread: boolean }>> = {
   slow: { usage: ', then :PCT for the share of each 100 ms it is stopped', required: false, spread: false },
-  loss: { usage: ', then :PCT (1-100) of datagrams dropped each way, optionally ~CORR (0-99) % correlated with the last drop', required: true, spread: true },
+  loss: { usage: ', then :PCT (1-100) of datagrams dropped each way, optionally ~CORR (0-99), the % chance each datagram shares the last one\'s fate', required: true, spread: true },
   delay: { usage: ', then :MS (1-10000) each datagram is held each way, optionally ~JITTER (0-MS)', required: true, spread: true },
 };
 
@@ -120,4 +121,32 @@ export function checkSchedule(faults: Fault[], consumers: string[]): void {
       throw new UsageError(`at ${fmt(start)} s every consumer is faulted (${[...faulted].join(', ')}); leave at least one of ${consumers.join(', ')} running to compare against`);
     }
   }
+}
+
+/**
+ * Does this fault cut its client off the broker for its whole window? A partition, 100 % loss, and a
+ * delay whose shortest hold reaches the idle timeout: nothing arrives for that long, so the
+ * connection dies, and no reconnection's handshake fits in an attempt (0.5 s) while the delay lasts.
+ */
+function cutsOff(f: Fault, idleTimeoutMs: number): boolean {
+  if (f.kind === 'partition') return true;
+  if (f.kind === 'loss') return f.lossPct === 100;
+  return f.kind === 'delay' && (f.delayMs ?? 0) - (f.jitterMs ?? 0) >= idleTimeoutMs;
+}
+
+/**
+ * A publisher cut off (cutsOff) longer than it can come back from: its connection dies one idle
+ * timeout in, it retries for max(3 s, the idle timeout), then gives up and exits 1, which ends the
+ * run. The limit is the runtime's own (longestSurvivableCutMs). A consumer may be cut off longer:
+ * its subscription ends for good, which the checker explains.
+ */
+export function checkPublisherCuts(faults: Fault[], idle: { idleTimeoutMs: number; chosen: boolean }): void {
+  const limitMs = longestSurvivableCutMs(idle.idleTimeoutMs);
+  const cut = faults.find((f) => f.consumer === PUBLISHER && cutsOff(f, idle.idleTimeoutMs) && (f.to - f.from) * 1000 > limitMs);
+  if (cut === undefined) return;
+  const idleText = `${fmt(idle.idleTimeoutMs / 1000)} s${idle.chosen ? '' : ', the default'}`;
+  throw new UsageError(
+    `${describeFault(cut)}: ${cut.kind === 'delay' ? 'a delay as long as the QUIC idle timeout cuts the link; ' : ''}the publisher comes back from a cut of at most ${fmt(limitMs / 1000)} s (QUIC idle timeout ${idleText}: its connection ` +
+      `dies one idle timeout in, then it retries for max(3 s, the idle timeout)); shorten the window or raise --idle-timeout`,
+  );
 }

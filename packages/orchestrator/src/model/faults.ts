@@ -14,7 +14,7 @@ export const PROCESS_FAULT_KINDS = ['stall', 'slow', 'crash'] as const;
 /**
  * Faults of the link between a client and the broker, staged by a fault relay (packages/relay):
  * - partition: every datagram dropped, both ways;
- * - loss: `lossPct` % dropped each way, each decision correlated `correlationPct` % with the last;
+ * - loss: `lossPct` % dropped each way, each datagram sharing the last one's fate with probability `correlationPct` %;
  * - delay: each datagram held `delayMs` ± `jitterMs`, each way.
  */
 export const NETWORK_FAULT_KINDS = ['partition', 'loss', 'delay'] as const;
@@ -35,7 +35,7 @@ export interface Fault {
   to: number;
   /** slow only: the share of each 100 ms the consumer is stopped. */
   percent?: number;
-  /** loss only: the share of datagrams dropped each way, and how much each drop decision follows the last (netem's correlation). */
+  /** loss only: the share of datagrams dropped each way, and the chance each datagram shares the previous one's fate (else dropped with lossPct: the rate stays lossPct; relay/link-shaper.ts). */
   lossPct?: number;
   correlationPct?: number;
   /** delay only: how long each datagram is held each way, ± jitter. */
@@ -46,6 +46,8 @@ export interface Fault {
 export const isBrokerFault = (f: Fault): boolean => f.consumer === BROKER;
 export const isNetworkKind = (kind: FaultKind): kind is NetworkFaultKind => (NETWORK_FAULT_KINDS as readonly string[]).includes(kind);
 export const isNetworkFault = (f: Fault): boolean => isNetworkKind(f.kind);
+/** The publisher's network faults among a run's (`config.faults`: the document's consumers carry only their own). */
+export const publisherFaults = (faults: Fault[]): Fault[] => faults.filter((f) => f.consumer === PUBLISHER && isNetworkFault(f));
 
 /**
  * When publishing ends, seconds since it started: `--publish-until`, or by default when the last
@@ -76,8 +78,17 @@ function flagParameter(f: Fault): string {
   return '';
 }
 
-/** A fault as the flag that asks for it: `--slow consumer-2@4-12:50`, `--loss consumer-2@0-4:20~75`. */
-export const describeFault = (f: Fault): string => `--${f.kind} ${f.consumer}@${seconds(f.from)}-${seconds(f.to)}${flagParameter(f)}`;
+/**
+ * A loss of 0 %: the network experiment's baseline, its link through a relay that drops nothing.
+ * No flag asks for it (--loss takes 1-100), so it is never written as one.
+ */
+const noLoss = (f: Fault): boolean => f.kind === 'loss' && (f.lossPct ?? 0) === 0;
+
+/** A fault as the flag that asks for it: `--slow consumer-2@4-12:50`, `--loss consumer-2@0-4:20~75` (the baseline: `consumer-3@0.5-2.5 through a relay, no loss`). */
+export function describeFault(f: Fault): string {
+  const target = `${f.consumer}@${seconds(f.from)}-${seconds(f.to)}`;
+  return noLoss(f) ? `${target} through a relay, no loss` : `--${f.kind} ${target}${flagParameter(f)}`;
+}
 
 const PAST: Record<FaultKind, string> = { stall: 'stalled', slow: 'slowed', crash: 'crashed and restarted', partition: 'partitioned', loss: 'lossy link', delay: 'delayed link' };
 
@@ -100,7 +111,7 @@ export function faultLabel(f: Fault, duration: number): string {
 }
 
 /** A fault with its window, always: "slowed 4-12 s (50 %)", "lossy link 0-4 s (20 % lost)". */
-export const faultWindow = (f: Fault): string => `${PAST[f.kind]} ${seconds(f.from)}-${seconds(f.to)} s${windowParameter(f)}`;
+export const faultWindow = (f: Fault): string => (noLoss(f) ? `through a relay ${seconds(f.from)}-${seconds(f.to)} s, no loss` : `${PAST[f.kind]} ${seconds(f.from)}-${seconds(f.to)} s${windowParameter(f)}`);
 
 /** Every fault of a run with its consumer and window, as the live view's footer and the report's legend say them. */
 export const faultWindows = (faults: Fault[]): string => faults.map((f) => `${f.consumer} ${faultWindow(f)}`).join(', ');

@@ -88,7 +88,7 @@ export function toJsonRun(r: ModeResult) {
       missedByDecile: r.damage.missedByDecile[c.name] ?? null,
       survivalByDecile: r.damage.survivalByDecile[c.name] ?? null,
       latency: r.latency[c.name] ?? null,
-      /** Time it knew itself cut off (no frame from the broker for --stale-after), ms; null: it does not track it (lossy, lossless, or a foreign consumer that does not say). */
+      /** Stale time by its own clock, ms: no frame from the broker for over --stale-after ms (a frozen consumer's stall counts once it thaws); null: it does not track it (lossy, lossless, or a foreign consumer that does not say). */
       staleMs: r.stale[c.name]?.staleMs ?? null,
       /** Those spans, `[from, to]` in seconds since publishing started, oldest first. */
       staleSpans: r.stale[c.name]?.staleSpans ?? [],

@@ -44,7 +44,7 @@ function charts(document: ExperimentsDocument): string[] {
       })]));
     out.push(barChart('network: keys wrong at the end, by fault and mode', faults, by((p) => p.wrong), 'keys'));
     out.push(barChart("network: the faulted consumer's publish-to-apply p99, by fault and mode", faults, by((p) => p.faultedP99Ms), 'ms'));
-    out.push(barChart('network: how long the faulted consumer knew itself cut off, by fault and mode (no bar: not tracked)', faults, by((p) => p.staleMs), 'ms'));
+    out.push(barChart('network: how long the faulted consumer heard no frame from the broker for over --stale-after ms, by its own clock, by fault and mode (no bar: not tracked)', faults, by((p) => p.staleMs), 'ms'));
   }
   return out;
 }

@@ -99,8 +99,8 @@ function network(e: NonNullable<ExperimentsDocument['experiments']['network']>, 
     `  6. network: one consumer's link to the broker faulted from the end of the first phase${idle === undefined ? '' : ` (QUIC idle timeout ${idle} s)`}: partitioned`,
     '     (both ways, seconds: shorter and longer than the idle timeout) or losing a share of datagrams each way (loss 0: through',
     '     the relay, nothing dropped). wrong: keys wrong at the end over every consumer; p99: publish-to-apply over the run, the',
-    "     worst healthy consumer's and the faulted one's (its catch-up included); stale: how long the faulted one knew itself",
-    "     cut off (- where its mode's broker is silent when idle)",
+    "     worst healthy consumer's and the faulted one's (its catch-up included); stale: how long the faulted one heard no",
+    "     frame from the broker for over --stale-after ms, by its own clock (- where its mode's broker is silent when idle)",
     ...table(['fault', 'mode', 'wrong', 'healthy p99 ms', 'faulted p99 ms', 'stale ms'], rows),
   ];
 }

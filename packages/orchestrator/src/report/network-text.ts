@@ -1,13 +1,15 @@
 import type { LinkCounters } from '@state-divergence/protocol';
-import { faultWindow, isNetworkFault, PUBLISHER, type Fault } from '../model/faults.js';
+import { faultWindow, isNetworkFault, PUBLISHER, publisherFaults } from '../model/faults.js';
 import type { JsonConfig, JsonRun } from './document.js';
-import { secondsText } from './time-axis.js';
+import { worstP99 } from '../check/latency.js';
+import { clocks, secondsText } from './time-axis.js';
 import { duration, kib } from './units.js';
 
 /**
  * A network fault in words (--partition, --loss, --delay): what the client's relay did to its
- * link, what QUIC did about it at the broker, and how long the consumer heard nothing (its stale time). The
- * text report's lines and the HTML's rows read the same, from the --json document alone.
+ * link, what QUIC did about it at the broker, how long the broker's writes to it blocked, what it
+ * cost the consumer's p99 beside the healthy ones', and how long it heard nothing (its stale time).
+ * The text report's lines and the HTML's rows read the same, from the --json document alone.
  */
 
 type Consumer = JsonRun['consumers'][number];
@@ -48,11 +50,35 @@ export function staleLine(consumer: Consumer, staleAfterMs: number): string | nu
   return `stale ${duration(staleMs)}${spans}: no frame from the broker for over ${staleAfterMs} ms`;
 }
 
-/** A consumer's link, when it had a network fault: its relay, and QUIC at the broker. */
+/**
+ * The broker's writes to it that stayed pending 100 ms or more (blockedWrites) while its link was
+ * faulted: "the broker's writes to it blocked 1.9 s during its fault (1 write, the longest 1.9 s)".
+ * A write counts whole if it overlaps a fault window (it stays pending until the link lets it through).
+ */
+function blockedLine(consumer: Consumer, run: JsonRun): string | null {
+  const windows = consumer.faults.filter(isNetworkFault);
+  const { ofWall } = clocks(run);
+  const blocked = (run.broker?.subscribers[consumer.name]?.blockedWrites ?? []).filter((w) => windows.some((f) => ofWall(w.startedAt) < f.to && ofWall(w.startedAt + w.ms) > f.from));
+  if (blocked.length === 0) return null;
+  const total = blocked.reduce((sum, w) => sum + w.ms, 0);
+  const longest = Math.max(...blocked.map((w) => w.ms));
+  const writes = `${blocked.length} write${blocked.length === 1 ? '' : 's'}`;
+  return `the broker's writes to it blocked ${duration(total)} during its fault${windows.length === 1 ? '' : 's'} (${writes}, the longest ${duration(longest)})`;
+}
+
+/** Its publish-to-apply p99 beside the worst healthy consumer's: what the fault cost it (its catch-up included). */
+function latencyLine(consumer: Consumer, run: JsonRun): string | null {
+  const own = consumer.latency?.all?.p99;
+  if (own === undefined) return null;
+  const healthy = worstP99(run.consumers.filter((c) => !c.faulted).map((c) => c.latency?.all?.p99));
+  return `its publish-to-apply p99 over the run ${own} ms (its catch-up included)${healthy === null ? '' : `; the healthy consumers' at most ${healthy} ms`}`;
+}
+
+/** A consumer's link, when it had a network fault: its relay, QUIC at the broker, the broker's blocked writes to it, its p99 beside the healthy ones'. */
 export function linkLines(consumer: Consumer, run: JsonRun): string[] {
   if (!consumer.faults.some(isNetworkFault)) return [];
-  const transport = transportLine(run, consumer.name);
-  return [relayLine(run, consumer.name), ...(transport === null ? [] : [transport])];
+  const lines = [relayLine(run, consumer.name), transportLine(run, consumer.name), blockedLine(consumer, run), latencyLine(consumer, run)];
+  return lines.filter((line): line is string => line !== null);
 }
 
 /** The text report's lines for a consumer: its link, and its stale time (when it tracks it). */
@@ -61,16 +87,13 @@ export function consumerNetworkLines(consumer: Consumer, run: JsonRun, config: J
   return [...linkLines(consumer, run), ...(stale === null ? [] : [stale])];
 }
 
-/** The publisher's network faults, from the run's flags (the document's consumers carry only theirs). */
-export const publisherNetworkFaults = (config: JsonConfig): Fault[] => config.faults.filter((f) => f.consumer === PUBLISHER && isNetworkFault(f));
-
 /**
  * A publisher whose link was faulted: the fault, the time it waited on the broker, and its relay.
  * Its reconnects and time without a broker are the publisher's line of restart-text.ts (one line
  * for them, whatever cut it off); here only whether its connection lived through the fault.
  */
 export function publisherNetworkLines(run: JsonRun, config: JsonConfig): string[] {
-  const faults = publisherNetworkFaults(config);
+  const faults = publisherFaults(config.faults);
   if (faults.length === 0) return [];
   const p = run.publisher;
   const lived = p.reconnects === 0 ? '; its connection lived through it' : '';

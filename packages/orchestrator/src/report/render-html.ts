@@ -93,7 +93,7 @@ function faultLegend(axis: TimeAxis): string {
 }
 
 function modeSection(run: JsonRun, config: JsonConfig): string {
-  const axis = timeAxis(run, config.duration);
+  const axis = timeAxis(run, config);
   const deciles = Object.fromEntries(run.consumers.filter((c) => c.wrongCount > 0).map((c) => [c.name, c.wrongByDecile ?? []]));
   const charts = [
     divergenceChart(run, axis),

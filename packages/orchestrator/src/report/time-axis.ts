@@ -1,6 +1,6 @@
-import { faultWindow, PUBLISHER, type Fault, type FaultKind } from '../model/faults.js';
+import { faultWindow, publisherFaults, type Fault, type FaultKind } from '../model/faults.js';
 import type { PhaseName } from '../model/events.js';
-import type { JsonRun } from './document.js';
+import type { JsonConfig, JsonRun } from './document.js';
 
 /**
  * One mode's time axis, shared by its time charts and its timeline: seconds
@@ -34,15 +34,12 @@ export function brokerFaults(run: JsonRun): Fault[] {
   return run.brokerOutages.map((o) => ({ kind: 'crash', consumer: 'broker', from: o.from, to: o.to }));
 }
 
-/** The publisher's network faults (`--partition publisher@…`), as its relay was shaped: the document's consumers carry only theirs. */
-export function publisherFaults(run: JsonRun): Fault[] {
-  return run.events.flatMap((e) => (e.type === 'net-fault' && e.consumer === PUBLISHER ? [e.fault] : []));
-}
-
-export function timeAxis(run: JsonRun, phaseSeconds: number): TimeAxis {
+/** The axis of one mode's run: the consumers' faults, the broker's outages and the publisher's link faults (`--partition publisher@…`), as the flags asked for them. */
+export function timeAxis(run: JsonRun, config: Pick<JsonConfig, 'duration' | 'faults'>): TimeAxis {
+  const phaseSeconds = config.duration;
   const { ofEvent } = clocks(run);
   const phases = run.events.flatMap((e) => (e.type === 'phase' ? [{ t: Math.max(0, ofEvent(e.at)), phase: e.phase }] : []));
-  const faults = [...run.consumers.flatMap((c) => c.faults), ...brokerFaults(run), ...publisherFaults(run)].map((f) => ({ ...f, label: `${f.consumer} ${faultWindow(f)}` })).sort((a, b) => a.from - b.from);
+  const faults = [...run.consumers.flatMap((c) => c.faults), ...brokerFaults(run), ...publisherFaults(config.faults)].map((f) => ({ ...f, label: `${f.consumer} ${faultWindow(f)}` })).sort((a, b) => a.from - b.from);
   const quiesced = phases.find((p) => p.phase === 'quiesced');
   const end = quiesced === undefined
     ? Math.max(run.wrongOverTime.t.at(-1) ?? 0, ...faults.map((f) => f.to), ...phases.map((p) => p.t))

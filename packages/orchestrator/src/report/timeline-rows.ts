@@ -3,7 +3,7 @@ import type { RunEvent } from '../model/events.js';
 import { faultWindow, PUBLISHER, type Fault, type FaultKind } from '../model/faults.js';
 import type { JsonRun } from './document.js';
 import { resumeWords } from './restart-text.js';
-import { brokerFaults, clocks, FAULT_COLOURS, publisherFaults, type TimeAxis } from './time-axis.js';
+import { brokerFaults, clocks, FAULT_COLOURS, type TimeAxis } from './time-axis.js';
 
 /**
  * The timeline's data: one row per process, each mark and span in seconds since
@@ -184,17 +184,18 @@ function brokerRow(run: JsonRun): TimelineRow {
   return { name: 'broker', marks, spans: [...outages, ...blocked] };
 }
 
-function publisherRow(run: JsonRun): TimelineRow {
+/** The publisher's row: its start, reconnects and `done`, and its link's faults (the axis's, so the row and the shading agree). */
+function publisherRow(run: JsonRun, axis: TimeAxis): TimelineRow {
   const { ofEvent } = clocks(run);
   const done = run.events.flatMap((e) => (e.type === 'publisher-done' ? [{ t: ofEvent(e.at), what: `done: ${e.published} changes published`, colour: TONES.connection.colour }] : []));
   const link = eventMarks(run, PUBLISHER);
-  return { name: 'publisher', marks: [{ t: 0, what: 'publishing started', colour: TONES.connection.colour }, ...link, ...done], spans: publisherFaults(run).map(faultSpan) };
+  return { name: 'publisher', marks: [{ t: 0, what: 'publishing started', colour: TONES.connection.colour }, ...link, ...done], spans: axis.faults.filter((f) => f.consumer === PUBLISHER).map(faultSpan) };
 }
 
 /** Publisher, broker, then each consumer in report order; marks in time order, only what lies on the axis. */
 export function timelineRows(run: JsonRun, axis: TimeAxis): TimelineRow[] {
   const onAxis = (t: number) => t >= 0 && t <= axis.end;
-  const rows = [publisherRow(run), brokerRow(run), ...run.consumers.map((c) => consumerRow(run, c, axis))];
+  const rows = [publisherRow(run, axis), brokerRow(run), ...run.consumers.map((c) => consumerRow(run, c, axis))];
   return rows.map((row) => ({
     name: row.name,
     marks: row.marks.filter((m) => onAxis(m.t)).sort((a, b) => a.t - b.t),

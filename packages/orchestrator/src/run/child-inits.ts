@@ -58,8 +58,9 @@ export function publisherInit(
 
 /**
  * The fault relay in front of `broker` for one client (`relay-<client>`): it forwards to the
- * broker's own address (a restarted broker binds the same port) and sizes its buffers for the
- * run's datagrams; `seed` (the run's) makes its drops and jitter repeat.
+ * broker's own address (a restarted broker binds the same port) and logs the run's datagram size
+ * (its socket buffers are a fixed 4 MiB, enough at any size); `seed` (the run's) makes its drops
+ * and jitter repeat.
  */
 export function relayInit(client: string, broker: BrokerEndpoint, seed: number, log: LogSettings): RelayInit {
   return { role: 'relay', name: `relay-${client}`, client, upstream: { host: broker.host, port: broker.port }, datagramBytes: broker.datagramBytes, seed, log };

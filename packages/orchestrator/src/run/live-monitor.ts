@@ -1,5 +1,5 @@
 import { modeSpec, type CountersOf, type LastWrites, type Mode } from '@state-divergence/protocol';
-import { liveDivergence, publisherBacklog, type Divergence } from '../check/live-divergence.js';
+import { countersEvidence, liveDivergence, publisherBacklog, type Divergence } from '../check/live-divergence.js';
 import { goneConsumer } from '../check/missed.js';
 import { isNetworkKind, PUBLISHER, type Fault, type FaultKind } from '../model/faults.js';
 import type { PhaseName } from '../model/events.js';
@@ -137,13 +137,7 @@ export class LiveMonitor {
   private split(lastWrites: LastWrites, c: ChildHandle<'consumer'>, fault: FaultKind | null, counters: CountersOf<'consumer'> | undefined): Divergence {
     const gone = fault === 'crash' || !c.alive;
     if (gone) return liveDivergence(lastWrites, { name: c.name, ...goneConsumer(modeSpec(this.parts.mode).subscribeWith, lastWrites.head) });
-    return liveDivergence(lastWrites, {
-      name: c.name,
-      lastOffset: counters?.lastOffset ?? 0,
-      coveredAfter: counters?.coveredAfter ?? 0,
-      skippedRanges: counters?.skippedRanges ?? [],
-      repairedRanges: counters?.repairedRanges,
-    });
+    return liveDivergence(lastWrites, { name: c.name, ...countersEvidence(counters) });
   }
 
   /** Over the run, one sample per tick: seconds since publishing started, and per consumer wrong now, diverged and behind. */

@@ -42,8 +42,14 @@ export function watchCluster(
   const crashed = new Promise<never>((_, reject) => (fail = reject));
   crashed.catch(() => {}); // observed by every guard; unhandled only if nobody waits
   const watchEssential = (child: ChildHandle, role = '') => {
+    // A child that fails says why (`fatal`) before it exits: the run's one line carries it.
+    let fatal: string | undefined;
+    child.on((m) => {
+      if (m.type === 'fatal') fatal = m.message;
+    });
     void child.exited.then((how) => {
-      if (running && !planned.has(child)) fail(new RunError('E_CHILD_EXIT', `${child.name} (pid ${child.pid})${role} ${how} in the middle of the run; see its log`));
+      const why = fatal === undefined ? '; see its log' : `: ${fatal}`;
+      if (running && !planned.has(child)) fail(new RunError('E_CHILD_EXIT', `${child.name} (pid ${child.pid})${role} ${how} in the middle of the run${why}`));
     });
   };
   [cluster.broker, cluster.publisher].forEach((child) => watchEssential(child));
