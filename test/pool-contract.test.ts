@@ -21,9 +21,11 @@ test('a pool init is checked field by field, each member as a consumer init, and
 });
 
 test('its own counters and report are checked; a member may be named on progress and ended, as a string', () => {
-  expect(childMessageProblem({ type: 'progress', counters: { role: 'pool', members: 2, ended: 0 } })).toBeUndefined();
-  expect(childMessageProblem({ type: 'reply', id: 1, kind: 'gather', value: { report: { role: 'pool', members: 2, ended: 1, names: ['consumer-1', 'consumer-2'] }, resources: { cpuMs: 1, maxRssKb: 1 } } })).toBeUndefined();
+  const own = { role: 'pool', members: 2, ended: 0, applied: 800, cpuMicros: 1_200_000 };
+  expect(childMessageProblem({ type: 'progress', counters: own })).toBeUndefined();
+  expect(childMessageProblem({ type: 'reply', id: 1, kind: 'gather', value: { report: { ...own, names: ['consumer-1', 'consumer-2'] }, resources: { cpuMs: 1, maxRssKb: 1 } } })).toBeUndefined();
   expect(childMessageProblem({ type: 'reply', id: 1, kind: 'status', value: { role: 'pool', members: 2 } })).toBe('reply.value.ended is missing');
+  expect(childMessageProblem({ type: 'reply', id: 1, kind: 'status', value: { ...own, cpuMicros: undefined } })).toBe('reply.value.cpuMicros is missing');
   const counters = { role: 'consumer', applied: 1, lastOffset: 1, endedEarly: null, syncing: false, reconnects: 0, skippedRanges: [], coveredAfter: 0 };
   expect(childMessageProblem({ type: 'progress', counters, member: 'consumer-2' })).toBeUndefined();
   expect(childMessageProblem({ type: 'progress', counters, member: 2 })).toBe('progress.member is not a string');

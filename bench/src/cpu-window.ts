@@ -24,7 +24,8 @@ interface Sample {
  * phase's warm-up behind) to the end of the stall (when publishing stops, by the seed's rule). At
  * each end every process says its counters (its cpuMicros and its events, in one reply, so the IPC
  * round trip does not skew the ratio). Consumers faulted by the plan are left out (a frozen one
- * cannot answer, and its catch-up is not steady); consumers sharing a process are counted once.
+ * cannot answer, and its catch-up is not steady); a pool answers for its members (all healthy), with
+ * its process's CPU and their events.
  */
 export class CpuWindow {
   readonly registry: ChildRegistry = new Set();
@@ -53,13 +54,15 @@ export class CpuWindow {
   }
 
   private async sample(): Promise<Map<string, Sample>> {
-    const wanted = [...this.registry].filter((child) => child.alive && (child.role === 'broker' || child.role === 'publisher' || (child.role === 'consumer' && !this.faulted.has(child.name))));
+    // A pool hosts healthy consumers only (a faulted one always runs alone): it answers for all of them.
+    const consumerSide = (child: ChildHandle) => (child.role === 'consumer' && !this.faulted.has(child.name)) || child.role === 'pool';
+    const wanted = [...this.registry].filter((child) => child.alive && (child.role === 'broker' || child.role === 'publisher' || consumerSide(child)));
     const samples = new Map<string, Sample>();
     await Promise.all(
       wanted.map(async (child: ChildHandle) => {
         const counters = await child.status(REPLY_MS).catch(() => undefined);
         const sample = counters && sampleOf(counters, child.pid);
-        if (sample) samples.set(child.role === 'consumer' ? `consumer:${child.name}` : child.role, sample);
+        if (sample) samples.set(consumerSide(child) ? `consumer:${child.name}` : child.role, sample);
       }),
     );
     return samples;
@@ -74,6 +77,8 @@ function sampleOf(counters: Counters, pid: number): Sample | undefined {
       return { cpuMicros: counters.cpuMicros, events: counters.published, pid };
     case 'consumer':
       return counters.cpuMicros === undefined ? undefined : { cpuMicros: counters.cpuMicros, events: counters.applied, pid };
+    case 'pool':
+      return { cpuMicros: counters.cpuMicros, events: counters.applied, pid };
     default:
       return undefined;
   }

@@ -1,5 +1,5 @@
 import type { ChildMessage, ConsumerInit, PoolCounters, PoolInit, PoolReport } from '@state-divergence/protocol';
-import { createLogger, errorMessage, logDestination, type ChildContext, type Hosted, type RoleHandlers } from '@state-divergence/runtime';
+import { cpuMicros, createLogger, errorMessage, logDestination, type ChildContext, type Hosted, type RoleHandlers } from '@state-divergence/runtime';
 import { startConsumer } from './consumer-role.js';
 
 /**
@@ -58,7 +58,14 @@ export async function startPool({ init, logger, send, ending }: Omit<ChildContex
     throw new Error(`${init.members[failed]!.name} could not start: ${errorMessage((settled[failed] as PromiseRejectedResult).reason)}`);
   }
   logger.info({ members: [...members.keys()] }, 'hosting');
-  const counters = (): PoolCounters => ({ role: 'pool', members: members.size, ended: ended.size });
+  const counters = (): PoolCounters => {
+    let applied = 0;
+    for (const member of members.values()) {
+      const own = member.handlers.counters();
+      if (own.role === 'consumer') applied += own.applied;
+    }
+    return { role: 'pool', members: members.size, ended: ended.size, applied, cpuMicros: cpuMicros() };
+  };
   return {
     members,
     counters,

@@ -89,7 +89,11 @@ export interface ConsumerCounters {
   /** Stale right now, and stale time so far, closed spans plus the open one (see ConsumerReport.staleMs); absent: it does not track staleness. */
   stale?: boolean;
   staleMs?: number;
-  /** CPU this process has used since it started, µs (as BrokerCounters.cpuMicros); absent from a consumer someone else wrote (docs/CONSUMER.md does not ask for it). */
+  /**
+   * CPU this process has used since it started, µs (as BrokerCounters.cpuMicros); absent from a consumer
+   * someone else wrote (docs/CONSUMER.md does not ask for it). A pooled consumer's is its pool's, shared
+   * by every member: a figure per consumer divides its pool's (PoolCounters) by their events.
+   */
   cpuMicros?: number;
 }
 
@@ -394,6 +398,10 @@ export interface PoolCounters {
   members: number;
   /** Of them, those whose subscription has ended early. */
   ended: number;
+  /** Events its members applied, summed: with cpuMicros, in one reply, the pool's CPU per event. */
+  applied: number;
+  /** CPU this process has used since it started, µs (as BrokerCounters.cpuMicros): every member's share and the process's own. */
+  cpuMicros: number;
 }
 
 export interface PoolReport extends PoolCounters {

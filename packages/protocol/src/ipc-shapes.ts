@@ -158,8 +158,8 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
   },
   pool: {
     init: fields<PoolInit>({ role: oneOf(['pool']), name: text, members: nonEmptyListOf(consumerInit), log }),
-    counters: fields<PoolCounters>({ role: oneOf(['pool']), members: count, ended: count }),
-    report: fields<PoolReport>({ role: oneOf(['pool']), members: count, ended: count, names: listOf(text) }),
+    counters: fields<PoolCounters>({ role: oneOf(['pool']), members: count, ended: count, applied: count, cpuMicros: number }),
+    report: fields<PoolReport>({ role: oneOf(['pool']), members: count, ended: count, applied: count, cpuMicros: number, names: listOf(text) }),
   },
 };
 const ROLES: readonly unknown[] = Object.keys(ROLE_SHAPES);
