@@ -4,6 +4,7 @@ import { faultLabel, type FaultKind } from '../model/faults.js';
 import type { JsonConfig, JsonRun } from './document.js';
 import { absorptionSentence } from './absorption.js';
 import { costTableText } from './cost-table.js';
+import { crowded, foldConsumers, healthyLines, someNames, summariseHealthy, type Fold } from './crowd.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
 import { consumerNetworkLines, publisherNetworkLines } from './network-text.js';
 import { brokerLines, resumeLines } from './restart-text.js';
@@ -110,8 +111,31 @@ function absorptionLines(name: string, result: JsonRun): string[] {
   return transport.absorbed.filter((a) => a.consumer === name).map((a) => `${INDENT}${absorptionSentence(a, transport.datagramBytes)}`);
 }
 
+/** A crowded run's pairs of faulted consumers compared: this many, then how many more. */
+const OVERLAPS_SHOWN = 6;
+/** A crowded run's lists of names (the wrong, the undrained): this many, then how many more. */
+const NAMES_SHOWN = 8;
+
+/** The healthy consumers of a crowded run as one entry (crowd.ts): its first line where a consumer's would be. */
+function healthyEntry(fold: Fold): string[] {
+  return healthyLines(summariseHealthy(fold)).map((line, i) => `${i === 0 ? '    ' : INDENT}${line}`);
+}
+
+function overlapLines(result: JsonRun): string[] {
+  const pairs = result.faultedOverlap;
+  const shown = crowded(result.consumers.length) ? pairs.slice(0, OVERLAPS_SHOWN) : pairs;
+  const lines = shown.map(
+    (o) =>
+      `    ${o.a} and ${o.b}: ${o.both} keys wrong for both, ${o.onlyA} only for ${o.a}, ${o.onlyB} only for ${o.b}` +
+      (o.jaccard === null ? '' : ` (Jaccard ${o.jaccard}${o.onlyA + o.onlyB > 0 ? ': they disagree with each other too' : ''})`),
+  );
+  return shown.length < pairs.length ? [...lines, `    ... and ${pairs.length - shown.length} more pairs of faulted consumers (--json: faultedOverlap)`] : lines;
+}
+
 export function renderMode(result: JsonRun, options: JsonConfig): string {
   const p = result.publisher;
+  const many = crowded(result.consumers.length);
+  const fold = foldConsumers(result, options);
   const lines = [
     `  ${MODE_LABELS[result.mode]}`,
     `    ${result.published} changes published  (target ${rate(options.rate)}, achieved ${rate(p.achievedRate)}, ${rate(p.rateInStall)} during the stall)`,
@@ -119,13 +143,10 @@ export function renderMode(result: JsonRun, options: JsonConfig): string {
     ...brokerLines(result),
     ...publisherNetworkLines(result, options).map((line) => `    ${line}`),
     '',
-    ...result.consumers.flatMap((c) => consumerLines(c, result, options)),
+    ...(many ? healthyEntry(fold) : []),
+    ...fold.shown.flatMap((c) => consumerLines(c, result, options)),
     '',
-    ...result.faultedOverlap.map(
-      (o) =>
-        `    ${o.a} and ${o.b}: ${o.both} keys wrong for both, ${o.onlyA} only for ${o.a}, ${o.onlyB} only for ${o.b}` +
-        (o.jaccard === null ? '' : ` (Jaccard ${o.jaccard}${o.onlyA + o.onlyB > 0 ? ': they disagree with each other too' : ''})`),
-    ),
+    ...overlapLines(result),
     `    checker: ${result.valid}; unexplained: ${result.checkerError === null ? result.unexplained : `unknown (${result.checkerError})`}`,
   ];
   if (result.noPrediction !== null) lines.push(`    expected wrong keys: ${result.noPrediction}`);
@@ -138,7 +159,8 @@ export function renderMode(result: JsonRun, options: JsonConfig): string {
     );
   }
   if (!result.drain.complete) {
-    lines.push(`    drain INCOMPLETE after ${result.drain.ms} ms: ${Object.entries(result.drain.behind).map(([n, why]) => `${n} ${why}`).join('; ')}`);
+    const behind = Object.entries(result.drain.behind).map(([n, why]) => `${n} ${why}`);
+    lines.push(`    drain INCOMPLETE after ${result.drain.ms} ms: ${someNames(behind, many ? NAMES_SHOWN : Infinity, '; ')}`);
   }
   return lines.join('\n') + '\n';
 }
@@ -149,7 +171,10 @@ function summarise(result: JsonRun, options: JsonConfig): string {
   const throttle = `publisher ${rate(result.publisher.rateInStall)} of ${rate(options.rate)} during the stall${restarts > 0 ? `; ${restarts} broker restart(s)` : ''}`;
   if (result.valid === 'unknown') return `${MODE_SHORT[result.mode]}: outcome UNKNOWN (${result.checkerError ?? 'a consumer could not be checked'}); ${throttle}`;
   if (wrong.length === 0) return `${MODE_SHORT[result.mode]}: every consumer correct; ${throttle}`;
-  const worst = wrong.map((c) => `${c.name} ${c.wrongCount} keys`).join(', ');
+  // A crowded run names its worst few, the most wrong first.
+  const many = crowded(result.consumers.length);
+  const named = many ? [...wrong].sort((a, b) => b.wrongCount - a.wrongCount) : wrong;
+  const worst = someNames(named.map((c) => `${c.name} ${c.wrongCount} keys`), many ? NAMES_SHOWN : Infinity);
   return `${MODE_SHORT[result.mode]}: ${wrong.length} of ${result.consumers.length} consumers permanently wrong (${worst}), none told; ${throttle}`;
 }
 

@@ -4,6 +4,7 @@ import { faultWindow, PUBLISHER, type Fault, type FaultKind } from '../model/fau
 import type { JsonRun } from './document.js';
 import { resumeWords } from './restart-text.js';
 import { brokerFaults, clocks, FAULT_COLOURS, type TimeAxis } from './time-axis.js';
+import { mergeRows } from './timeline-fold.js';
 
 /**
  * The timeline's data: one row per process, each mark and span in seconds since
@@ -192,13 +193,20 @@ function publisherRow(run: JsonRun, axis: TimeAxis): TimelineRow {
   return { name: 'publisher', marks: [{ t: 0, what: 'publishing started', colour: TONES.connection.colour }, ...link, ...done], spans: axis.faults.filter((f) => f.consumer === PUBLISHER).map(faultSpan) };
 }
 
-/** Publisher, broker, then each consumer in report order; marks in time order, only what lies on the axis. */
-export function timelineRows(run: JsonRun, axis: TimeAxis): TimelineRow[] {
+/**
+ * Publisher, broker, then each consumer in report order; marks in time order, only what lies on
+ * the axis. The `folded` consumers (a crowded run's healthy ones, crowd.ts) share one row, first
+ * among the consumers' (timeline-fold.ts).
+ */
+export function timelineRows(run: JsonRun, axis: TimeAxis, folded: string[] = []): TimelineRow[] {
   const onAxis = (t: number) => t >= 0 && t <= axis.end;
-  const rows = [publisherRow(run, axis), brokerRow(run), ...run.consumers.map((c) => consumerRow(run, c, axis))];
-  return rows.map((row) => ({
+  const clip = (row: TimelineRow): TimelineRow => ({
     name: row.name,
     marks: row.marks.filter((m) => onAxis(m.t)).sort((a, b) => a.t - b.t),
     spans: row.spans.filter((s) => s.to >= 0 && s.from <= axis.end).map((s) => ({ ...s, from: Math.max(0, s.from), to: Math.min(axis.end, s.to) })),
-  }));
+  });
+  const fold = new Set(folded);
+  const rowsOf = (consumers: JsonRun['consumers']) => consumers.map((c) => clip(consumerRow(run, c, axis)));
+  const healthy = fold.size === 0 ? [] : [mergeRows(`${fold.size} healthy`, rowsOf(run.consumers.filter((c) => fold.has(c.name))), axis)];
+  return [...[publisherRow(run, axis), brokerRow(run)].map(clip), ...healthy, ...rowsOf(run.consumers.filter((c) => !fold.has(c.name)))];
 }

@@ -1,0 +1,121 @@
+/**
+ * The text and HTML reports at hundreds of consumers (issue 21), on helpers/crowd-run.ts's
+ * hand-built 256-consumer run: the healthy ones summed up (how many, how many correct, their
+ * latency), every faulted, foreign, late or wrong one in full, the length bounded by those and
+ * not by the healthy count; a run of CROWD (12) or fewer listed one by one as before; --json
+ * keeping all of them.
+ */
+import { CROWD, renderClosing, renderHtml, renderMode } from '@state-divergence/orchestrator/internal';
+import { crowdDocument, LISTED, name } from './helpers/crowd-run.js';
+
+const doc = crowdDocument();
+const [run] = doc.runs;
+const text = renderMode(run!, doc.config);
+const lines = text.split('\n');
+/** The consumers with an entry of their own: a line that starts with a name in the consumer column. */
+const entries = (report: string) => report.split('\n').flatMap((l) => /^ {4}(consumer-\d+)\s+applied /.exec(l)?.[1] ?? []);
+
+describe('the text report of 256 consumers', () => {
+  test('every faulted, foreign, late and wrong consumer has its entry in full, in run order, and no other does', () => {
+    expect(entries(text)).toEqual(LISTED);
+    expect(text).toMatch(/consumer-7 {4}applied {8}6 {3}1 of 6 keys PERMANENTLY WRONG {2}<- stalled\n {18}wrong: /);
+    expect(text).toContain(`${' '.repeat(18)}foreign consumer: python3 examples/naive.py`);
+    expect(text).toMatch(/consumer-255 {2}applied {8}6 {3}state CORRECT {2}<- joined late/);
+    expect(text).toMatch(/consumer-250 {2}applied {8}6 {3}1 of 6 keys PERMANENTLY WRONG\n {18}wrong: /);
+  });
+
+  test('the healthy ones summed up: how many, how many correct, applied, digests, latency over all of them, their recovery and staleness', () => {
+    const start = lines.findIndex((l) => l.includes('healthy consumers ('));
+    expect(lines.slice(start, start + 5).map((l) => l.trim())).toEqual([
+      '250 healthy consumers (no fault): 249 CORRECT; 3 of them listed one by one below',
+      "the 247 not listed: applied 6-8; digest matches the broker's for 246, 1 could not be checked (the broker did not answer)",
+      "publish-to-apply over the run, each one's (250): p50 median 3.5 ms; p99 median 10 ms, worst 42 ms (consumer-99); max 42 ms (consumer-99)",
+      'lag signals to 1 of them (2 in all), 1 resumes asked, 1 deltas re-sent: each ended correct',
+      '1 of them went stale at some point, the longest 0.8 s',
+    ]);
+    // Its place: where the first consumer's entry would be, before the ones listed.
+    expect(start).toBeLessThan(lines.findIndex((l) => l.startsWith('    consumer-7 ')));
+  });
+
+  test('its length is set by the consumers listed, not by the healthy ones: 512 consumers read as long as 256', () => {
+    const twice = crowdDocument(512);
+    const longer = renderMode(twice.runs[0]!, twice.config);
+    expect(entries(longer)).toEqual(LISTED);
+    expect(longer.split('\n')).toHaveLength(lines.length);
+    expect(lines.length).toBeLessThan(60);
+    expect(longer).toContain('506 healthy consumers (no fault): 505 CORRECT; 3 of them listed one by one below');
+  });
+
+  test('the pairs of faulted consumers compared: six, then how many more', () => {
+    const pairs = lines.filter((l) => / and consumer-\d+: \d+ keys wrong for both/.test(l));
+    expect(pairs).toHaveLength(6);
+    expect(text).toContain('    ... and 9 more pairs of faulted consumers (--json: faultedOverlap)');
+  });
+
+  test('the closing line names the wrong ones, most wrong first', () => {
+    expect(renderClosing(doc.runs, doc.config)).toContain('at-most-once: 2 of 256 consumers permanently wrong (consumer-7 1 keys, consumer-250 1 keys), none told');
+  });
+});
+
+describe('the threshold', () => {
+  test(`${CROWD} consumers are listed one by one with no summary; ${CROWD + 1} fold the healthy ones`, () => {
+    const at = crowdDocument(CROWD);
+    const listed = renderMode(at.runs[0]!, at.config);
+    expect(entries(listed)).toEqual(Array.from({ length: CROWD }, (_, i) => name(i + 1)));
+    expect(listed).not.toContain('healthy consumers (');
+    const past = crowdDocument(CROWD + 1);
+    const folded = renderMode(past.runs[0]!, past.config);
+    expect(entries(folded)).toEqual([name(7)]);
+    expect(folded).toContain(`${CROWD} healthy consumers (no fault): ${CROWD} CORRECT\n`);
+  });
+
+  test(`the HTML of ${CROWD} consumers has a row each and no summary`, () => {
+    const page = renderHtml(crowdDocument(CROWD));
+    expect(page.match(/<tr><td>consumer-\d+/g)).toHaveLength(CROWD);
+    expect(page).not.toContain('class="healthy"');
+    expect(page).not.toContain('<details>');
+  });
+});
+
+describe('the HTML report of 256 consumers', () => {
+  const page = renderHtml(doc);
+  const [main, folded] = page.split('<details>');
+  const rows = (html: string) => [...html.matchAll(/<tr><td>(consumer-\d+)/g)].map((m) => m[1]);
+
+  test('the healthy summary first, then a row for each consumer listed; the healthy ones one by one only inside a closed <details>', () => {
+    expect(main).toContain('<p class="healthy"><span class="ok">250 healthy consumers (no fault): 249 CORRECT; 3 of them listed one by one below</span>');
+    expect(main).toContain("<br>publish-to-apply over the run, each one's (250): p50 median 3.5 ms; p99 median 10 ms, worst 42 ms (consumer-99); max 42 ms (consumer-99)");
+    expect(rows(main!)).toEqual(LISTED);
+    expect(folded).toMatch(/^<summary>The 247 healthy consumers not listed, one by one<\/summary>/);
+    expect(rows(folded!)).toHaveLength(247);
+  });
+
+  test('the timeline: publisher, broker, one row for the healthy ones, one for each consumer listed', () => {
+    const labels = [...page.matchAll(/text-anchor="end" font-size="12">([^<]+)</g)].map((m) => m[1]);
+    expect(labels).toEqual(['publisher', 'broker', '247 healthy', ...LISTED]);
+    // Their 247 subscriptions are one mark that says so; consumer-33's lag signal and its stale time stay on it.
+    expect(page).toContain('<title>247 healthy: 247× subscribed at offset 0, 0.01 s</title>');
+    expect(page).toContain('<title>247 healthy: 1× lagged: queue discarded, LAG from offset 7, 1.50 s</title>');
+    expect(page).toContain('<title>247 healthy: stale: heard nothing from the broker (1 span of theirs), 1.00 s–1.80 s</title>');
+  });
+
+  test('the divergence chart: the listed ones that diverged most on their own, the rest as envelopes; the quiet ones counted', () => {
+    const chart = page.slice(page.indexOf('Keys diverged (red)'), page.indexOf('Publisher rate over time'));
+    const legend = [...chart.matchAll(/<span><i style="background:#[0-9a-f]+"><\/i>([^<]+)<\/span>/g)].map((m) => m[1]);
+    expect(legend).toEqual([
+      'consumer-7 diverged', 'consumer-7 behind', 'consumer-40 diverged', 'consumer-40 behind', 'consumer-80 diverged', 'consumer-80 behind', 'consumer-250 diverged', 'consumer-250 behind',
+      '4 other listed consumers: most behind', '121 healthy consumers: most behind',
+    ]);
+    expect(chart).toContain('0 throughout: consumer-1, consumer-3, consumer-5, consumer-9, consumer-11, consumer-13, consumer-15, consumer-17 and 119 more');
+  });
+
+  test('its size is set by the consumers listed: the page outside <details> for 512 is within 1 % of 256\'s', () => {
+    const twice = renderHtml(crowdDocument(512)).split('<details>')[0]!;
+    expect(Math.abs(twice.length - main!.length) / main!.length).toBeLessThan(0.01);
+  });
+});
+
+test('--json keeps every consumer, whatever the count', () => {
+  expect(run!.consumers.map((c) => c.name)).toEqual(Array.from({ length: 256 }, (_, i) => name(i + 1)));
+  expect(JSON.parse(JSON.stringify(doc)).runs[0].consumers).toHaveLength(256);
+});
