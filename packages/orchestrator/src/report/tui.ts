@@ -68,14 +68,15 @@ function ConsumerRow({ c, keys, layout }: { c: ConsumerLive; keys: number; layou
 
 /** A crowded run's consumers with nothing going on, as one row in the columns of theirs (live-fold.ts). */
 function HealthyRow({ healthy, keys, layout }: { healthy: LiveHealthy; keys: number; layout: Layout }): ReactElement {
-  const behind = healthy.behindMax === null ? '?' : String(healthy.behindMax);
+  // The most any of them is behind: "≤ 12" (none more), or just 0.
+  const behind = (healthy.behindMax === null ? '?' : healthy.behindMax === 0 ? '0' : `≤ ${healthy.behindMax}`).padStart(5);
   return row(
     layout,
     h(Text, { color: 'green' }, `${healthy.count} healthy`.padEnd(layout.nameWidth)),
     h(Text, { color: STATE_COLOUR.applying }, 'applying'.padEnd(STATE_WIDTH)),
     h(Text, null, `applied ${appliedRange(healthy).padStart(7)}   `),
     h(Text, { color: 'green' }, `diverged ${'0'.padStart(5)} / ${keys}  `),
-    h(Text, { color: 'gray' }, `behind ≤ ${behind}`),
+    h(Text, { color: 'gray' }, `behind ${behind}`),
   );
 }
 
