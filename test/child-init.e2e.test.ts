@@ -19,7 +19,7 @@ afterEach(async () => {
 
 /** The broker's init as the orchestrator makes it, without the named fields. */
 async function brokerInitWithout(...keys: string[]): Promise<Record<string, unknown>> {
-  const init = brokerInit({ mode: 'lossy', keys: 16, queueCapacity: 8, overflow: 'drop-new', tls: await generateRunCertificate(), token: randomBytes(TOKEN_BYTES).toString('hex'), idleTimeoutMs: 20_000, datagramSize: 1350, log });
+  const init = brokerInit({ mode: 'lossy', keys: 16, queueCapacity: 8, overflow: 'drop-new', tls: await generateRunCertificate(), token: randomBytes(TOKEN_BYTES).toString('hex'), idleTimeoutMs: 20_000, datagramSize: 1350, coalesceMs: 0, log });
   return Object.fromEntries(Object.entries(init).filter(([key]) => !keys.includes(key)));
 }
 

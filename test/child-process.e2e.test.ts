@@ -24,7 +24,7 @@ describe('a child process, driven over IPC', () => {
     expect(broker.port).toBeGreaterThan(0);
     const asked = Date.now();
     const counters = await broker.status(5_000);
-    expect(counters).toEqual({ role: 'broker', at: expect.any(Number), head: 0, subscribers: {} });
+    expect(counters).toEqual({ role: 'broker', at: expect.any(Number), head: 0, subscribers: {}, cpuMicros: expect.any(Number) });
     // The broker's clock, when it answered: the transport's share of a stall is measured on it.
     expect(counters.at).toBeGreaterThanOrEqual(asked - 1_000);
     expect(counters.at).toBeLessThanOrEqual(Date.now() + 1_000);

@@ -21,6 +21,8 @@ describe('bad input', () => {
     [['--crash', 'broker@1-6', '--publish-until', '5'], /^orchestrator: --crash broker@1-6: TO must be before publishing ends \(--publish-until 5\)/],
     [['--crash', 'broker@1-3', '--consumer-cmd', 'consumer-2=node examples/consumer-js/main.js'], /^orchestrator: --crash broker@1-3 cannot run with --consumer-cmd \(consumer-2\)/],
     [['--rate', '0'], /^orchestrator: --rate must be a positive number/],
+    [['--coalesce-ms', '-1'], /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got -1 \(see --help\)$/],
+    [['--coalesce-ms', '1001'], /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got 1001 \(see --help\)$/],
     [['--bogus'], /^orchestrator: Unknown argument: bogus/],
   ])('%j exits 2 with one line and starts nothing', async (args, message) => {
     const logFile = tempLogFile();
@@ -115,8 +117,9 @@ describe('analyze refuses a log whose document version it does not read', () => 
   test.each([
     ['no version (a log written before the field existed)', {}, /holds a document of version 1 \(its `config` line has no version\); this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
     ['a version from elsewhere', { version: 99 }, /holds a document of version 99; this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
-    ['the version before the durable mode (3)', { version: 3 }, /holds a document of version 3; this orchestrator reads version 5 only: analyze it with the orchestrator that wrote it, or run again/],
-    ['the version before network faults (4)', { version: 4 }, /holds a document of version 4; this orchestrator reads version 5 only/],
+    ['the version before the durable mode (3)', { version: 3 }, /holds a document of version 3; this orchestrator reads version 6 only: analyze it with the orchestrator that wrote it, or run again/],
+    ['the version before network faults (4)', { version: 4 }, /holds a document of version 4; this orchestrator reads version 6 only/],
+    ['the version before --coalesce-ms (5)', { version: 5 }, /holds a document of version 5; this orchestrator reads version 6 only/],
   ])('%s: one line naming both versions, exit 2', async (_case, config, message) => {
     const path = log(config);
     for (const args of [[path], [path, '--json']]) {
@@ -144,7 +147,7 @@ describe('analyze reads the current version', () => {
     writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
     const json = await startDemo(['analyze', path, '--json']);
     expect(json.exitCode).toBe(0);
-    expect(JSON.parse(String(json.stdout))).toEqual({ version: 5, config, runs: [run] });
+    expect(JSON.parse(String(json.stdout))).toEqual({ version: 6, config, runs: [run] });
     const text = await startDemo(['analyze', path]);
     expect(text.exitCode).toBe(0);
     expect(text.stdout).toContain('    broker: killed at 2.00 s, back at 2.50 s: recovered 8 records (1 torn) from its log, same epoch');

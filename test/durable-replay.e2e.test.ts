@@ -10,12 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeHello, ErrorCode, Role, StartKind } from '@state-divergence/protocol';
 import { sleep } from '@state-divergence/runtime';
+import { BATCH_MAX_EVENTS } from '@state-divergence/orchestrator';
 import { nextEvent, RawPublisher } from './fixtures/raw-publisher.js';
 import { REPLY_MS, startBroker, type RealBroker, type TestClient } from './fixtures/real-broker.js';
 
 const KEYS = 64;
-/** The broker's batchMaxEvents (the orchestrator's BATCH_MAX_EVENTS): one page of a back-fill. */
-const PAGE = 256;
+/** The broker's batchMaxEvents: one page of a back-fill. */
+const PAGE = BATCH_MAX_EVENTS;
 const dirs: string[] = [];
 const brokers: RealBroker[] = [];
 /** Every client a test opened, closed at the end whatever failed (an open QUIC client keeps the worker alive). */

@@ -10,7 +10,7 @@ const log: LogSettings = { level: 'info', file: null, mode: 'lossy' };
 const broker: BrokerEndpoint = { host: '127.0.0.1', port: 4433, caPem: 'PEM', idleTimeoutMs: 30_000, datagramBytes: 1350, token: 'ab'.repeat(32) };
 const inits: ChildInit[] = [
   {
-    role: 'broker', name: 'broker', mode: 'lossy', host: '127.0.0.1', port: 0, durable: null, keys: 2000, queueCapacity: 512, overflow: 'drop-new', batchMaxEvents: 256,
+    role: 'broker', name: 'broker', mode: 'lossy', host: '127.0.0.1', port: 0, durable: null, keys: 2000, queueCapacity: 512, overflow: 'drop-new', batchMaxEvents: 256, coalesceMs: 0,
     streamWindowBytes: 1 << 20, datagramBytes: 1350, heartbeatMs: 100, certPem: 'PEM', keyPem: 'KEY', idleTimeoutMs: 30_000, token: 'ab'.repeat(32), log,
   } satisfies BrokerInit,
   { role: 'publisher', name: 'publisher', broker, keys: 2000, rate: 400, payload: 64, seed: 1, deleteRatio: 0.05, log } satisfies PublisherInit,
@@ -21,8 +21,8 @@ const inits: ChildInit[] = [
 const link: LinkCounters = { forwarded: 10, dropped: 2, bytes: 9000, maxHeld: 0 };
 const subscriber = { queued: 0, delivered: 5, dropped: 1, lastAccepted: 5, bytesSent: 700 };
 const counters: Counters[] = [
-  { role: 'broker', at: 1_700_000_000_000, head: 6, subscribers: { 'consumer-1': subscriber } },
-  { role: 'publisher', published: 6, done: false },
+  { role: 'broker', at: 1_700_000_000_000, head: 6, subscribers: { 'consumer-1': subscriber }, cpuMicros: 812_000 },
+  { role: 'publisher', published: 6, done: false, cpuMicros: 640_000 },
   { role: 'consumer', applied: 5, lastOffset: 6, endedEarly: null, syncing: false, reconnects: 0, skippedRanges: [[2, 3]], coveredAfter: 0 },
   { role: 'rogue', connections: 2, framesSent: 9, done: false },
   { role: 'relay', up: link, down: link },

@@ -37,6 +37,9 @@ describe('options', () => {
     expect(usage({ datagramSize: 65_527 })).toBe('--datagram-size must be an integer from 1200 to 16384, got 65527');
     expect(usage({ readyTimeout: 0.5 })).toBe('--ready-timeout must be a number of seconds from 1 to 600, got 0.5');
     expect(usage({ datagramSize: 1000 })).toBe('--datagram-size must be an integer from 1200 to 16384, got 1000');
+    expect(usage({ coalesceMs: -1 })).toBe('--coalesce-ms must be a whole number of ms from 0 to 1000, got -1');
+    expect(usage({ coalesceMs: 1001 })).toBe('--coalesce-ms must be a whole number of ms from 0 to 1000, got 1001');
+    expect(usage({ coalesceMs: 2.5 })).toBe('--coalesce-ms must be a whole number of ms from 0 to 1000, got 2.5');
     expect(usage({ stall: ['consumer-1,consumer-2,consumer-3'] })).toMatch(/leave at least one/);
   });
 

@@ -4,16 +4,25 @@ import { execa } from 'execa';
 import { DEFAULTS, normalizeOptions, runMode, silentProgress, startCluster, type ChildHandle, type ModeResult, type RawOptions } from '@state-divergence/orchestrator';
 import { eventFrameBytes, type LogSettings, type Mode } from '@state-divergence/protocol';
 import { createLogger } from '@state-divergence/runtime';
+import { CpuWindow, type CpuPerEvent } from './cpu-window.js';
 
 const ORCHESTRATOR = fileURLToPath(new URL('../../packages/orchestrator/bin/orchestrator.js', import.meta.url));
 const quiet = (mode: Mode | null): LogSettings => ({ level: 'warn', file: null, mode });
 /** The benchmark process's one logger. */
 const logger = createLogger('bench', quiet(null));
 
-/** One mode of the real demo, in-process through the orchestrator's own runMode. */
-export async function demoRun(mode: Mode, raw: RawOptions): Promise<ModeResult> {
+/** One mode of the real demo, in-process through the orchestrator's own runMode; `cpu` measures its steady window. */
+export async function demoRun(mode: Mode, raw: RawOptions, cpu?: CpuWindow): Promise<ModeResult> {
   const options = normalizeOptions({ ...raw, logLevel: 'warn' }, { stderrIsTTY: false });
-  return runMode(mode, options, { signal: new AbortController().signal, observer: silentProgress, registry: new Set(), logger });
+  return runMode(mode, options, { signal: new AbortController().signal, observer: cpu?.observer ?? silentProgress, registry: cpu?.registry ?? new Set(), logger });
+}
+
+/** A demo run and each role's CPU per event over its steady window (cpu-window.ts): null if it had none. */
+export async function measuredRun(mode: Mode, raw: RawOptions): Promise<{ result: ModeResult; cpu: CpuPerEvent | null }> {
+  const faulted = new Set(normalizeOptions(raw, { stderrIsTTY: false }).faults.map((f) => f.consumer));
+  const window = new CpuWindow(faulted);
+  const result = await demoRun(mode, raw, window);
+  return { result, cpu: await window.perEvent() };
 }
 
 /**
@@ -26,7 +35,7 @@ export async function brokerFanout(consumers: number, seconds: number, datagramS
   try {
     const cluster = await startCluster(
       {
-        mode: 'lossless', keys: 2000, queueCapacity: 512, datagramSize, overflow: 'drop-new', rate: 100_000, payload: 64, seed: 1, deleteRatio: 0, rogueFrames: 0, readyTimeoutMs: null, idleTimeoutMs: 60_000, log: quiet('lossless'),
+        mode: 'lossless', keys: 2000, queueCapacity: 512, datagramSize, coalesceMs: DEFAULTS.coalesceMs, overflow: 'drop-new', rate: 100_000, payload: 64, seed: 1, deleteRatio: 0, rogueFrames: 0, readyTimeoutMs: null, idleTimeoutMs: 60_000, log: quiet('lossless'),
         consumers: Array.from({ length: consumers }, (_, i) => `consumer-${i + 1}`),
       },
       { logger, track: (child) => children.push(child), aborted: new Promise<never>(() => {}) },
@@ -65,10 +74,12 @@ export interface FirehosePoint {
   stalledDropped: number;
   stalledWrong: number;
   verdict: string;
+  /** CPU per event of each role from the end of the first phase to the end of the stall (cpu-window.ts); null: not measured. */
+  cpu: CpuPerEvent | null;
 }
 
-export async function firehose(rate: number, duration: number): Promise<FirehosePoint> {
-  const result = await demoRun('lossy', { keys: 12, rate, consumers: 3, duration, publishUntil: 4 * duration, datagramSize: 16_384 });
+export async function firehose(rate: number, duration: number, more: RawOptions = {}): Promise<FirehosePoint> {
+  const { result, cpu } = await measuredRun('lossy', { keys: 12, rate, consumers: 3, duration, publishUntil: 4 * duration, datagramSize: 16_384, ...more });
   const subscriber = (name: string) => result.broker?.subscribers[name];
   const healthy = result.check.consumers.filter((c) => !c.faulted);
   const stalled = result.check.consumers.find((c) => c.faulted)!;
@@ -80,6 +91,7 @@ export async function firehose(rate: number, duration: number): Promise<Firehose
     stalledDropped: subscriber(stalled.name)?.dropped ?? 0,
     stalledWrong: stalled.wrongKeys.length,
     verdict: result.check.verdict,
+    cpu,
   };
 }
 

@@ -15,11 +15,13 @@ import { fileURLToPath } from 'node:url';
 import { max, median, min } from 'simple-statistics';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { brokerFanout, DEFAULT_DEMO_SECONDS, demoRun, demoWallRatio, firehose, overheadSeconds, resyncEfficiency, scale, stallRun, type FirehosePoint, type ScalePoint } from './demo.js';
+import { brokerFanout, DEFAULT_DEMO_SECONDS, demoWallRatio, firehose, overheadSeconds, resyncEfficiency, scale, stallRun, type FirehosePoint, type ScalePoint } from './demo.js';
+import { at400, FIREHOSE_RATE, fanoutPair, firehoseRun, firehoseSeconds, LARGE_DATAGRAM as LARGE, SMALL_DATAGRAM as SMALL } from './perf-sections.js';
 import { DEFAULTS, type RawOptions } from '@state-divergence/orchestrator';
 import type { Mode } from '@state-divergence/protocol';
-import { pingPong, rawFanout, singleStream } from './stack.js';
-import { renderBenchTable, round, type BenchResults, type Figure, type RelayFigures } from './table.js';
+import { pingPong, singleStream } from './stack.js';
+import { renderBenchTable, round, type BenchResults, type CpuFigures, type Figure, type RelayFigures } from './table.js';
+import type { CpuPerEvent } from './cpu-window.js';
 import { insaneFigures } from './sanity.js';
 import { appendPerSec, backfillReadPerSec, commitLatency, POLICIES, type PolicyKey } from './durable.js';
 import { relayCost } from './relay.js';
@@ -104,9 +106,6 @@ if (argv.only !== undefined) {
 
 const started = performance.now();
 
-const SMALL = DEFAULTS.datagramSize; // a real network's datagram, the default
-const LARGE = 16_384; // loopback only: --datagram-size 16384
-
 // (1) the stack itself, and what the datagram size buys on one stream
 const stack = {
   quic1: await repeat('QUIC, 1 frame per write', () => singleStream('quic', 1, seconds)),
@@ -125,13 +124,7 @@ const fanout: Record<string, { broker: Figure }> = {};
 for (const n of fanoutCounts.filter((n) => n !== 3)) {
   fanout[n] = { broker: await repeat(`broker fan-out, lossless, ${n} consumer(s)`, () => brokerFanout(n, seconds)) };
 }
-const pairs = await repeatMany('fan-out to 3: broker and raw QUIC, 1,350- and 16,384-byte datagrams', async () => {
-  const broker = await brokerFanout(3, seconds, SMALL);
-  const raw = await rawFanout(3, 256, seconds, SMALL);
-  const brokerLarge = await brokerFanout(3, seconds, LARGE);
-  const rawLarge = await rawFanout(3, 256, seconds, LARGE);
-  return { broker, raw, brokerLarge, rawLarge, ratio: broker / raw, ratioLarge: brokerLarge / rawLarge, speedup: brokerLarge / broker, rawSpeedup: rawLarge / raw };
-});
+const pairs = await repeatMany('fan-out to 3: broker and raw QUIC, 1,350- and 16,384-byte datagrams', () => fanoutPair(seconds));
 fanout[3] = { broker: pairs.broker };
 const ratio3 = pairs.ratio.median;
 const transport = {
@@ -142,12 +135,9 @@ const transport = {
 
 // (3) latency at 400/s with 5 consumers, before and during another consumer's stall
 const ping = await repeatMany('raw QUIC ping-pong', async () => pingPong(quick ? 300 : 2000));
-const latency = await repeatMany('latency at 400/s, 5 consumers (lossy, 2 s phases)', async () => {
-  const result = await demoRun('lossy', { consumers: 5, rate: 400, duration: quick ? 1 : 2 });
-  const before = result.healthyBeforeStall!;
-  const during = result.healthyInStall!;
-  return { beforeP50: before.p50, beforeP99: before.p99, beforeP999: before.p999, stallP50: during.p50, stallP99: during.p99, stallP999: during.p999 };
-});
+const { cpuBroker, cpuConsumer, cpuPublisher, ...latency } = await repeatMany(`latency and CPU per event at 400/s, 5 consumers (lossy, 2 s phases, --coalesce-ms ${DEFAULTS.coalesceMs})`, () => at400(quick));
+// The same without coalescing, beside it: the CPU the default hold saves and the latency it adds.
+const uncoalesced = DEFAULTS.coalesceMs === 0 ? null : await repeatMany('the same at --coalesce-ms 0', () => at400(quick, { coalesceMs: 0 }));
 const stallP99Ratio = latency.stallP99.median / latency.beforeP99.median;
 const p99VsPingPong = latency.stallP99.median / ping.p99.median;
 
@@ -168,17 +158,15 @@ for (const n of scaleCounts) {
 const ok = scalePoints.filter((p) => p.completed && p.verdict === 'valid' && p.healthyDropsOrLags === 0 && p.publisherRatio >= 0.95).map((p) => p.consumers);
 
 // (7) the seed's firehose: 12 keys at 20,000/s to 3 consumers, and the highest rate at which the healthy ones keep up
-const FIREHOSE_RATE = 20_000;
-const firehoseSeconds = quick ? 0.5 : 1;
 const firehoseRuns: FirehosePoint[] = [];
 for (let i = 0; i < runs; i++) {
   progress(`firehose: 12 keys, ${FIREHOSE_RATE}/s, 3 consumers, 16,384-byte datagrams (${i + 1}/${runs})`);
-  firehoseRuns.push(await firehose(FIREHOSE_RATE, firehoseSeconds));
+  firehoseRuns.push(await firehoseRun(quick));
 }
 const ladder: FirehosePoint[] = [];
 for (const rate of quick ? [] : [2_500, 5_000, 7_500, 10_000, 12_500, 15_000]) {
   progress(`firehose ladder: ${rate}/s`);
-  ladder.push(await firehose(rate, firehoseSeconds));
+  ladder.push(await firehose(rate, firehoseSeconds(quick)));
 }
 const holds = (p: FirehosePoint) => p.healthyDrops === 0 && p.achievedRatio >= 0.95;
 const firstFailing = ladder.findIndex((p) => !holds(p));
@@ -194,6 +182,21 @@ const firehoseResult = {
   maxRateHeld,
 };
 const maxConsumersNoDrop = ok.length > 0 ? Math.max(...ok) : 0;
+
+// CPU per event of each role, over each run's steady window (cpu-window.ts): section (3)'s runs at 400/s and the firehose's
+const firehoseCpu = (role: keyof CpuPerEvent) => figure(firehoseRuns.map((p) => p.cpu?.[role] ?? Number.NaN));
+const cpu: CpuFigures = {
+  microsPerEvent: {
+    broker: { at400: cpuBroker, firehose: firehoseCpu('broker') },
+    consumer: { at400: cpuConsumer, firehose: firehoseCpu('consumer') },
+    publisher: { at400: cpuPublisher, firehose: firehoseCpu('publisher') },
+  },
+  coalesce: {
+    defaultMs: DEFAULTS.coalesceMs,
+    atDefault: { broker: cpuBroker, consumer: cpuConsumer, publisher: cpuPublisher, beforeP99: latency.beforeP99, stallP99: latency.stallP99 },
+    off: uncoalesced && { broker: uncoalesced.cpuBroker, consumer: uncoalesced.cpuConsumer, publisher: uncoalesced.cpuPublisher, beforeP99: uncoalesced.beforeP99, stallP99: uncoalesced.stallP99 },
+  },
+};
 
 // (6) resync efficiency
 const resync = await repeatMany('resync efficiency (2 s phases)', () => resyncEfficiency(quick ? 1 : 2));
@@ -245,6 +248,7 @@ const results: BenchResults = {
   fanout: { ...fanout, 3: { broker: pairs.broker, raw: pairs.raw }, ratio3: round(ratio3), ratio3Runs: pairs.ratio },
   transport,
   firehose: firehoseResult,
+  cpu,
   latency: { pingPong: ping, ...latency, stallP99Ratio: round(stallP99Ratio), p99VsPingPong: round(p99VsPingPong) },
   overheadSeconds: overhead.median,
   overhead,

@@ -52,6 +52,14 @@ export function insaneFigures(results: BenchResults): string[] {
     // A faster stream carries more datagrams through the relay, or the fast point measured nothing faster.
     if (!(results.relay.datagramsPerSec.fast.median > results.relay.datagramsPerSec.default.median)) problems.push('the relay carried no more datagrams at the fast rate than at the default one');
   }
+  if (results.cpu === undefined) problems.push('the CPU per event figures (cpu.microsPerEvent) are missing');
+  else {
+    for (const [role, at] of Object.entries(results.cpu.microsPerEvent)) {
+      for (const [where, figure] of Object.entries(at)) if (figure.runs.some((v) => !Number.isFinite(v) || v <= 0)) problems.push(`cpu.microsPerEvent.${role}.${where} has a run that is not a positive number (${figure.runs.join(', ')})`);
+    }
+    const coalesce = results.cpu.coalesce;
+    if (coalesce === undefined || (coalesce.defaultMs !== 0) !== (coalesce.off !== null)) problems.push('cpu.coalesce must hold the default --coalesce-ms and, unless it is 0, the same runs without it');
+  }
   if (results.demoPhaseSeconds === undefined) problems.push('demoPhaseSeconds (what demoWallRatio divides by) is missing');
   return problems;
 }

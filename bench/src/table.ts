@@ -39,6 +39,8 @@ export interface BenchResults {
   durable?: DurableFigures;
   /** (9) The fault relay's cost (absent from results written before it was measured). */
   relay?: RelayFigures;
+  /** CPU per event of each role (absent from results written before it was measured). */
+  cpu?: CpuFigures;
   wallSeconds: number;
 }
 
@@ -53,6 +55,22 @@ export interface RelayFigures {
   /** What the consumer behind it applied, events/s. */
   eventsPerSec: { default: Figure; fast: Figure };
 }
+
+/**
+ * µs of CPU per event, per role, over each run's steady window (bench/src/cpu-window.ts): from the
+ * end of the first phase to the end of the stall, from the processes' own process.cpuUsage(). The
+ * broker's per event delivered to a subscriber, the consumers' per event applied (never-faulted
+ * consumers only), the publisher's per change. At 400/s: section (3)'s runs; at the firehose: (7)'s.
+ */
+export interface CpuFigures {
+  microsPerEvent: Record<'broker' | 'consumer' | 'publisher', { at400: Figure; firehose: Figure }>;
+  /**
+   * --coalesce-ms side by side at 400/s (section (3)'s shape): CPU per event of each role and the healthy
+   * p99 before and during the stall, at the default hold and without one (null when the default is 0).
+   */
+  coalesce?: { defaultMs: number; atDefault: CoalescePoint; off: CoalescePoint | null };
+}
+export type CoalescePoint = Record<'broker' | 'consumer' | 'publisher' | 'beforeP99' | 'stallP99', Figure>;
 
 type Policy = 'none' | 'periodic' | 'onCommit';
 type ByPolicy = Record<Policy, Figure>;
@@ -119,6 +137,23 @@ function relayLines(r: RelayFigures): string[] {
   return [at('default'), at('fast')];
 }
 
+function cpuLines({ microsPerEvent: { broker, consumer, publisher }, coalesce }: CpuFigures): string[] {
+  const three = (at: 'at400' | 'firehose') => `${f(broker[at], 1)} / ${f(consumer[at], 1)} / ${f(publisher[at], 1)} µs`;
+  return [
+    `| (10) cpu.microsPerEvent at 400/s (5 consumers, as (3)), broker per delivery / consumer per event applied / publisher per change | ${three('at400')} | |`,
+    `| (10) cpu.microsPerEvent at the firehose (as (7)), broker / consumer / publisher | ${three('firehose')} | |`,
+    ...(coalesce?.off ? coalesceLines(coalesce.defaultMs, coalesce.atDefault, coalesce.off) : []),
+  ];
+}
+
+function coalesceLines(ms: number, on: CoalescePoint, off: CoalescePoint): string[] {
+  const both = (key: keyof CoalescePoint, digits: number, unit: string) => `${f(off[key], digits, unit)} → ${f(on[key], digits, unit)}`;
+  return [
+    `| (10) --coalesce-ms 0 → ${ms} (the default) at 400/s: CPU per event, broker / consumer / publisher | ${both('broker', 1, ' µs')} / ${both('consumer', 1, ' µs')} / ${both('publisher', 1, ' µs')} | |`,
+    `| (10) --coalesce-ms 0 → ${ms}: healthy publish→apply p99 before / during the stall | ${both('beforeP99', 1, ' ms')} / ${both('stallP99', 1, ' ms')} | |`,
+  ];
+}
+
 function scaleLine(p: ScalePoint): string {
   if (!p.completed) return `| (5) ${p.consumers} consumers, resync, 400/s | did not complete: ${p.error} | |`;
   const kinds = (field: 'cpuSeconds' | 'peakRssMiB') => Object.entries(p.byKind).map(([k, v]) => `${k} ${v[field]}`).join(', ');
@@ -162,6 +197,7 @@ export function renderBenchTable(results: BenchResults): string[] {
     `| (7) firehose.achievedRatio (median) | ${firehose.achievedRatio} | >= 0.95 with no healthy drop: ${target(firehose.achievedRatio >= 0.95 && firehose.runs.every((p) => p.healthyDrops === 0))} |`,
     ...firehose.ladder.map((p) => `| (7) firehose ladder: ${p.rate}/s | ${firehoseLine(p)} | |`),
     `| (7) firehose.maxRateHeld (no healthy drop, >= 95 % of the rate) | ${machine.quick ? 'not measured with --quick' : firehose.maxRateHeld === null ? `none: even ${firehose.ladder[0]!.rate}/s did not hold` : `${firehose.maxRateHeld}/s`} | |`,
+    ...(results.cpu === undefined ? [] : cpuLines(results.cpu)),
     ...(results.durable === undefined ? [] : durableLines(results.durable)),
     ...(results.relay === undefined ? [] : relayLines(results.relay)),
     '',

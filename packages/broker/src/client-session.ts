@@ -206,6 +206,7 @@ function admitSubscriber(
     name: hello.name,
     capacity: init.queueCapacity,
     batchMaxEvents: init.batchMaxEvents,
+    coalesceMs: init.coalesceMs,
     write: (bytes) => writer.write(bytes),
     farewell: (error) => {
       farewell.flushed = sendFarewell(writer, error, init.idleTimeoutMs);

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { encodeProgress, modeSpec } from '@state-divergence/protocol';
-import { runChild, withDeadline } from '@state-divergence/runtime';
+import { cpuMicros, runChild, withDeadline } from '@state-divergence/runtime';
 import { startQuicServer } from '@state-divergence/runtime/quic';
 import { serveClient, type SessionContext } from './client-session.js';
 import { durableReport, openLog, restoreFromLog } from './durable-broker.js';
@@ -36,7 +36,7 @@ await runChild('broker', async ({ init, logger, ending }) => {
     logger,
     onStream: (stream, _connection, transport) => void serveClient(stream, transport, context),
   });
-  logger.info({ host: init.host, port: server.port, datagramBytes: init.datagramBytes, queueCapacity: init.queueCapacity, queuePolicy: topic.queuePolicy, batchMaxEvents: init.batchMaxEvents, epoch }, 'listening');
+  logger.info({ host: init.host, port: server.port, datagramBytes: init.datagramBytes, queueCapacity: init.queueCapacity, queuePolicy: topic.queuePolicy, batchMaxEvents: init.batchMaxEvents, coalesceMs: init.coalesceMs, epoch }, 'listening');
 
   // The heartbeat (a mode's row says whether it has one): an idle subscriber learns
   // the head, so it (and the drain step) can tell "current" from "silently behind".
@@ -52,6 +52,7 @@ await runChild('broker', async ({ init, logger, ending }) => {
       at: Date.now(),
       head: topic.headOffset,
       subscribers: subscriberCounters(topic),
+      cpuMicros: cpuMicros(),
     }),
     gather: () => ({
       role: 'broker',

@@ -9,6 +9,8 @@ export interface SubscriberOptions {
   name: string;
   capacity: number;
   batchMaxEvents: number;
+  /** How long queued events may wait for more before their write, ms (BrokerInit.coalesceMs). */
+  coalesceMs: number;
   /** What a full queue means (protocol's QueuePolicy): under `block` the Topic waited for room before offering. */
   queuePolicy: QueuePolicy;
   table: CompactedTable;

@@ -32,7 +32,12 @@ export class Subscriber {
   /** Frames that are not events (snapshot, heartbeat): never counted, never dropped. */
   private control: Buffer[] = [];
   private writing = false;
-  private pumpScheduled = false;
+  /** A pump is due on the next turn of the event loop (setImmediate). */
+  private pumpDue = false;
+  /** Set while queued events are held for more (coalesceMs); the pump runs when it fires. */
+  private holdTimer: NodeJS.Timeout | undefined;
+  /** When the queue last went from empty to not (performance.now()): how long its oldest event has waited. */
+  private heldSince = 0;
   private readonly digests = new PendingDigests();
   private readonly recovery: Recovery;
   /** Set while the writer reads the log instead of the live queue. */
@@ -122,6 +127,7 @@ export class Subscriber {
     } else {
       this.endDropRun(offset);
     }
+    if (this.queued === 0) this.heldSince = performance.now();
     this.queue.push(offset, event);
     this.stats.lastAccepted = offset;
     if (this.queued > this.stats.maxQueued) this.stats.maxQueued = this.queued;
@@ -165,6 +171,7 @@ export class Subscriber {
     if (this.endedEarly !== null) return;
     this.endedEarly = reason;
     this.stats.endedEarly = reason;
+    clearTimeout(this.holdTimer);
     this.queue.clear();
     this.control = [];
     this.digests.clear();
@@ -304,15 +311,39 @@ export class Subscriber {
    * far, and under load the broker wrote ~1.6 KB writes in ~1 KB datagrams
    * (measured: lossless fan-out to 3 at 16,384-byte datagrams went from ~6.5 k
    * to ~36 k events/s per consumer, writes from 1.6 KB to 26 KB).
+   *
+   * With coalesceMs, events are held until the oldest has waited that long (or a full batch is
+   * queued: batchMaxEvents, or half the queue, so that holding never puts a queue at risk of
+   * overflowing), so a trickle of publisher batches goes out in fewer, fuller writes. Under load the
+   * queue is not empty when a write completes, its oldest event has waited already, and the next
+   * write goes out at once: holding only ever delays a subscriber that is keeping up.
    */
   private schedulePump(): void {
-    if (this.pumpScheduled || this.writing) return;
-    this.pumpScheduled = true;
-    setImmediate(() => {
-      this.pumpScheduled = false;
-      this.pump();
-    });
+    if (this.writing || this.pumpDue) return;
+    const { coalesceMs, batchMaxEvents, capacity } = this.options;
+    if (coalesceMs > 0 && this.queued < Math.min(batchMaxEvents, Math.ceil(capacity / 2))) {
+      if (this.holdTimer !== undefined) return;
+      const holdMs = coalesceMs - (performance.now() - this.heldSince);
+      if (holdMs >= 1) {
+        this.holdTimer = setTimeout(this.releaseHold, holdMs);
+        return;
+      }
+    }
+    clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
+    this.pumpDue = true;
+    setImmediate(this.pumpNow);
   }
+
+  private readonly pumpNow = (): void => {
+    this.pumpDue = false;
+    this.pump();
+  };
+
+  private readonly releaseHold = (): void => {
+    this.holdTimer = undefined;
+    this.pump();
+  };
 
   /** Gathers the next write: control frames, then a recovery or a batch of events, with each digest right behind its events. */
   private pump(): void {

@@ -1,5 +1,5 @@
 import { encodeDigestRequest, encodeResume, type ConsumerCounters, type ConsumerInit, type ConsumerReport, type DigestFrame, type DigestVerdict } from '@state-divergence/protocol';
-import { runChild, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
+import { cpuMicros, runChild, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
 import { loadCheckpoint, type CheckpointState } from './checkpoint.js';
 import { Checkpointer } from './checkpointer.js';
 import { LocalCopy } from './local-copy.js';
@@ -35,7 +35,7 @@ function countersOf({ follower, subscription, endedEarly, staleness }: Self): Co
   const { applied, lastOffset, syncing } = follower;
   const { reconnects, skippedRanges, coveredAfter } = subscription;
   const stale = staleness === null ? {} : { stale: staleness.isStale(), staleMs: staleness.staleMs() };
-  return { role: 'consumer', applied, lastOffset, endedEarly: endedEarly(), syncing, reconnects, skippedRanges, coveredAfter, ...stale };
+  return { role: 'consumer', applied, lastOffset, endedEarly: endedEarly(), syncing, reconnects, skippedRanges, coveredAfter, ...stale, cpuMicros: cpuMicros() };
 }
 
 function reportOf({ follower, subscription, restoredFrom, endedEarly, staleness }: Self): ConsumerReport {

@@ -54,12 +54,21 @@ export interface BrokerCounters {
   /** Highest offset assigned so far. */
   head: number;
   subscribers: Record<string, SubscriberCounters>;
+  /**
+   * CPU this process has used since it started, µs: process.cpuUsage(), user plus system, every
+   * thread. Two counters' difference over a window, divided by the events the process handled in
+   * it (read in the same reply), is its CPU per event (the bench's cpu.microsPerEvent): steadier
+   * than throughput on a shared machine. The publisher and our consumers say it too.
+   */
+  cpuMicros: number;
 }
 
 export interface PublisherCounters {
   role: 'publisher';
   published: number;
   done: boolean;
+  /** CPU this process has used since it started, µs (as BrokerCounters.cpuMicros). */
+  cpuMicros: number;
 }
 
 export interface ConsumerCounters {
@@ -80,6 +89,8 @@ export interface ConsumerCounters {
   /** Stale right now, and stale time so far, closed spans plus the open one (see ConsumerReport.staleMs); absent: it does not track staleness. */
   stale?: boolean;
   staleMs?: number;
+  /** CPU this process has used since it started, µs (as BrokerCounters.cpuMicros); absent from a consumer someone else wrote (docs/CONSUMER.md does not ask for it). */
+  cpuMicros?: number;
 }
 
 export type Counters = BrokerCounters | PublisherCounters | ConsumerCounters | RogueCounters | RelayCounters;

@@ -105,17 +105,17 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
   broker: {
     init: fields<BrokerInit>({
       role: oneOf(['broker']), name: oneOf(['broker']), mode: oneOf(MODES), host: text, port: count, durable: nullable(durableSettings), keys: count, queueCapacity: count,
-      overflow: oneOf(OVERFLOW_POLICIES), batchMaxEvents: count, streamWindowBytes: count, datagramBytes: count, heartbeatMs: number,
+      overflow: oneOf(OVERFLOW_POLICIES), batchMaxEvents: count, coalesceMs: count, streamWindowBytes: count, datagramBytes: count, heartbeatMs: number,
       certPem: text, keyPem: text, idleTimeoutMs: number, token: text, log,
     }),
-    counters: fields<BrokerCounters>({ role: oneOf(['broker']), at: number, head: count, subscribers: recordOf(fields<SubscriberCounters>(subscriberCounters)) }),
+    counters: fields<BrokerCounters>({ role: oneOf(['broker']), at: number, head: count, subscribers: recordOf(fields<SubscriberCounters>(subscriberCounters)), cpuMicros: count }),
     report: fields<BrokerReport>({
       role: oneOf(['broker']), epoch: count, recovered: nullable(fields<NonNullable<BrokerReport['recovered']>>({ records: count, tornTail: count })), durable: nullable(durableReport), head: count, subscribers: recordOf(subscriberReport), lastWriteOffsets: listOf(count), digest: text,
     }),
   },
   publisher: {
     init: fields<PublisherInit>({ role: oneOf(['publisher']), name: oneOf(['publisher']), broker, keys: count, rate: number, payload: count, seed: number, deleteRatio: number, log }),
-    counters: fields<PublisherCounters>({ role: oneOf(['publisher']), published: count, done: flag }),
+    counters: fields<PublisherCounters>({ role: oneOf(['publisher']), published: count, done: flag, cpuMicros: count }),
     report: fields<PublisherReport>({
       role: oneOf(['publisher']), published: count,
       authority: fields<PublisherReport['authority']>({ versions: listOf(count), values: listOf(count), deleted: listOf(count) }),
@@ -127,7 +127,7 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
     init: fields<ConsumerInit>({ role: oneOf(['consumer']), name: text, broker, subscribeWith: oneOf(['latest', 'snapshot']), detectGaps: flag, checkpointDir: nullable(text), staleAfterMs: nullable(count), log }),
     counters: fields<ConsumerCounters>({
       role: oneOf(['consumer']), applied: count, lastOffset: count, endedEarly: nullable(text), syncing: flag, reconnects: count, skippedRanges: ranges, coveredAfter: count,
-      repairedRanges: optional(ranges), stale: optional(flag), staleMs: optional(number),
+      repairedRanges: optional(ranges), stale: optional(flag), staleMs: optional(number), cpuMicros: optional(count),
     }),
     report: fields<ConsumerReport>({
       role: oneOf(['consumer']), applied: count, lastOffset: count, coveredAfter: count, latency, lags: count, resumes: count, syncs: listOf(sync),

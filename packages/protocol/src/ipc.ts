@@ -65,6 +65,11 @@ export interface BrokerInit {
   overflow: OverflowPolicy;
   /** Most events one write to one subscriber carries. */
   batchMaxEvents: number;
+  /**
+   * How long a subscriber's events may wait for more before their write, ms (--coalesce-ms): 0
+   * writes on the next turn of the event loop; a full batch (batchMaxEvents) never waits.
+   */
+  coalesceMs: number;
   /** Receive window for each client stream: how much a non-reading broker lets the publisher send. */
   streamWindowBytes: number;
   /** Largest UDP payload it sends and accepts (BrokerEndpoint.datagramBytes tells the clients the same). */

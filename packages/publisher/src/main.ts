@@ -1,5 +1,5 @@
 import { encodePublish } from '@state-divergence/protocol';
-import { errorMessage, runChild, wallClockMs, withDeadline } from '@state-divergence/runtime';
+import { cpuMicros, errorMessage, runChild, wallClockMs, withDeadline } from '@state-divergence/runtime';
 import { Authority } from './authority.js';
 import { BrokerLink } from './broker-link.js';
 import { Ledger } from './ledger.js';
@@ -86,7 +86,7 @@ await runChild('publisher', async ({ init, logger, send, exit, ending }) => {
         });
     },
     versions: () => authority.versions.map((version, key) => (authority.deleted[key] === 1 ? 0 : version)),
-    counters: () => ({ role: 'publisher', published, done }),
+    counters: () => ({ role: 'publisher', published, done, cpuMicros: cpuMicros() }),
     gather: () => ({
       role: 'publisher',
       published,

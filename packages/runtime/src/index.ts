@@ -1,7 +1,7 @@
 export { createLogger, setLogPhase, type Logger } from './logger.js';
 export { runChild, type ChildContext, type RoleHandlers } from './child.js';
 export { createPrng } from './prng.js';
-export { processResources } from './resources.js';
+export { cpuMicros, processResources } from './resources.js';
 export { withDeadline, sleep } from './deadline.js';
 export { CodedError } from './coded-error.js';
 export { wallClockMs } from './clock.js';

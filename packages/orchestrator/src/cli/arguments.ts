@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { FSYNC_POLICIES, LOG_LEVELS, OVERFLOW_POLICIES, PERIODIC_FSYNC_MS } from '@state-divergence/protocol';
-import { DEFAULTS, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE, MODE_CHOICES } from '../model/options.js';
+import { DEFAULTS, MAX_COALESCE_MS, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE, MODE_CHOICES } from '../model/options.js';
 
 /**
  * The flags of a run, for `orchestrator [run]` and `orchestrator sweep` (which
@@ -20,6 +20,11 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
       type: 'number',
       default: DEFAULTS.datagramSize,
       describe: `Largest QUIC datagram, ${MIN_DATAGRAM_SIZE}-${MAX_DATAGRAM_SIZE} bytes. Above ~1,450 it exists only on loopback: faster (the cost is per datagram), and a frozen consumer's transport absorbs ~12x more before the broker's queue fills`,
+    },
+    'coalesce-ms': {
+      type: 'number',
+      default: DEFAULTS.coalesceMs,
+      describe: `How long the broker holds a subscriber's events for more before writing them, 0-${MAX_COALESCE_MS} ms (0: the next turn of its event loop). Fewer, fuller datagrams cost less CPU per event (the cost is per datagram) and add up to this much latency`,
     },
     duration: { type: 'number', default: DEFAULTS.duration, describe: 'Seconds per phase; a run is 5 phases' },
     mode: { type: 'string', default: DEFAULTS.mode, describe: `${MODE_CHOICES.join(', ')} (both: lossy + lossless; all: every mode)` },

@@ -5,7 +5,7 @@ import { parseConsumerCommands } from './parse-consumer-cmd.js';
 import { UsageError } from '../model/errors.js';
 import { buildPlan, longestStallMs } from '../run/plan.js';
 import { DEFAULT_STALE_AFTER_MS, defaultIdleTimeoutMs } from '../run/transport-settings.js';
-import { consumerName, DEFAULTS, EXPANSIONS, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE, MODE_CHOICES, type ModeChoice, type Options, type RawOptions } from '../model/options.js';
+import { consumerName, DEFAULTS, EXPANSIONS, MAX_COALESCE_MS, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE, MODE_CHOICES, type ModeChoice, type Options, type RawOptions } from '../model/options.js';
 
 function checkNumber(flag: string, value: number, rule: { min: number; max: number; integer: boolean; what: string }): number {
   if (!Number.isFinite(value) || (rule.integer && !Number.isInteger(value)) || value < rule.min || value > rule.max) {
@@ -111,6 +111,7 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
     payload: checkNumber('payload', raw.payload ?? DEFAULTS.payload, integerIn(0, MAX_PAYLOAD_BYTES)),
     queueCapacity: checkNumber('queue-capacity', raw.queueCapacity ?? DEFAULTS.queueCapacity, integerIn(1, 1_000_000)),
     datagramSize: checkNumber('datagram-size', raw.datagramSize ?? DEFAULTS.datagramSize, integerIn(MIN_DATAGRAM_SIZE, MAX_DATAGRAM_SIZE)),
+    coalesceMs: checkNumber('coalesce-ms', raw.coalesceMs ?? DEFAULTS.coalesceMs, integerIn(0, MAX_COALESCE_MS, `a whole number of ms from 0 to ${MAX_COALESCE_MS}`)),
     duration,
     mode: mode as ModeChoice,
     modes,

@@ -15,6 +15,7 @@ export function brokerInit(settings: {
   token: string;
   idleTimeoutMs: number;
   datagramSize: number;
+  coalesceMs: number;
   log: LogSettings;
   /** A durable mode's log (its directory, fsync policy, retention); null or absent in a mode without one. */
   durable?: DurableSettings | null;
@@ -22,7 +23,7 @@ export function brokerInit(settings: {
   // Port 0: any free port. A restart binds the first start's (run/cluster.ts), so clients find it again.
   return {
     role: 'broker', name: 'broker', mode: settings.mode, host: BROKER_HOST, port: 0, durable: settings.durable ?? null, keys: settings.keys, queueCapacity: settings.queueCapacity, overflow: settings.overflow,
-    batchMaxEvents: BATCH_MAX_EVENTS, streamWindowBytes: STREAM_WINDOW_BYTES, datagramBytes: settings.datagramSize, heartbeatMs: HEARTBEAT_MS,
+    batchMaxEvents: BATCH_MAX_EVENTS, coalesceMs: settings.coalesceMs, streamWindowBytes: STREAM_WINDOW_BYTES, datagramBytes: settings.datagramSize, heartbeatMs: HEARTBEAT_MS,
     certPem: settings.tls.certPem, keyPem: settings.tls.keyPem, idleTimeoutMs: settings.idleTimeoutMs, token: settings.token, log: settings.log,
   };
 }

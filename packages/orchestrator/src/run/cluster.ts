@@ -16,6 +16,8 @@ export interface ClusterSpec {
   queueCapacity: number;
   /** Largest QUIC datagram, bytes, at the broker and every client. */
   datagramSize: number;
+  /** How long the broker holds a subscriber's events for more before writing them, ms. */
+  coalesceMs: number;
   /** Lossy mode: what a full subscriber queue does. */
   overflow: OverflowPolicy;
   rate: number;
@@ -115,10 +117,10 @@ export async function startCluster(
   // Admission: the pinned certificate proves the broker to clients; the token proves clients to the broker.
   const token = randomBytes(TOKEN_BYTES).toString('hex');
   const certificate = generateRunCertificate();
-  const { mode, keys, queueCapacity, overflow, log, datagramSize } = spec;
+  const { mode, keys, queueCapacity, overflow, log, datagramSize, coalesceMs } = spec;
   const idleTimeoutMs = idleTimeoutFor(spec, readyTimeoutMs);
   const durable = spec.durable ?? null;
-  const configured = certificate.then((tls) => brokerInit({ mode, keys, queueCapacity, overflow, tls, token, idleTimeoutMs, datagramSize, log, durable: durable?.log ?? null }));
+  const configured = certificate.then((tls) => brokerInit({ mode, keys, queueCapacity, overflow, tls, token, idleTimeoutMs, datagramSize, coalesceMs, log, durable: durable?.log ?? null }));
   const brokerReady = spawn('broker', 'broker', configured);
   const endpoint = Promise.all([brokerReady, configured]).then(([b, init]) => brokerEndpoint(b, init));
   endpoint.catch(() => {}); // observed by every client's spawn; seen once is enough

@@ -1,7 +1,13 @@
 /** Transport settings every run uses (the benchmarks use the same, to measure the same thing). */
 
-/** Most events the broker puts in one QUIC write to one subscriber. */
-export const BATCH_MAX_EVENTS = 256;
+/**
+ * Most events the broker puts in one QUIC write to one subscriber (and in one page of a back-fill).
+ * Above the default queue (512), so a writer that fell behind takes everything queued in its next
+ * write: at the seed's firehose (20,000/s arriving in 400-event publisher ticks) 256 left the queue
+ * overflowing behind two writes per tick (measured, alternated, load 4-7: healthy drops 16.5 k and
+ * 20.6 k at 256, 4.3 k and 6.5 k at 1,024, the same CPU per event).
+ */
+export const BATCH_MAX_EVENTS = 1024;
 /**
  * Per-stream receive window at the broker (~600 events of 64 bytes). Small, so
  * that when the broker stops reading (lossless) the publisher feels it within
