@@ -31,7 +31,7 @@ describe('the text report of 256 consumers', () => {
       "the 247 not listed: applied 6-8; digest matches the broker's for 246, 1 could not be checked (the broker did not answer)",
       "publish-to-apply over the run, each one's (250): p50 median 3.5 ms; p99 median 10 ms, worst 42 ms (consumer-99); max 42 ms (consumer-99)",
       'lag signals to 1 of them (2 in all), 1 resumes asked, 1 deltas re-sent: each ended correct',
-      '1 of them went stale at some point, the longest 0.8 s',
+      '1 of them went stale at some point, the longest 0.8 s (consumer-34)',
     ]);
     // Its place: where the first consumer's entry would be, before the ones listed.
     expect(start).toBeLessThan(lines.findIndex((l) => l.startsWith('    consumer-7 ')));

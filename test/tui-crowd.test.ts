@@ -60,18 +60,23 @@ describe('the live view of 256 consumers', () => {
     expect(frame).toMatch(/^ faults: consumer-7 stalled 4-12 s, consumer-40 stalled 4-12 s and 4 more$/m);
   });
 
-  test(`more than ${LIVE_ROWS} standing out: the ones off right now first, the rest counted and named on one line; still 40 lines`, () => {
+  test(`more than ${LIVE_ROWS} standing out: the harmed and the faulted ones off now, then the other faulted and foreign, then the healthy ones only late; the rest counted on one line; still 40 lines`, () => {
     // 40 faulted whose fault is still to come (nothing off yet), and consumer-250 diverged without one.
     const planned = consumers.map((c, k) => (k >= 100 && k < 140 ? { ...c, faulted: true } : k === 249 ? { ...quiet(250), diverged: 3 } : c));
     const crowdedFrame = frameOf(snapshot(planned));
-    const shown = rows(crowdedFrame);
-    expect(shown).toHaveLength(LIVE_ROWS);
-    // Off now: the six frozen, consumer-250, consumer-251 (resyncing); then the planned ones and the foreign one in run order.
-    expect(shown.slice(0, 6)).toEqual([name(7), name(40), name(80), name(101), name(102), name(103)]);
-    expect(shown).toEqual(expect.arrayContaining([name(120), name(160), name(200), name(250), name(251)]));
-    const hidden = 6 + 39 + 3 - LIVE_ROWS; // frozen, planned (consumer-120 is both), the foreign one, consumer-250 and consumer-251
-    expect(crowdedFrame).toMatch(new RegExp(`^ \\+ ${hidden} more faulted or off, no room for their rows: consumer-\\d+, `, 'm'));
+    const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => name(from + k));
+    // Off now and faulted or harmed: the six frozen and consumer-250 (7); then 17 of the 40 planned (consumer-120 is frozen); no room for
+    // the other planned ones, the foreign consumer-230, nor consumer-251, healthy and only resyncing.
+    expect(rows(crowdedFrame)).toEqual([name(7), name(40), name(80), ...range(101, 117), name(120), name(160), name(200), name(250)]);
+    expect(crowdedFrame).toMatch(/^ \+ 24 more faulted or off, no room for their rows: consumer-118, consumer-119, consumer-121, /m);
     expect(crowdedFrame.split('\n').length).toBeLessThanOrEqual(40);
+  });
+
+  test('a thawed consumer keeps its row when a hundred healthy ones are stale (seen on a loaded 256-consumer run)', () => {
+    const thawed = Array.from({ length: 256 }, (_, k) => (k === 255 ? { ...quiet(256), faulted: true } : k < 100 ? { ...quiet(k + 1), staleness: { now: true, ms: 1_400 } } : quiet(k + 1)));
+    const shown = rows(frameOf(snapshot(thawed)));
+    expect(shown).toHaveLength(LIVE_ROWS);
+    expect(shown.at(-1)).toBe(name(256));
   });
 
   test('the plain progress line folds the same way', () => {

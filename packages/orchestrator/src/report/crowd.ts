@@ -87,7 +87,7 @@ export interface HealthySummary {
   lagged: { consumers: number; lags: number; resumes: number; deltas: number };
   /** Of the folded: how many resubscribed (a broker restart, a checkpoint), and how many went stale, the longest. */
   resubscribed: number;
-  stale: { consumers: number; longestMs: number };
+  stale: { consumers: number; longest: { name: string; value: number } | null };
 }
 
 export function summariseHealthy(fold: Fold): HealthySummary {
@@ -118,7 +118,7 @@ export function summariseHealthy(fold: Fold): HealthySummary {
       deltas: lagging.reduce((n, c) => n + c.recovery!.deltas, 0),
     },
     resubscribed: folded.filter((c) => c.resumes.length > 0).length,
-    stale: { consumers: stale.length, longestMs: Math.max(0, ...stale.map((c) => c.staleMs!)) },
+    stale: { consumers: stale.length, longest: worst(stale, (c) => c.staleMs ?? undefined) },
   };
 }
 
@@ -144,7 +144,8 @@ export function healthyLines(s: HealthySummary): string[] {
   const g = s.lagged;
   if (g.consumers > 0) lines.push(`lag signals to ${g.consumers} of them (${g.lags} in all), ${g.resumes} resumes asked, ${g.deltas} deltas re-sent: each ended correct`);
   if (s.resubscribed > 0) lines.push(`${s.resubscribed} of them subscribed again during the run (each ended correct)`);
-  if (s.stale.consumers > 0) lines.push(`${s.stale.consumers} of them went stale at some point, the longest ${duration(s.stale.longestMs)}`);
+  const longest = s.stale.longest;
+  if (longest !== null) lines.push(`${s.stale.consumers} of them went stale at some point, the longest ${duration(longest.value)} (${longest.name})`);
   return lines;
 }
 

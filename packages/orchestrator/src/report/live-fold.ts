@@ -11,8 +11,17 @@ export const LIVE_ROWS = 24;
 
 /** Off right now: diverged, dropped for, stale, or not simply applying (frozen, slowed, crashed, resyncing, ended, its link faulted). */
 const offNow = (c: ConsumerLive): boolean => c.state !== 'applying' || (c.diverged ?? 0) > 0 || c.dropped > 0 || c.staleness?.now === true;
+/** Harmed, not just late: it diverged, the broker dropped events for it, or its process is gone. */
+const harmed = (c: ConsumerLive): boolean => (c.diverged ?? 0) > 0 || c.dropped > 0 || c.state === 'ended' || c.state === 'crashed';
 /** Worth a row: off now, or one the run faults at some point, or one someone else wrote. */
 const standsOut = (c: ConsumerLive): boolean => c.faulted || c.foreign || offNow(c);
+/**
+ * Who gets a row when not all can: first the harmed and the faulted or foreign ones off now, then
+ * the rest of the faulted and foreign (what the run is about: a stalled consumer keeps its row
+ * after its thaw), then the healthy ones that are only late (stale, resyncing), which on a loaded
+ * machine can be most of them.
+ */
+const rank = (c: ConsumerLive): number => (harmed(c) || ((c.faulted || c.foreign) && offNow(c)) ? 0 : c.faulted || c.foreign ? 1 : 2);
 
 export interface LiveHealthy {
   count: number;
@@ -24,7 +33,7 @@ export interface LiveHealthy {
 export interface LiveFold {
   /** The folded consumers' row; null when the run is not crowded (every consumer has its own row). */
   healthy: LiveHealthy | null;
-  /** The rows, in run order. */
+  /** The rows, in run order (who gets one when not all can: `rank`). */
   shown: ConsumerLive[];
   /** Consumers that stand out but found no room, in run order. */
   hidden: ConsumerLive[];
@@ -34,8 +43,7 @@ export function foldLive(consumers: ConsumerLive[], rows = LIVE_ROWS): LiveFold 
   if (!crowded(consumers.length)) return { healthy: null, shown: consumers, hidden: [] };
   const quiet = consumers.filter((c) => !standsOut(c));
   const out = consumers.filter(standsOut);
-  // No room for all: the ones off right now first, then the others, each group in run order.
-  const kept = new Set([...out.filter(offNow), ...out.filter((c) => !offNow(c))].slice(0, rows));
+  const kept = new Set([0, 1, 2].flatMap((r) => out.filter((c) => rank(c) === r)).slice(0, rows));
   const behind = quiet.map((c) => c.behind);
   return {
     healthy: {
