@@ -30,7 +30,7 @@ describe('the text report of 256 consumers', () => {
       '250 healthy consumers (no fault): 249 CORRECT; 3 of them listed one by one below',
       "the 247 not listed: applied 6-8; digest matches the broker's for 246, 1 could not be checked (the broker did not answer)",
       "publish-to-apply over the run, each one's (250): p50 median 3.5 ms; p99 median 10 ms, worst 42 ms (consumer-99); max 42 ms (consumer-99)",
-      'lag signals to 1 of them (2 in all), 1 resumes asked, 1 deltas re-sent: each ended correct',
+      'lag signals to 3 of them (4 in all), 1 resumes asked, 1 deltas re-sent: each ended correct',
       '1 of them went stale at some point, the longest 0.8 s (consumer-34)',
     ]);
     // Its place: where the first consumer's entry would be, before the ones listed.
@@ -93,9 +93,10 @@ describe('the HTML report of 256 consumers', () => {
   test('the timeline: publisher, broker, one row for the healthy ones, one for each consumer listed', () => {
     const labels = [...page.matchAll(/text-anchor="end" font-size="12">([^<]+)</g)].map((m) => m[1]);
     expect(labels).toEqual(['publisher', 'broker', '247 healthy', ...LISTED]);
-    // Their 247 subscriptions are one mark that says so; consumer-33's lag signal and its stale time stay on it.
+    // Their 247 subscriptions are one mark that says so; the three lag signals and the delta sent (one colour, one slot) one more, the offsets
+    // as their range; consumer-34's stale time stays on it.
     expect(page).toContain('<title>247 healthy: 247× subscribed at offset 0, 0.01 s</title>');
-    expect(page).toContain('<title>247 healthy: 1× lagged: queue discarded, LAG from offset 7, 1.50 s</title>');
+    expect(page).toContain('<title>247 healthy: 3× lagged: queue discarded, LAG from offset 7-9; 1× delta sent up to offset 9, 1.50 s</title>');
     expect(page).toContain('<title>247 healthy: stale: heard nothing from the broker (1 span of theirs), 1.00 s–1.80 s</title>');
   });
 

@@ -8,7 +8,8 @@
  *   consumer-230  foreign (--consumer-cmd)                                      consumer-255  joined late
  *   consumer-250  healthy, yet wrong like consumer-7 (its drop: the broker's, not a fault's)
  *   the other 247 healthy and correct, of them:
- *     consumer-33 applied 8 (the rest 6), two lag signals, one resume, one delta; consumer-34 stale 0.8 s;
+ *     consumer-33 applied 8 (the rest 6), two lag signals, one resume, one delta; consumer-35 and -36
+ *     a lag signal each, all three at ~1.5 s; consumer-34 stale 0.8 s;
  *     consumer-251's digest could not be checked; every other digest matches (the two wrong ones' differ)
  *
  * Publish-to-apply (each one's p50 3.5 ms): p99 = max = 10 ms up to consumer-200, 8 ms after it,
@@ -64,6 +65,7 @@ function report(i: number): ConsumerReport {
   const wrong = n === name(7) || n === HEALTHY_WRONG;
   const extra: Partial<ConsumerReport> = { latency: latency(worstLatency(i)) };
   if (i === 33) Object.assign(extra, { applied: 8, lags: 2, resumes: 1, syncs: [{ kind: 'delta', at: wall(1.6), frames: 1, keys: 2, bytes: 100, offset: 9 }] });
+  if (i === 35 || i === 36) Object.assign(extra, { lags: 1 });
   if (i === 34) Object.assign(extra, { staleMs: 800, staleSpans: [[wall(1), wall(1.8)]] });
   return consumerReport(wrong ? WRONG : RIGHT, extra);
 }
@@ -82,6 +84,7 @@ export function crowdDocument(count = 256, mode: Mode = 'lossy'): JsonDocument {
       names.map((n) => {
         const marks: BrokerReport['subscribers'][string]['marks'] = [{ at: wall(0.01), what: 'subscribed', offset: 0 }];
         if (n === name(33)) marks.push({ at: wall(1.5), what: 'lagged', offset: 6 }, { at: wall(1.55), what: 'delta sent', offset: 9 });
+        if (n === name(35) || n === name(36)) marks.push({ at: wall(1.51), what: 'lagged', offset: n === name(35) ? 7 : 8 });
         if (dropped(n)) marks.push({ at: wall(1.2), what: 'drops started', offset: 11 }, { at: wall(3.2), what: 'drops ended', offset: 12 });
         return [n, subscriberEntry({ delivered: 12, lastAccepted: 12, ...(dropped(n) && { dropped: 1, droppedRanges: [[11, 11]] }), marks })];
       }),

@@ -4,14 +4,37 @@ import type { TimelineMark, TimelineRow, TimelineSpan } from './timeline-rows.js
 /**
  * A crowded run's healthy consumers (crowd.ts) on one timeline row instead of a row each. Their
  * marks are gathered per colour into slots of 1/SLOTS of the axis, one mark per slot that says how
- * many it stands for and what they were ("250× subscribed at offset 0"); their spans (a stale
- * time; a drop or a fault would have listed the consumer) become one span per overlapping run.
+ * many it stands for and what they were, marks that differ only in their figures counted together
+ * with each figure's range ("51× lagged: queue discarded, LAG from offset 156-179"); their spans (a
+ * stale time; a drop or a fault would have listed the consumer) become one span per overlapping run.
  */
 
-/** Slots along the axis: ~10 px each on the timeline's 1,168 px. */
-const SLOTS = 120;
+/** Slots along the axis: ~20 px each on the timeline's 1,168 px. */
+const SLOTS = 60;
 /** Kinds of mark one merged mark names before it only counts. */
 const NAMED = 3;
+const FIGURE = /\d+(?:\.\d+)?/g;
+
+/** Marks' words counted by kind, a kind being the words with their figures left out; each figure as its range. */
+function kindsOf(whats: string[]): Array<{ text: string; count: number }> {
+  const kinds = new Map<string, { count: number; ranges: Array<[number, number]> }>();
+  for (const what of whats) {
+    const key = what.replace(FIGURE, '#');
+    const figures = (what.match(FIGURE) ?? []).map(Number);
+    const kind = kinds.get(key) ?? { count: 0, ranges: figures.map((n): [number, number] => [n, n]) };
+    kind.count++;
+    figures.forEach((n, i) => (kind.ranges[i] = [Math.min(kind.ranges[i]![0], n), Math.max(kind.ranges[i]![1], n)]));
+    kinds.set(key, kind);
+  }
+  return [...kinds].map(([key, { count, ranges }]) => {
+    let i = 0;
+    const text = key.replace(/#/g, () => {
+      const [low, high] = ranges[i++]!;
+      return low === high ? String(low) : `${low}-${high}`;
+    });
+    return { text, count };
+  });
+}
 
 function mergeMarks(marks: TimelineMark[], axis: TimeAxis): TimelineMark[] {
   const slots = new Map<string, TimelineMark[]>();
@@ -20,10 +43,8 @@ function mergeMarks(marks: TimelineMark[], axis: TimeAxis): TimelineMark[] {
     slots.set(key, [...(slots.get(key) ?? []), m]);
   }
   return [...slots.values()].map((group) => {
-    const counts = new Map<string, number>();
-    for (const m of group) counts.set(m.what, (counts.get(m.what) ?? 0) + 1);
-    const kinds = [...counts].sort((a, b) => b[1] - a[1]);
-    const named = kinds.slice(0, NAMED).map(([what, n]) => `${n}× ${what}`);
+    const kinds = kindsOf(group.map((m) => m.what)).sort((a, b) => b.count - a.count);
+    const named = kinds.slice(0, NAMED).map((k) => `${k.count}× ${k.text}`);
     const more = kinds.length > NAMED ? `; ${kinds.length - NAMED} other kinds` : '';
     return { t: Math.min(...group.map((m) => m.t)), what: named.join('; ') + more, colour: group[0]!.colour };
   }).sort((a, b) => a.t - b.t);
