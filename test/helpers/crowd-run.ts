@@ -6,7 +6,8 @@
  *   consumer-40   slowed 0.5-2.5 s        consumer-80   crashed 1-2 s
  *   consumer-120  partitioned 1-3 s       consumer-160  lossy link 0.5-2.5 s    consumer-200  delayed link 1-2 s
  *   consumer-230  foreign (--consumer-cmd)                                      consumer-255  joined late
- *   consumer-250  healthy, yet wrong like consumer-7 (its drop: the broker's, not a fault's)
+ *   consumer-250  healthy, yet wrong like consumer-7 (its drop: the broker's, not a fault's);
+ *                 consumer-252, -253 and -254 wrong exactly as it is
  *   the other 247 healthy and correct, of them:
  *     consumer-33 applied 8 (the rest 6), two lag signals, one resume, one delta; consumer-35 and -36
  *     a lag signal each, all three at ~1.5 s; consumer-34 stale 0.8 s;
@@ -14,7 +15,7 @@
  *
  * Publish-to-apply (each one's p50 3.5 ms): p99 = max = 10 ms up to consumer-200, 8 ms after it,
  * 42 ms for consumer-99; the faulted ones 900 ms, the foreign one 30, the late joiner 20.
- * So the 250 healthy (no fault: the foreign and the late one among them): 249 correct; p99
+ * So the 250 healthy (no fault: the foreign and the late one among them): 246 correct; p99
  * median 10 ms (54 at 8, 193 at 10, then 20, 30, 42), worst 42 ms (consumer-99).
  */
 import { normalizeOptions, type Fault, type JsonDocument } from '@state-divergence/orchestrator';
@@ -41,7 +42,9 @@ export const FAULTS: Fault[] = [
 export const FOREIGN = name(230);
 export const LATE = name(255);
 export const HEALTHY_WRONG = name(250);
-/** Every consumer a report lists one by one: the faulted, the foreign, the late and the healthy wrong one. */
+/** Wrong exactly as consumer-250 is: one entry names them with it. */
+export const ALIKE = [name(252), name(253), name(254)];
+/** Every consumer a report lists, each with an entry of its own: the faulted, the foreign, the late and the healthy wrong one. */
 export const LISTED = [name(7), name(40), name(80), name(120), name(160), name(200), FOREIGN, HEALTHY_WRONG, LATE];
 
 const RIGHT = held([11, 7, 9, 10, 12, 8]).sort((a, b) => a[0] - b[0]);
@@ -62,7 +65,7 @@ function worstLatency(i: number): number {
 
 function report(i: number): ConsumerReport {
   const n = name(i);
-  const wrong = n === name(7) || n === HEALTHY_WRONG;
+  const wrong = n === name(7) || n === HEALTHY_WRONG || ALIKE.includes(n);
   const extra: Partial<ConsumerReport> = { latency: latency(worstLatency(i)) };
   if (i === 33) Object.assign(extra, { applied: 8, lags: 2, resumes: 1, syncs: [{ kind: 'delta', at: wall(1.6), frames: 1, keys: 2, bytes: 100, offset: 9 }] });
   if (i === 35 || i === 36) Object.assign(extra, { lags: 1 });
@@ -77,7 +80,7 @@ export function crowdDocument(count = 256, mode: Mode = 'lossy'): JsonDocument {
   const faults = FAULTS.filter((f) => names.includes(f.consumer));
   const base = toJsonConfig(normalizeOptions({ mode, keys: 6, consumers: 3, duration: 1 }, { stderrIsTTY: false }));
   const config = { ...base, consumers: count, faults, stall: [], joinLate: names.includes(LATE) ? LATE : null };
-  const dropped = (n: string) => n === name(7) || n === HEALTHY_WRONG;
+  const dropped = (n: string) => n === name(7) || n === HEALTHY_WRONG || ALIKE.includes(n);
   const broker: BrokerReport = {
     role: 'broker', epoch: 1, recovered: null, durable: null, head: 12, lastWriteOffsets: [11, 7, 9, 10, 12, 8], digest: '0',
     subscribers: Object.fromEntries(

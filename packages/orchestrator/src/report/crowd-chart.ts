@@ -12,6 +12,8 @@ export const ALONE = 4;
 export const NAMED_QUIET = 8;
 /** Consumers a crowded decile chart draws on their own; the others' mean is one more series (the palette has eight colours). */
 export const DECILE_ALONE = 7;
+/** Listed consumers a crowded timeline gives a row of their own (28 px each); the rest share one. */
+export const TIMELINE_ALONE = 24;
 
 export interface Envelope {
   label: string;
@@ -71,4 +73,20 @@ export function decileSeries(run: JsonRun): Series {
     });
   }
   return series;
+}
+
+/**
+ * The rows a crowded timeline merges: the folded healthy consumers into one, and the listed ones
+ * past TIMELINE_ALONE into another; the faulted and foreign ones keep their own rows first, then
+ * the others listed (wrong, dropped for), in run order. None when the run is not crowded.
+ */
+export function timelineMerges(run: JsonRun, fold: Fold): Array<{ label: string; names: string[] }> {
+  if (!crowded(run.consumers.length)) return [];
+  const first = fold.shown.filter((c) => c.faulted || c.command !== null);
+  const alone = new Set([...first, ...fold.shown.filter((c) => !first.includes(c))].slice(0, TIMELINE_ALONE));
+  const rest = fold.shown.filter((c) => !alone.has(c)).map((c) => c.name);
+  return [
+    { label: `${fold.folded.length} healthy`, names: fold.folded.map((c) => c.name) },
+    { label: `${rest.length} more listed`, names: rest },
+  ];
 }

@@ -149,6 +149,26 @@ export function healthyLines(s: HealthySummary): string[] {
   return lines;
 }
 
+/**
+ * Listed consumers whose entries read the same but for their names, as one entry that names them
+ * all: in a crowded run many share one fate (a pool's members fall behind together, the broker drops
+ * the same offsets for each). `entry` is the renderer's own entry without the name, so nothing it
+ * would have said of one of them is lost. In order of each group's first member.
+ */
+export function groupAlike<T extends { name: string }>(items: T[], entry: (item: T) => string): Array<{ first: T; others: string[] }> {
+  const groups = new Map<string, { first: T; others: string[] }>();
+  for (const item of items) {
+    const key = entry(item);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { first: item, others: [] });
+    else group.others.push(item.name);
+  }
+  return [...groups.values()];
+}
+
+/** "the same for 3 more: consumer-251, consumer-252, consumer-253" */
+export const alikeWords = (others: string[]): string => `the same for ${others.length} more: ${others.join(', ')}`;
+
 /** At most `shown` items of a list, then how many more: "consumer-1, consumer-2 and 14 more"; every item when `shown` is Infinity. */
 export function someNames(items: string[], shown: number, separator = ', '): string {
   if (items.length <= shown) return items.join(separator);

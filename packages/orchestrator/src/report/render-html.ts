@@ -1,8 +1,8 @@
 import { describeFault, faultLabel } from '../model/faults.js';
 import { absorptionSentence } from './absorption.js';
 import { costNotes, costRows } from './cost-table.js';
-import { crowded, foldConsumers, healthyLines, someNames, summariseHealthy, type Fold } from './crowd.js';
-import { decileSeries, divergenceGroups, envelope, NAMED_QUIET } from './crowd-chart.js';
+import { alikeWords, crowded, foldConsumers, groupAlike, healthyLines, someNames, summariseHealthy, type Fold } from './crowd.js';
+import { decileSeries, divergenceGroups, envelope, NAMED_QUIET, timelineMerges } from './crowd-chart.js';
 import type { JsonConfig, JsonDocument, JsonRun } from './document.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
 import { linkLines, publisherNetworkLines } from './network-text.js';
@@ -62,8 +62,13 @@ function consumerTable(run: JsonRun, config: JsonConfig, fold: Fold): string {
   });
   const stale = tracks ? '<th title="time with no frame from the broker for longer than --stale-after, by its own clock">stale</th>' : '';
   const head = `<tr><th>consumer</th><th>applied</th><th>state at the end</th>${stale}<th>digest</th><th>first wrong keys</th></tr>`;
-  const table = `<table>${head}${rows(fold.shown).join('')}</table>`;
-  if (!crowded(run.consumers.length)) return table;
+  if (!crowded(run.consumers.length)) return `<table>${head}${rows(fold.shown).join('')}</table>`;
+  // Rows that read the same but for the name as one, naming the others (crowd.ts groupAlike); its faults and command, in the name's cell, count.
+  const unnamed = (c: Consumer) => rows([c])[0]!.replace(`<td>${nameCell(c, config)}</td>`, `<td>${nameCell({ ...c, name: '' }, config)}</td>`);
+  const alike = groupAlike(fold.shown, unnamed).map(({ first, others }) =>
+    others.length === 0 ? rows([first])[0]! : rows([first])[0]!.replace(`${nameCell(first, config)}</td>`, `${nameCell(first, config)}<br><small>${esc(alikeWords(others))}</small></td>`),
+  );
+  const table = `<table>${head}${alike.join('')}</table>`;
   // A crowded run (crowd.ts): the healthy ones summed up first, listed one by one only when asked.
   const [first, ...rest] = healthyLines(summariseHealthy(fold));
   const summary = first === undefined ? '' : `<p class="healthy"><span class="ok">${esc(first)}</span>${rest.map((line) => `<br>${esc(line)}`).join('')}</p>`;
@@ -128,7 +133,7 @@ function modeSection(run: JsonRun, config: JsonConfig): string {
 ${[...brokerLines(run), ...publisherNetworkLines(run, config)].map((line) => `<p class="broker">${esc(line.trim())}</p>`).join('\n')}
 ${(run.transport?.absorbed ?? []).map((a) => `<p>${esc(a.consumer)}: ${esc(absorptionSentence(a, run.transport.datagramBytes))}.</p>`).join('\n')}
 ${consumerTable(run, config, fold)}${faultLegend(axis)}<div class="grid">${charts.join('')}</div>
-${timelineSvg(timelineRows(run, axis, fold.folded.map((c) => c.name)), axis)}`;
+${timelineSvg(timelineRows(run, axis, timelineMerges(run, fold)), axis)}`;
 }
 
 /** One self-contained HTML file (inline CSS and SVG; no script, no network) from the --json document. */

@@ -4,7 +4,7 @@ import { faultLabel, type FaultKind } from '../model/faults.js';
 import type { JsonConfig, JsonRun } from './document.js';
 import { absorptionSentence } from './absorption.js';
 import { costTableText } from './cost-table.js';
-import { crowded, foldConsumers, healthyLines, someNames, summariseHealthy, type Fold } from './crowd.js';
+import { alikeWords, crowded, foldConsumers, groupAlike, healthyLines, someNames, summariseHealthy, type Fold } from './crowd.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
 import { consumerNetworkLines, publisherNetworkLines } from './network-text.js';
 import { brokerLines, resumeLines } from './restart-text.js';
@@ -121,6 +121,31 @@ function healthyEntry(fold: Fold): string[] {
   return healthyLines(summariseHealthy(fold)).map((line, i) => `${i === 0 ? '    ' : INDENT}${line}`);
 }
 
+/** Wrapped names fit this many columns past the indent. */
+const WRAP = 100;
+
+/** A crowded run's listed consumers, those whose entries read the same but for the name as one entry naming the others under its first line. */
+function alikeEntries(consumers: Consumer[], result: JsonRun, options: JsonConfig): string[] {
+  const entries = new Map(consumers.map((c) => [c.name, consumerLines(c, result, options)]));
+  // Its entry without its name: the first line's name column, and the padding after it, left out.
+  const unnamed = (c: Consumer) => [entries.get(c.name)![0]!.replace(/^ {4}\S+ +/, ''), ...entries.get(c.name)!.slice(1)].join('\n');
+  return groupAlike(consumers, unnamed).flatMap(({ first, others }) => {
+    const [head, ...rest] = entries.get(first.name)!;
+    return others.length === 0 ? [head!, ...rest] : [head!, ...wrap(alikeWords(others), WRAP).map((line) => `${INDENT}${line}`), ...rest];
+  });
+}
+
+/** Words on lines of at most `width` columns (a longer word alone on its line). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + word.length <= width) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
+
 function overlapLines(result: JsonRun): string[] {
   const pairs = result.faultedOverlap;
   const shown = crowded(result.consumers.length) ? pairs.slice(0, OVERLAPS_SHOWN) : pairs;
@@ -144,7 +169,7 @@ export function renderMode(result: JsonRun, options: JsonConfig): string {
     ...publisherNetworkLines(result, options).map((line) => `    ${line}`),
     '',
     ...(many ? healthyEntry(fold) : []),
-    ...fold.shown.flatMap((c) => consumerLines(c, result, options)),
+    ...(many ? alikeEntries(fold.shown, result, options) : fold.shown.flatMap((c) => consumerLines(c, result, options))),
     '',
     ...overlapLines(result),
     `    checker: ${result.valid}; unexplained: ${result.checkerError === null ? result.unexplained : `unknown (${result.checkerError})`}`,

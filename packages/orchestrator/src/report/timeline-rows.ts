@@ -195,18 +195,18 @@ function publisherRow(run: JsonRun, axis: TimeAxis): TimelineRow {
 
 /**
  * Publisher, broker, then each consumer in report order; marks in time order, only what lies on
- * the axis. The `folded` consumers (a crowded run's healthy ones, crowd.ts) share one row, first
- * among the consumers' (timeline-fold.ts).
+ * the axis. Each of `merged` (a crowded run's healthy consumers, the listed ones past the timeline's
+ * rows: crowd-chart.ts) is one row named by its label, before the consumers' own (timeline-fold.ts).
  */
-export function timelineRows(run: JsonRun, axis: TimeAxis, folded: string[] = []): TimelineRow[] {
+export function timelineRows(run: JsonRun, axis: TimeAxis, merged: Array<{ label: string; names: string[] }> = []): TimelineRow[] {
   const onAxis = (t: number) => t >= 0 && t <= axis.end;
   const clip = (row: TimelineRow): TimelineRow => ({
     name: row.name,
     marks: row.marks.filter((m) => onAxis(m.t)).sort((a, b) => a.t - b.t),
     spans: row.spans.filter((s) => s.to >= 0 && s.from <= axis.end).map((s) => ({ ...s, from: Math.max(0, s.from), to: Math.min(axis.end, s.to) })),
   });
-  const fold = new Set(folded);
   const rowsOf = (consumers: JsonRun['consumers']) => consumers.map((c) => clip(consumerRow(run, c, axis)));
-  const healthy = fold.size === 0 ? [] : [mergeRows(`${fold.size} healthy`, rowsOf(run.consumers.filter((c) => fold.has(c.name))), axis)];
-  return [...[publisherRow(run, axis), brokerRow(run)].map(clip), ...healthy, ...rowsOf(run.consumers.filter((c) => !fold.has(c.name)))];
+  const inGroup = new Set(merged.flatMap((g) => g.names));
+  const groups = merged.filter((g) => g.names.length > 0).map((g) => mergeRows(g.label, rowsOf(run.consumers.filter((c) => g.names.includes(c.name))), axis));
+  return [...[publisherRow(run, axis), brokerRow(run)].map(clip), ...groups, ...rowsOf(run.consumers.filter((c) => !inGroup.has(c.name)))];
 }
