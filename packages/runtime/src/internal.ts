@@ -3,3 +3,4 @@
  * no package imports this.
  */
 export { serveRequest } from './serve-request.js';
+export { listenPorts } from './quic/listen-port.js';

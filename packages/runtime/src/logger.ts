@@ -20,7 +20,8 @@ export function setLogPhase(phase: string): void {
 }
 
 /** Where a process's lines go (stderr, or the run's log file), opened once: a pool's members share it. */
-export function logDestination(settings: LogSettings) {
+export type LogDestination = ReturnType<typeof pino.destination>;
+export function logDestination(settings: LogSettings): LogDestination {
   return settings.file === null
     ? pino.destination({ fd: 2, sync: true })
     : pino.destination({ dest: settings.file, append: true, sync: true, mkdir: true });
@@ -30,7 +31,7 @@ export function logDestination(settings: LogSettings) {
  * A logger whose every line says `proc`. A pool gives each consumer it hosts its own (a child
  * logger would repeat the `proc` key), all writing to the pool's one destination.
  */
-export function createLogger(proc: string, settings: LogSettings, destination = logDestination(settings)): Logger {
+export function createLogger(proc: string, settings: LogSettings, destination: LogDestination = logDestination(settings)): Logger {
   return pino(
     {
       level: settings.level,

@@ -2,6 +2,7 @@ import { events, QUICServer, type QUICConnection, type QUICStream } from '@matri
 import type { Logger } from '../logger.js';
 import { datagramConfig, quicLogger, serverCrypto } from './options.js';
 import { connectionTransport, type ConnectionTransport } from './transport-stats.js';
+import { listenPorts } from './listen-port.js';
 
 export interface QuicServerOptions {
   host: string;
@@ -25,8 +26,21 @@ export interface QuicServerHandle {
   stop(): Promise<void>;
 }
 
-/** Starts a QUIC server on `port`, or an ephemeral one. */
+/** Starts a QUIC server on `port`, or on a free one below the ephemeral range (listen-port.ts). */
 export async function startQuicServer(options: QuicServerOptions): Promise<QuicServerHandle> {
+  if (options.port !== undefined && options.port !== 0) return listenOn(options, options.port);
+  const ports = listenPorts();
+  for (const [i, port] of ports.entries()) {
+    try {
+      return await listenOn(options, port);
+    } catch (error) {
+      if (i === ports.length - 1) throw error; // port 0 failed: nothing else to try
+    }
+  }
+  throw new Error('unreachable: the last port tried is 0, whose failure is thrown');
+}
+
+async function listenOn(options: QuicServerOptions, port: number): Promise<QuicServerHandle> {
   const server = new QUICServer({
     crypto: serverCrypto(),
     config: {
@@ -49,6 +63,6 @@ export async function startQuicServer(options: QuicServerOptions): Promise<QuicS
       options.onStream((streamEvt as events.EventQUICConnectionStream).detail, connection, transport);
     });
   });
-  await server.start({ host: options.host, port: options.port ?? 0 });
+  await server.start({ host: options.host, port });
   return { port: server.port, stop: () => server.stop({ force: true }) };
 }
