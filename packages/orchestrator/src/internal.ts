@@ -13,6 +13,8 @@ export { renderHtml } from './report/render-html.js';
 export { renderClosing, renderMode } from './report/render-text.js';
 export { MODE_LABELS, MODE_SHORT } from './report/labels.js';
 export { textProgress } from './report/progress.js';
+export { CROWD } from './report/crowd.js';
+export { LIVE_ROWS } from './report/live-fold.js';
 export { overlaps, wrongByDecile } from './check/damage.js';
 export { expectedWrong, mergeRanges } from './check/expectation.js';
 export { churnPeak, networkPoint, restartPoint, type NetworkPoint, type RestartPoint } from './check/experiment-points.js';

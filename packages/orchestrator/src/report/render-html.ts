@@ -1,6 +1,8 @@
 import { describeFault, faultLabel } from '../model/faults.js';
 import { absorptionSentence } from './absorption.js';
 import { costNotes, costRows } from './cost-table.js';
+import { alikeWords, crowded, foldConsumers, groupAlike, healthyLines, someNames, summariseHealthy, type Fold } from './crowd.js';
+import { decileSeries, divergenceGroups, envelope, NAMED_QUIET, timelineMerges } from './crowd-chart.js';
 import type { JsonConfig, JsonDocument, JsonRun } from './document.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
 import { linkLines, publisherNetworkLines } from './network-text.js';
@@ -48,10 +50,10 @@ function stateCell(c: Consumer, keys: number): string {
 /** Its stale time, where any consumer of the run tracks it (a mode whose broker speaks when idle): '-' where it does not. */
 const staleCell = (c: Consumer): string => `<td>${c.staleMs === null ? '-' : c.staleMs === 0 ? 'never' : duration(c.staleMs)}</td>`;
 
-function consumerTable(run: JsonRun, config: JsonConfig): string {
+function consumerTable(run: JsonRun, config: JsonConfig, fold: Fold): string {
   const tracks = run.consumers.some((c) => c.staleMs !== null);
   const columns = tracks ? 5 : 4;
-  const rows = run.consumers.map((c) => {
+  const rows = (consumers: Consumer[]) => consumers.map((c) => {
     const row = `<tr><td>${nameCell(c, config)}</td><td>${c.applied ?? '?'}</td>${stateCell(c, config.keys)}${tracks ? staleCell(c) : ''}<td>${c.digestMatch === null ? '-' : c.digestMatch ? 'matches' : 'differs'}</td><td>${esc(c.wrongKeys.slice(0, 6).join(', '))}${c.wrongKeys.length > 6 ? ', …' : ''}</td></tr>`;
     // What its relay and QUIC did under a network fault, then every way a foreign consumer broke the child contract (docs/CONSUMER.md), each on its own line.
     const link = linkLines(c, run).map((line) => `<tr><td></td><td colspan="${columns}"><small>${esc(line)}</small></td></tr>`);
@@ -59,7 +61,19 @@ function consumerTable(run: JsonRun, config: JsonConfig): string {
     return row + link.join('') + breaches.join('');
   });
   const stale = tracks ? '<th title="time with no frame from the broker for longer than --stale-after, by its own clock">stale</th>' : '';
-  return `<table><tr><th>consumer</th><th>applied</th><th>state at the end</th>${stale}<th>digest</th><th>first wrong keys</th></tr>${rows.join('')}</table>`;
+  const head = `<tr><th>consumer</th><th>applied</th><th>state at the end</th>${stale}<th>digest</th><th>first wrong keys</th></tr>`;
+  if (!crowded(run.consumers.length)) return `<table>${head}${rows(fold.shown).join('')}</table>`;
+  // Rows that read the same but for the name as one, naming the others (crowd.ts groupAlike); its faults and command, in the name's cell, count.
+  const unnamed = (c: Consumer) => rows([c])[0]!.replace(`<td>${nameCell(c, config)}</td>`, `<td>${nameCell({ ...c, name: '' }, config)}</td>`);
+  const alike = groupAlike(fold.shown, unnamed).map(({ first, others }) =>
+    others.length === 0 ? rows([first])[0]! : rows([first])[0]!.replace(`${nameCell(first, config)}</td>`, `${nameCell(first, config)}<br><small>${esc(alikeWords(others))}</small></td>`),
+  );
+  const table = `<table>${head}${alike.join('')}</table>`;
+  // A crowded run (crowd.ts): the healthy ones summed up first, listed one by one only when asked.
+  const [first, ...rest] = healthyLines(summariseHealthy(fold));
+  const summary = first === undefined ? '' : `<p class="healthy"><span class="ok">${esc(first)}</span>${rest.map((line) => `<br>${esc(line)}`).join('')}</p>`;
+  const folded = fold.folded.length === 0 ? '' : `<details><summary>The ${fold.folded.length} healthy consumers not listed, one by one</summary><table>${head}${rows(fold.folded).join('')}</table></details>`;
+  return `${summary}${table}${folded}`;
 }
 
 const RED = ['#b91c1c', '#ef4444', '#7f1d1d', '#f87171'];
@@ -68,21 +82,32 @@ const GREY = ['#6b7280', '#9ca3af', '#374151', '#d1d5db'];
 /**
  * Per consumer that was ever off: diverged (red: its latest write was dropped,
  * it will never arrive) and behind (grey: queued or in flight, it will). Changes
- * flow control held back at the publisher count for neither.
+ * flow control held back at the publisher count for neither. A crowded run draws
+ * a few listed consumers on their own and the rest as envelopes (crowd-chart.ts).
  */
-function divergenceChart(run: JsonRun, axis: TimeAxis): string {
+function divergenceChart(run: JsonRun, axis: TimeAxis, fold: Fold): string {
   const { diverged, behind } = run.wrongOverTime;
   const series: Record<string, Array<number | null>> = {};
   const colours: Record<string, string> = {};
-  const shown = Object.keys(diverged).filter((name) => [...(diverged[name] ?? []), ...(behind[name] ?? [])].some((v) => v !== null && v > 0));
-  shown.forEach((name, i) => {
+  const everOff = (name: string) => [...(diverged[name] ?? []), ...(behind[name] ?? [])].some((v) => v !== null && v > 0);
+  const many = crowded(run.consumers.length);
+  const groups = many ? divergenceGroups(run, fold, everOff) : { alone: Object.keys(diverged).filter(everOff), envelopes: [] };
+  groups.alone.forEach((name, i) => {
     series[`${name} diverged`] = diverged[name] ?? [];
     series[`${name} behind`] = behind[name] ?? [];
     colours[`${name} diverged`] = RED[i % RED.length]!;
     colours[`${name} behind`] = GREY[i % GREY.length]!;
   });
-  const quiet = Object.keys(diverged).filter((name) => !shown.includes(name));
-  const title = `Keys diverged (red) and behind (grey) over time${quiet.length > 0 ? `; 0 throughout: ${quiet.join(', ')}` : ''}`;
+  // An envelope's line that stays at 0 says nothing the title does not.
+  for (const e of groups.envelopes) {
+    const lines: Array<[string, Array<number | null>, string]> = [[`${e.label}: most diverged`, envelope(e.names, diverged), e.colours[0]], [`${e.label}: most behind`, envelope(e.names, behind), e.colours[1]]];
+    for (const [label, values, colour] of lines.filter(([, values]) => values.some((v) => v !== null && v > 0))) {
+      series[label] = values;
+      colours[label] = colour;
+    }
+  }
+  const quiet = Object.keys(diverged).filter((name) => !everOff(name));
+  const title = `Keys diverged (red) and behind (grey) over time${quiet.length > 0 ? `; 0 throughout: ${someNames(quiet, many ? NAMED_QUIET : Infinity)}` : ''}`;
   return lineChart(title, series, run.wrongOverTime.t, 'seconds since publishing started', 'keys', colours, axis);
 }
 
@@ -94,9 +119,10 @@ function faultLegend(axis: TimeAxis): string {
 
 function modeSection(run: JsonRun, config: JsonConfig): string {
   const axis = timeAxis(run, config);
-  const deciles = Object.fromEntries(run.consumers.filter((c) => c.wrongCount > 0).map((c) => [c.name, c.wrongByDecile ?? []]));
+  const fold = foldConsumers(run, config);
+  const deciles = decileSeries(run);
   const charts = [
-    divergenceChart(run, axis),
+    divergenceChart(run, axis, fold),
     lineChart('Publisher rate over time', { publisher: run.wrongOverTime.publisherRate }, run.wrongOverTime.t, 'seconds since publishing started', 'changes/s, last 2 s', {}, axis),
     Object.keys(deciles).length > 0
       ? barChart('Wrong keys by key rank (hottest tenth first)', ['1st', '2nd', '3rd', '4th', '5th', '6th', '7th', '8th', '9th', '10th'], deciles, 'fraction of the tenth')
@@ -106,8 +132,8 @@ function modeSection(run: JsonRun, config: JsonConfig): string {
 <p>${run.published} changes published; publisher ${Math.round(run.publisher.achievedRate)}/s overall, ${Math.round(run.publisher.rateInStall)}/s during the stall.</p>
 ${[...brokerLines(run), ...publisherNetworkLines(run, config)].map((line) => `<p class="broker">${esc(line.trim())}</p>`).join('\n')}
 ${(run.transport?.absorbed ?? []).map((a) => `<p>${esc(a.consumer)}: ${esc(absorptionSentence(a, run.transport.datagramBytes))}.</p>`).join('\n')}
-${consumerTable(run, config)}${faultLegend(axis)}<div class="grid">${charts.join('')}</div>
-${timelineSvg(timelineRows(run, axis), axis)}`;
+${consumerTable(run, config, fold)}${faultLegend(axis)}<div class="grid">${charts.join('')}</div>
+${timelineSvg(timelineRows(run, axis, timelineMerges(run, fold)), axis)}`;
 }
 
 /** One self-contained HTML file (inline CSS and SVG; no script, no network) from the --json document. */

@@ -4,6 +4,7 @@ import { faultLabel, type FaultKind } from '../model/faults.js';
 import type { JsonConfig, JsonRun } from './document.js';
 import { absorptionSentence } from './absorption.js';
 import { costTableText } from './cost-table.js';
+import { alikeWords, crowded, foldConsumers, groupAlike, healthyLines, someNames, summariseHealthy, type Fold } from './crowd.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
 import { consumerNetworkLines, publisherNetworkLines } from './network-text.js';
 import { brokerLines, resumeLines } from './restart-text.js';
@@ -110,8 +111,56 @@ function absorptionLines(name: string, result: JsonRun): string[] {
   return transport.absorbed.filter((a) => a.consumer === name).map((a) => `${INDENT}${absorptionSentence(a, transport.datagramBytes)}`);
 }
 
+/** A crowded run's pairs of faulted consumers compared: this many, then how many more. */
+const OVERLAPS_SHOWN = 6;
+/** A crowded run's lists of names (the wrong, the undrained): this many, then how many more. */
+const NAMES_SHOWN = 8;
+
+/** The healthy consumers of a crowded run as one entry (crowd.ts): its first line where a consumer's would be. */
+function healthyEntry(fold: Fold): string[] {
+  return healthyLines(summariseHealthy(fold)).map((line, i) => `${i === 0 ? '    ' : INDENT}${line}`);
+}
+
+/** Wrapped names fit this many columns past the indent. */
+const WRAP = 100;
+
+/** A crowded run's listed consumers, those whose entries read the same but for the name as one entry naming the others under its first line. */
+function alikeEntries(consumers: Consumer[], result: JsonRun, options: JsonConfig): string[] {
+  const entries = new Map(consumers.map((c) => [c.name, consumerLines(c, result, options)]));
+  // Its entry without its name: the first line's name column, and the padding after it, left out.
+  const unnamed = (c: Consumer) => [entries.get(c.name)![0]!.replace(/^ {4}\S+ +/, ''), ...entries.get(c.name)!.slice(1)].join('\n');
+  return groupAlike(consumers, unnamed).flatMap(({ first, others }) => {
+    const [head, ...rest] = entries.get(first.name)!;
+    return others.length === 0 ? [head!, ...rest] : [head!, ...wrap(alikeWords(others), WRAP).map((line) => `${INDENT}${line}`), ...rest];
+  });
+}
+
+/** Words on lines of at most `width` columns (a longer word alone on its line). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + word.length <= width) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
+
+function overlapLines(result: JsonRun): string[] {
+  const pairs = result.faultedOverlap;
+  const shown = crowded(result.consumers.length) ? pairs.slice(0, OVERLAPS_SHOWN) : pairs;
+  const lines = shown.map(
+    (o) =>
+      `    ${o.a} and ${o.b}: ${o.both} keys wrong for both, ${o.onlyA} only for ${o.a}, ${o.onlyB} only for ${o.b}` +
+      (o.jaccard === null ? '' : ` (Jaccard ${o.jaccard}${o.onlyA + o.onlyB > 0 ? ': they disagree with each other too' : ''})`),
+  );
+  return shown.length < pairs.length ? [...lines, `    ... and ${pairs.length - shown.length} more pairs of faulted consumers (--json: faultedOverlap)`] : lines;
+}
+
 export function renderMode(result: JsonRun, options: JsonConfig): string {
   const p = result.publisher;
+  const many = crowded(result.consumers.length);
+  const fold = foldConsumers(result, options);
   const lines = [
     `  ${MODE_LABELS[result.mode]}`,
     `    ${result.published} changes published  (target ${rate(options.rate)}, achieved ${rate(p.achievedRate)}, ${rate(p.rateInStall)} during the stall)`,
@@ -119,13 +168,10 @@ export function renderMode(result: JsonRun, options: JsonConfig): string {
     ...brokerLines(result),
     ...publisherNetworkLines(result, options).map((line) => `    ${line}`),
     '',
-    ...result.consumers.flatMap((c) => consumerLines(c, result, options)),
+    ...(many ? healthyEntry(fold) : []),
+    ...(many ? alikeEntries(fold.shown, result, options) : fold.shown.flatMap((c) => consumerLines(c, result, options))),
     '',
-    ...result.faultedOverlap.map(
-      (o) =>
-        `    ${o.a} and ${o.b}: ${o.both} keys wrong for both, ${o.onlyA} only for ${o.a}, ${o.onlyB} only for ${o.b}` +
-        (o.jaccard === null ? '' : ` (Jaccard ${o.jaccard}${o.onlyA + o.onlyB > 0 ? ': they disagree with each other too' : ''})`),
-    ),
+    ...overlapLines(result),
     `    checker: ${result.valid}; unexplained: ${result.checkerError === null ? result.unexplained : `unknown (${result.checkerError})`}`,
   ];
   if (result.noPrediction !== null) lines.push(`    expected wrong keys: ${result.noPrediction}`);
@@ -138,7 +184,8 @@ export function renderMode(result: JsonRun, options: JsonConfig): string {
     );
   }
   if (!result.drain.complete) {
-    lines.push(`    drain INCOMPLETE after ${result.drain.ms} ms: ${Object.entries(result.drain.behind).map(([n, why]) => `${n} ${why}`).join('; ')}`);
+    const behind = Object.entries(result.drain.behind).map(([n, why]) => `${n} ${why}`);
+    lines.push(`    drain INCOMPLETE after ${result.drain.ms} ms: ${someNames(behind, many ? NAMES_SHOWN : Infinity, '; ')}`);
   }
   return lines.join('\n') + '\n';
 }
@@ -149,7 +196,10 @@ function summarise(result: JsonRun, options: JsonConfig): string {
   const throttle = `publisher ${rate(result.publisher.rateInStall)} of ${rate(options.rate)} during the stall${restarts > 0 ? `; ${restarts} broker restart(s)` : ''}`;
   if (result.valid === 'unknown') return `${MODE_SHORT[result.mode]}: outcome UNKNOWN (${result.checkerError ?? 'a consumer could not be checked'}); ${throttle}`;
   if (wrong.length === 0) return `${MODE_SHORT[result.mode]}: every consumer correct; ${throttle}`;
-  const worst = wrong.map((c) => `${c.name} ${c.wrongCount} keys`).join(', ');
+  // A crowded run names its worst few, the most wrong first.
+  const many = crowded(result.consumers.length);
+  const named = many ? [...wrong].sort((a, b) => b.wrongCount - a.wrongCount) : wrong;
+  const worst = someNames(named.map((c) => `${c.name} ${c.wrongCount} keys`), many ? NAMES_SHOWN : Infinity);
   return `${MODE_SHORT[result.mode]}: ${wrong.length} of ${result.consumers.length} consumers permanently wrong (${worst}), none told; ${throttle}`;
 }
 

@@ -4,6 +4,7 @@ import { faultWindow, PUBLISHER, type Fault, type FaultKind } from '../model/fau
 import type { JsonRun } from './document.js';
 import { resumeWords } from './restart-text.js';
 import { brokerFaults, clocks, FAULT_COLOURS, type TimeAxis } from './time-axis.js';
+import { mergeRows } from './timeline-fold.js';
 
 /**
  * The timeline's data: one row per process, each mark and span in seconds since
@@ -192,13 +193,20 @@ function publisherRow(run: JsonRun, axis: TimeAxis): TimelineRow {
   return { name: 'publisher', marks: [{ t: 0, what: 'publishing started', colour: TONES.connection.colour }, ...link, ...done], spans: axis.faults.filter((f) => f.consumer === PUBLISHER).map(faultSpan) };
 }
 
-/** Publisher, broker, then each consumer in report order; marks in time order, only what lies on the axis. */
-export function timelineRows(run: JsonRun, axis: TimeAxis): TimelineRow[] {
+/**
+ * Publisher, broker, then each consumer in report order; marks in time order, only what lies on
+ * the axis. Each of `merged` (a crowded run's healthy consumers, the listed ones past the timeline's
+ * rows: crowd-chart.ts) is one row named by its label, before the consumers' own (timeline-fold.ts).
+ */
+export function timelineRows(run: JsonRun, axis: TimeAxis, merged: Array<{ label: string; names: string[] }> = []): TimelineRow[] {
   const onAxis = (t: number) => t >= 0 && t <= axis.end;
-  const rows = [publisherRow(run, axis), brokerRow(run), ...run.consumers.map((c) => consumerRow(run, c, axis))];
-  return rows.map((row) => ({
+  const clip = (row: TimelineRow): TimelineRow => ({
     name: row.name,
     marks: row.marks.filter((m) => onAxis(m.t)).sort((a, b) => a.t - b.t),
     spans: row.spans.filter((s) => s.to >= 0 && s.from <= axis.end).map((s) => ({ ...s, from: Math.max(0, s.from), to: Math.min(axis.end, s.to) })),
-  }));
+  });
+  const rowsOf = (consumers: JsonRun['consumers']) => consumers.map((c) => clip(consumerRow(run, c, axis)));
+  const inGroup = new Set(merged.flatMap((g) => g.names));
+  const groups = merged.filter((g) => g.names.length > 0).map((g) => mergeRows(g.label, rowsOf(run.consumers.filter((c) => g.names.includes(c.name))), axis));
+  return [...[publisherRow(run, axis), brokerRow(run)].map(clip), ...groups, ...rowsOf(run.consumers.filter((c) => !inGroup.has(c.name)))];
 }
