@@ -85,6 +85,26 @@ describe('Subscriber with coalesceMs', () => {
     expect(sink.writes.at(-1)!.map(show)).toEqual(['progress', 'event 3 k2']);
   });
 
+  test('a digest or control frame asked for while a write is in flight goes out when it completes, not after a hold', async () => {
+    const { subscriber, sink, publish, topic } = setup({ mode: 'resync', capacity: 100, batchMaxEvents: 10, coalesceMs: 500 });
+    publish(0);
+    await advance(500);
+    expect(sink.writes).toHaveLength(1); // in flight
+    publish(1); // a young event: alone it would be held
+    subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size));
+    await sink.release();
+    await tick();
+    expect(sink.writes.at(-1)!.map(show)).toEqual(['event 2 k1', 'digest 2 2']);
+    await sink.release();
+    publish(2);
+    await advance(500);
+    expect(sink.writes).toHaveLength(3); // event 3, in flight
+    subscriber.sendControl(encodeProgress(topic.headOffset));
+    await sink.release();
+    await tick();
+    expect(sink.writes.at(-1)!.map(show)).toEqual(['progress']);
+  });
+
   test('an ended subscription leaves no hold behind', async () => {
     const { subscriber, sink, publish } = setup({ mode: 'lossy', capacity: 100, batchMaxEvents: 10, coalesceMs: 50 });
     publish(0);

@@ -321,7 +321,8 @@ export class Subscriber {
   private schedulePump(): void {
     if (this.writing || this.pumpDue) return;
     const { coalesceMs, batchMaxEvents, capacity } = this.options;
-    if (coalesceMs > 0 && this.queued < Math.min(batchMaxEvents, Math.ceil(capacity / 2))) {
+    // Only events are held: a control frame, a digest, a recovery or a back-fill page goes out now.
+    if (coalesceMs > 0 && !this.awaitsMoreThanEvents() && this.queued < Math.min(batchMaxEvents, Math.ceil(capacity / 2))) {
       if (this.holdTimer !== undefined) return;
       const holdMs = coalesceMs - (performance.now() - this.heldSince);
       if (holdMs >= 1) {
@@ -333,6 +334,10 @@ export class Subscriber {
     this.holdTimer = undefined;
     this.pumpDue = true;
     setImmediate(this.pumpNow);
+  }
+
+  private awaitsMoreThanEvents(): boolean {
+    return this.control.length > 0 || this.digests.boundary !== undefined || this.recovery.pending || this.backfill !== undefined;
   }
 
   private readonly pumpNow = (): void => {
@@ -358,6 +363,9 @@ export class Subscriber {
       events = recovery === undefined ? this.takeEvents(parts) : 0;
     }
     if (parts.length === 0) return;
+    // This write takes what a pending hold was waiting for: its timer must not release the next batch early.
+    clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
     this.writing = true;
     const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     const write = this.stats.writeStarted(bytes.length);

@@ -11,16 +11,24 @@ import { startConsumer } from './consumer-role.js';
  */
 const SUBSCRIBING_AT_ONCE = 16;
 
-/** Each item's `run`, at most `window` at a time, in order; settles like Promise.allSettled. */
+/**
+ * Each item's `run`, at most `window` at a time, in order; settles like Promise.allSettled, except
+ * that once one has failed no new one starts (the pool fails anyway: its members' handshakes
+ * would only spend its ready timeout). Items never started are left out of the result.
+ */
 async function settleInWindows<T, R>(items: T[], window: number, run: (item: T) => Promise<R>): Promise<Array<PromiseSettledResult<R>>> {
   const settled: Array<PromiseSettledResult<R>> = new Array(items.length);
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !failed) {
       const at = next++;
       settled[at] = await run(items[at]!).then(
         (value): PromiseFulfilledResult<R> => ({ status: 'fulfilled', value }),
-        (reason: unknown): PromiseRejectedResult => ({ status: 'rejected', reason }),
+        (reason: unknown): PromiseRejectedResult => {
+          failed = true;
+          return { status: 'rejected', reason };
+        },
       );
     }
   };
@@ -51,8 +59,8 @@ export async function startPool({ init, logger, send, ending }: Omit<ChildContex
   // The pool is ready once every member is subscribed (or one could not be: see below).
   const settled = await settleInWindows(init.members, SUBSCRIBING_AT_ONCE, start);
   const members = new Map<string, Hosted>();
-  settled.forEach((s, i) => s.status === 'fulfilled' && members.set(init.members[i]!.name, s.value));
-  const failed = settled.findIndex((s) => s.status === 'rejected');
+  settled.forEach((s, i) => s?.status === 'fulfilled' && members.set(init.members[i]!.name, s.value));
+  const failed = settled.findIndex((s) => s?.status === 'rejected');
   if (failed >= 0) {
     await Promise.all([...members.values()].map((m) => m.handlers.close().catch(() => {})));
     throw new Error(`${init.members[failed]!.name} could not start: ${errorMessage((settled[failed] as PromiseRejectedResult).reason)}`);
