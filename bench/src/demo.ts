@@ -4,6 +4,7 @@ import { execa } from 'execa';
 import { DEFAULTS, normalizeOptions, runMode, silentProgress, startCluster, type ChildHandle, type ModeResult, type RawOptions } from '@state-divergence/orchestrator';
 import { eventFrameBytes, type LogSettings, type Mode } from '@state-divergence/protocol';
 import { createLogger } from '@state-divergence/runtime';
+import { buildPlan, faultedConsumers } from '@state-divergence/orchestrator/internal';
 import { CpuWindow, type CpuPerEvent } from './cpu-window.js';
 
 const ORCHESTRATOR = fileURLToPath(new URL('../../packages/orchestrator/bin/orchestrator.js', import.meta.url));
@@ -19,7 +20,8 @@ export async function demoRun(mode: Mode, raw: RawOptions, cpu?: CpuWindow): Pro
 
 /** A demo run and each role's CPU per event over its steady window (cpu-window.ts): null if it had none. */
 export async function measuredRun(mode: Mode, raw: RawOptions): Promise<{ result: ModeResult; cpu: CpuPerEvent | null }> {
-  const faulted = new Set(normalizeOptions(raw, { stderrIsTTY: false }).faults.map((f) => f.consumer));
+  // Who is faulted is the plan's to say (every fault kind, network ones included), as in the run itself.
+  const faulted = new Set(faultedConsumers(buildPlan(normalizeOptions(raw, { stderrIsTTY: false }))));
   const window = new CpuWindow(faulted);
   const result = await demoRun(mode, raw, window);
   return { result, cpu: await window.perEvent() };
