@@ -1,10 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import { DEFAULTS, normalizeOptions, runMode, silentProgress, startCluster, type ChildHandle, type ModeResult, type RawOptions } from '@state-divergence/orchestrator';
+import { buildPlan, DEFAULTS, faultedConsumers, normalizeOptions, runMode, silentProgress, startCluster, type ChildHandle, type ModeResult, type RawOptions } from '@state-divergence/orchestrator';
 import { eventFrameBytes, type LogSettings, type Mode } from '@state-divergence/protocol';
 import { createLogger } from '@state-divergence/runtime';
-import { buildPlan, faultedConsumers } from '@state-divergence/orchestrator/internal';
 import { CpuWindow, type CpuPerEvent } from './cpu-window.js';
 
 const ORCHESTRATOR = fileURLToPath(new URL('../../packages/orchestrator/bin/orchestrator.js', import.meta.url));

@@ -4,6 +4,7 @@ export type { ChildHandle, ChildRegistry } from './run/child/child-handle.js';
 export { startCluster, type Cluster, type ClusterSpec } from './run/cluster.js';
 export { brokerEndpoint, brokerInit, consumerInit, publisherInit, relayInit, throughRelay } from './run/child-inits.js';
 export { runMode, type RunContext } from './run/run-mode.js';
+export { buildPlan, faultedConsumers } from './run/plan.js';
 export { openRunData, type RunData } from './run/data-dir.js';
 export type { ModeResult } from './check/outcome.js';
 export type { LiveSnapshot, RunObserver } from './model/live.js';
