@@ -32,8 +32,11 @@ const phase = { mode: 'resync' as const, phase: 'stalled' as const, seconds: 7.5
 function frameOf(s: LiveSnapshot): string {
   const stdout = Object.assign(new EventEmitter(), { columns: 120, rows: 40, frame: '', write(frame: string) { stdout.frame = frame; } });
   const instance = render(h(Dashboard, { snapshot: s, phase }), { stdout: stdout as unknown as NodeJS.WriteStream, debug: true, patchConsole: false, exitOnCtrlC: false });
+  // Read the frame before unmounting: under CI=true ink's unmount writes its CI-mode last frame,
+  // which debug mode never fills, and that blank write would replace the one we want.
+  const frame = stdout.frame;
   instance.unmount();
-  return stdout.frame.replace(/\n$/, '');
+  return frame.replace(/\n$/, '');
 }
 /** The consumers with a row of their own: a line that starts with a name. */
 const rows = (frame: string) => frame.split('\n').flatMap((l) => /^ (consumer-\d+\*?) /.exec(l)?.[1] ?? []);
