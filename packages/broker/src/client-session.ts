@@ -99,6 +99,8 @@ async function servePublisher(frames: Frames, name: string, context: SessionCont
     const committed = intake.accept(frame.change, frame.body);
     if (committed === undefined) acker.soon();
     else committed.then(() => acker.soon(), failed);
+    const turn = topic.writersTurn();
+    if (turn) await turn;
   }
   // The last appends' ACKs: the publisher may still be reading after it finished writing.
   await withDeadline(intake.settled(), ERROR_FLUSH_MS, 'appends not settled').catch(() => {});

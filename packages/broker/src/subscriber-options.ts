@@ -27,6 +27,12 @@ export interface SubscriberOptions {
   farewell: (error: Buffer) => void;
   /** Called whenever the queue shrinks, so a paused publisher read can resume. */
   onRoom: () => void;
+  /**
+   * Called when this writer's turn is due (its write is waiting for the next turn of the event
+   * loop) and half its queue is waiting with it: the publisher's reader must let that turn come
+   * before it offers more (Topic.writersTurn).
+   */
+  onTurnDue: () => void;
   /** Called once when the subscription ends, whatever the reason: the name is free again. */
   onEnd: (subscriber: Subscriber) => void;
   logger: Logger;

@@ -53,6 +53,11 @@ export class Subscriber {
     this.recovery = new Recovery(options.table, options.headOffset, options.stats.costs);
   }
 
+  /** Half the queue: a writer whose turn is due with this many events queued asks for it (onTurnDue). */
+  private get turnDueAt(): number {
+    return Math.max(1, Math.ceil(this.options.capacity / 2));
+  }
+
   get queued(): number {
     return this.queue.size;
   }
@@ -132,6 +137,9 @@ export class Subscriber {
     this.stats.lastAccepted = offset;
     if (this.queued > this.stats.maxQueued) this.stats.maxQueued = this.queued;
     this.schedulePump();
+    // Its write is ready but waits for the next turn, which a burst of publisher reads (all
+    // within microtasks) would never give it: the queue would fill with the writer idle.
+    if (this.pumpDue && this.queued >= this.turnDueAt) this.options.onTurnDue();
     return true;
   }
 
@@ -320,6 +328,8 @@ export class Subscriber {
    */
   private schedulePump(): void {
     if (this.writing || this.pumpDue) return;
+    // A write that completed with nothing behind it: no hold to start (its timer would fire on nothing).
+    if (this.queued === 0 && !this.awaitsMoreThanEvents()) return;
     const { coalesceMs, batchMaxEvents, capacity } = this.options;
     // Only events are held: a control frame, a digest, a recovery or a back-fill page goes out now.
     if (coalesceMs > 0 && !this.awaitsMoreThanEvents() && this.queued < Math.min(batchMaxEvents, Math.ceil(capacity / 2))) {
