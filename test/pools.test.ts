@@ -5,7 +5,7 @@
  */
 import type { ChildInit, ChildMessage, ConsumerCounters } from '@state-divergence/protocol';
 import { normalizeOptions } from '@state-divergence/orchestrator';
-import { buildPlan, defaultPoolSize, MIN_POOLED_QUEUE_MS, planPools, PoolMember, poolGroups, queueDepthMs, RoleProcess } from '@state-divergence/orchestrator/internal';
+import { buildPlan, defaultPoolSize, planPools, PoolMember, poolGroups, RoleProcess } from '@state-divergence/orchestrator/internal';
 import { createLogger } from '@state-divergence/runtime';
 
 const tty = { stderrIsTTY: false };
@@ -24,24 +24,13 @@ describe('pool groups', () => {
   });
 
   test('the default is one pool per core but one (left to the broker): on 2 cores every healthy consumer in one pool', () => {
-    const atDefaults = queueDepthMs(512, 400); // 1.28 s of events in each queue
-    expect(defaultPoolSize(255, 2, atDefaults)).toBe(255);
-    expect(defaultPoolSize(255, 4, atDefaults)).toBe(85);
-    expect(defaultPoolSize(2, 1, atDefaults)).toBe(2);
+    expect(defaultPoolSize(255, 2)).toBe(255);
+    expect(defaultPoolSize(255, 4)).toBe(85);
+    expect(defaultPoolSize(2, 1)).toBe(2);
     const plan = buildPlan(normalizeOptions({ consumers: 256 }, tty));
-    expect(planPools({ starting: names(256), plan, foreign: [], size: null, cores: 2, queueMs: atDefaults }).map((g) => g.length)).toEqual([255]);
+    expect(planPools({ starting: names(256), plan, foreign: [], size: null, cores: 2 }).map((g) => g.length)).toEqual([255]);
     // The seed's demo: three consumers, the last one stalled; the other two share a process.
-    expect(planPools({ starting: names(3), plan: buildPlan(normalizeOptions({}, tty)), foreign: [], size: null, cores: 2, queueMs: atDefaults })).toEqual([['consumer-1', 'consumer-2']]);
-  });
-
-  test('a queue shallower than MIN_POOLED_QUEUE_MS (the firehose) keeps every consumer in a process of its own, unless --pool-size says otherwise', () => {
-    expect(queueDepthMs(512, 20_000)).toBeLessThan(MIN_POOLED_QUEUE_MS);
-    expect(queueDepthMs(512, 10_000)).toBeGreaterThanOrEqual(MIN_POOLED_QUEUE_MS);
-    expect(defaultPoolSize(2, 2, queueDepthMs(512, 20_000))).toBe(1);
-    expect(defaultPoolSize(2, 2, queueDepthMs(512, 10_000))).toBe(2);
-    const firehose = buildPlan(normalizeOptions({ keys: 12, rate: 20_000 }, tty));
-    expect(planPools({ starting: names(3), plan: firehose, foreign: [], size: null, cores: 2, queueMs: queueDepthMs(512, 20_000) })).toEqual([]);
-    expect(planPools({ starting: names(3), plan: firehose, foreign: [], size: 2, cores: 2, queueMs: queueDepthMs(512, 20_000) })).toEqual([['consumer-1', 'consumer-2']]);
+    expect(planPools({ starting: names(3), plan: buildPlan(normalizeOptions({}, tty)), foreign: [], size: null, cores: 2 })).toEqual([['consumer-1', 'consumer-2']]);
   });
 
   test('a consumer the plan faults in any way, or a foreign one, runs alone; the late joiner is not among those starting', () => {
@@ -50,10 +39,10 @@ describe('pool groups', () => {
       joinLate: 'consumer-10', consumerCmd: ['consumer-9=node examples/consumer-js/main.js'],
     }, tty);
     const starting = names(10).filter((name) => name !== options.joinLate);
-    expect(planPools({ starting, plan: buildPlan(options), foreign: ['consumer-9'], size: 4, cores: 2, queueMs: 1280 })).toEqual([['consumer-1', 'consumer-8']]);
+    expect(planPools({ starting, plan: buildPlan(options), foreign: ['consumer-9'], size: 4, cores: 2 })).toEqual([['consumer-1', 'consumer-8']]);
     // The publisher's link is no consumer's fault.
     const publisherFault = buildPlan(normalizeOptions({ consumers: 3, partition: ['publisher@1-2'] }, tty));
-    expect(planPools({ starting: names(3), plan: publisherFault, foreign: [], size: 3, cores: 2, queueMs: 1280 })).toEqual([names(3)]);
+    expect(planPools({ starting: names(3), plan: publisherFault, foreign: [], size: 3, cores: 2 })).toEqual([names(3)]);
   });
 });
 

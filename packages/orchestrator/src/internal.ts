@@ -35,4 +35,4 @@ export { splitCommand } from './cli/split-command.js';
 export { ChildChannel } from './run/child/channel.js';
 export { RoleProcess } from './run/child/role-process.js';
 export { PoolMember } from './run/child/pool-member.js';
-export { defaultPoolSize, MIN_POOLED_QUEUE_MS, planPools, poolGroups, queueDepthMs } from './run/pools.js';
+export { defaultPoolSize, planPools, poolGroups } from './run/pools.js';

@@ -14,7 +14,7 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
     rate: swept('rate', 'Changes published per second'),
     keys: swept('keys', 'Size of the config keyspace'),
     consumers: { type: 'number', default: DEFAULTS.consumers, describe: `Consumer count; must be at least 2 (at most ${MAX_CONSUMERS})` },
-    'pool-size': { type: 'number', describe: 'Healthy consumers hosted per process, each with its own connection, copy and verdict (a faulted, late or --consumer-cmd consumer always runs alone); 1: a process each [default: one pool per core but one, left to the broker: on 2 cores, one pool; a process each when a queue holds under 50 ms of events (--queue-capacity / --rate)]' },
+    'pool-size': { type: 'number', describe: 'Healthy consumers hosted per process, each with its own connection, copy and verdict (a faulted, late or --consumer-cmd consumer always runs alone); 1: a process each [default: one pool per core but one, left to the broker: on 2 cores, one pool]' },
     payload: { type: 'number', default: DEFAULTS.payload, describe: 'Payload bytes per change' },
     'queue-capacity': { type: 'number', default: DEFAULTS.queueCapacity, describe: 'Subscriber queue depth at the broker' },
     'datagram-size': {

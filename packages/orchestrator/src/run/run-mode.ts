@@ -17,7 +17,7 @@ import { modeData, openRunData } from './data-dir.js';
 import { interpretPlan } from './interpret-plan.js';
 import { LiveMonitor } from './live-monitor.js';
 import { buildPlan, checkPlan, faultedConsumers, longestStallMs, networkFaulted, planLengthMs, type RunPlan } from './plan.js';
-import { planPools, queueDepthMs } from './pools.js';
+import { planPools } from './pools.js';
 import { startSampling } from './sampler.js';
 import { announceTeardown, retireForeign } from './retire.js';
 import { PlanSteps, type PlanRecord } from './steps.js';
@@ -50,7 +50,7 @@ function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettin
   const idleTimeoutMs = options.idleTimeoutMs ?? defaultIdleTimeoutMs(longestStallMs(plan));
   const consumers = consumerNames(options).filter((name) => name !== options.joinLate);
   const foreign = Object.fromEntries(options.consumerCmd.map((c) => [c.consumer, c]));
-  const pools = planPools({ starting: consumers, plan, foreign: Object.keys(foreign), size: options.poolSize, cores: availableParallelism(), queueMs: queueDepthMs(options.queueCapacity, options.rate) });
+  const pools = planPools({ starting: consumers, plan, foreign: Object.keys(foreign), size: options.poolSize, cores: availableParallelism() });
   const breach = (name: string, failure: string) => {
     logger.warn({ consumer: name, failure }, 'contract failure');
     contract.add(name, failure);
