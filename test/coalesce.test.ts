@@ -105,6 +105,21 @@ describe('Subscriber with coalesceMs', () => {
     expect(sink.writes.at(-1)!.map(show)).toEqual(['progress']);
   });
 
+  test('a write that completes with nothing queued starts no hold: the next event waits its own coalesceMs, not what is left of an old one', async () => {
+    const { sink, publish } = setup({ mode: 'lossy', capacity: 8, batchMaxEvents: 100, coalesceMs: 50 });
+    publish(0, 1, 2, 3); // half the queue: out at once
+    await tick();
+    expect(sink.writes).toHaveLength(1);
+    await sink.release();
+    expect(jest.getTimerCount()).toBe(0);
+    await advance(10);
+    publish(4);
+    await advance(40); // 50 ms after the first batch: a timer left from it would release this event now
+    expect(sink.writes).toHaveLength(1);
+    await advance(10);
+    expect(sink.writes.at(-1)!.map(show)).toEqual(['event 5 k4']);
+  });
+
   test('an ended subscription leaves no hold behind', async () => {
     const { subscriber, sink, publish } = setup({ mode: 'lossy', capacity: 100, batchMaxEvents: 10, coalesceMs: 50 });
     publish(0);

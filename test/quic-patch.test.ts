@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { QUICConnection } from '@matrixai/quic';
+import { events, type QUICConnection } from '@matrixai/quic';
 import { generateRunCertificate } from '@state-divergence/orchestrator';
 import { createLogger } from '@state-divergence/runtime';
 import { openQuicStream, startQuicServer } from '@state-divergence/runtime/quic';
@@ -57,9 +57,63 @@ test('a real connection receives through the patched chain, in order, and the da
   }
 });
 
+test('every datagram a send produces is a copy of its own, never a view of the scratch buffer quiche writes the next one into', async () => {
+  const tls = await generateRunCertificate();
+  const reply = Buffer.alloc(64 * 1024);
+  for (let i = 0; i < reply.length; i++) reply[i] = (i * 7) % 251;
+  let serverConnection: QUICConnection | undefined;
+  let sendsWithSeveral = 0;
+  const views: string[] = [];
+  const server = await startQuicServer({
+    host: '127.0.0.1', certPem: tls.certPem, keyPem: tls.keyPem, idleTimeoutMs: 10_000, streamWindowBytes: 256 * 1024, datagramBytes: 1350, logger,
+    onStream: (stream, connection) => {
+      serverConnection = connection;
+      let inThisSend = 0;
+      connection.addEventListener(events.EventQUICConnectionSend.name, (evt: Event) => {
+        const { msg } = (evt as events.EventQUICConnectionSend).detail;
+        const scratch = (connection as unknown as { sendScratch: Buffer }).sendScratch;
+        const overlaps = msg.buffer === scratch.buffer && msg.byteOffset < scratch.byteOffset + scratch.length && scratch.byteOffset < msg.byteOffset + msg.length;
+        if (overlaps) views.push(`${msg.length} bytes at ${msg.byteOffset}`);
+        inThisSend += 1;
+        // Several datagrams out of one send(): the case where a view would be overwritten by the next.
+        queueMicrotask(() => {
+          if (inThisSend > 1) sendsWithSeveral += 1;
+          inThisSend = 0;
+        });
+      });
+      void (async () => {
+        const reader = stream.readable.getReader();
+        await reader.read(); // the client's hello
+        const writer = stream.writable.getWriter();
+        await writer.write(reply);
+      })().catch(() => {});
+    },
+  });
+  const client = await openQuicStream({ host: '127.0.0.1', port: server.port, caPem: tls.certPem, idleTimeoutMs: 10_000, datagramBytes: 1350, token: '' }, logger);
+  try {
+    await client.write(Buffer.from([1]));
+    const received: Buffer[] = [];
+    let length = 0;
+    while (length < reply.length) {
+      const { value, done } = await client.reader.read();
+      if (done) break;
+      received.push(Buffer.from(value));
+      length += value.length;
+    }
+    expect(Buffer.concat(received).equals(reply)).toBe(true);
+    expect(serverConnection).toBeDefined();
+    expect(sendsWithSeveral).toBeGreaterThan(0);
+    expect(views).toEqual([]);
+  } finally {
+    await client.close();
+    await server.stop();
+  }
+});
+
 test.each(['broker', 'publisher', 'consumer'])('the %s process bundle was built from the patched library', (pkg) => {
   // A bundle holds the library's code as it was at build time (scripts/bundle.mjs): built before the patch, it would run the Lock.
   const bundle = readFileSync(fileURLToPath(new URL(`../packages/${pkg}/dist/bundle/main.js`, import.meta.url)), 'utf8');
   expect(bundle).toContain('recvLock = recvChain()');
   expect(bundle).toContain('this.sendScratch ??= Buffer.allocUnsafe(');
+  expect(bundle).toContain('msg: Buffer.from(sendBuffer.subarray(0, sendLength))');
 });

@@ -4,7 +4,8 @@ import { encodeAck } from '@state-divergence/protocol';
  * The publisher's ACKs: ACK(highest committed version, head), one per batch rather than
  * per change. `soon` asks for one on the next turn of the event loop, by which time every
  * change of the same read chunk (or the same group commit) has been committed, so they
- * share it. At most one ACK write is in flight: a publisher that does not read its
+ * share it, unless the reader gave the writers a turn mid-chunk (Topic.writersTurn): a
+ * large burst then gets one ACK per turn. At most one ACK write is in flight: a publisher that does not read its
  * stream holds one frame here, not a growing queue; the next ACK carries the latest state.
  */
 export class Acker {

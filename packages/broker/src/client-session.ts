@@ -82,7 +82,7 @@ function judgePublish(frame: Frame, context: SessionContext): void {
  * Each PUBLISH goes to the intake; the ACKs follow the commits (acker.ts). A change the log
  * could not store stops the session: its ERROR goes out instead of any acknowledgement.
  */
-async function servePublisher(frames: Frames, name: string, context: SessionContext, acker: Acker, stopReading: () => void): Promise<void> {
+export async function servePublisher(frames: Frames, name: string, context: SessionContext, acker: Acker, stopReading: () => void): Promise<void> {
   const { topic, intake } = context;
   let failure: Error | undefined;
   const failed = (error: unknown): void => {

@@ -5,6 +5,7 @@
 export { CompactedTable } from './compacted-table.js';
 export { DropLog } from './drop-log.js';
 export { Acker } from './acker.js';
+export { servePublisher, type SessionContext } from './client-session.js';
 export { LogIntake, memoryIntake, StorageFailure } from './intake.js';
 export { Topic } from './topic.js';
 export { SubscriberStats } from './subscriber-stats.js';

@@ -53,8 +53,11 @@ export class Subscriber {
     this.recovery = new Recovery(options.table, options.headOffset, options.stats.costs);
   }
 
-  /** Half the queue: a writer whose turn is due with this many events queued asks for it (onTurnDue). */
-  private get turnDueAt(): number {
+  /**
+   * Half the queue: a writer whose turn is due with this many events queued asks for it
+   * (onTurnDue), and events are never held for more (schedulePump) past it.
+   */
+  private get halfQueue(): number {
     return Math.max(1, Math.ceil(this.options.capacity / 2));
   }
 
@@ -127,6 +130,8 @@ export class Subscriber {
           break;
         }
         default:
+          // A write that completed while the queue was full is due: the rest of the burst must not all be dropped before it runs.
+          if (this.pumpDue) this.options.onTurnDue();
           return false; // drop-new: the Topic drops it; block: the Topic waited for room first
       }
     } else {
@@ -139,7 +144,7 @@ export class Subscriber {
     this.schedulePump();
     // Its write is ready but waits for the next turn, which a burst of publisher reads (all
     // within microtasks) would never give it: the queue would fill with the writer idle.
-    if (this.pumpDue && this.queued >= this.turnDueAt) this.options.onTurnDue();
+    if (this.pumpDue && this.queued >= this.halfQueue) this.options.onTurnDue();
     return true;
   }
 
@@ -330,9 +335,9 @@ export class Subscriber {
     if (this.writing || this.pumpDue) return;
     // A write that completed with nothing behind it: no hold to start (its timer would fire on nothing).
     if (this.queued === 0 && !this.awaitsMoreThanEvents()) return;
-    const { coalesceMs, batchMaxEvents, capacity } = this.options;
+    const { coalesceMs, batchMaxEvents } = this.options;
     // Only events are held: a control frame, a digest, a recovery or a back-fill page goes out now.
-    if (coalesceMs > 0 && !this.awaitsMoreThanEvents() && this.queued < Math.min(batchMaxEvents, Math.ceil(capacity / 2))) {
+    if (coalesceMs > 0 && !this.awaitsMoreThanEvents() && this.queued < Math.min(batchMaxEvents, this.halfQueue)) {
       if (this.holdTimer !== undefined) return;
       const holdMs = coalesceMs - (performance.now() - this.heldSince);
       if (holdMs >= 1) {

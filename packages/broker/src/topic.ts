@@ -134,8 +134,12 @@ export class Topic {
    * off the CPU for a while, it read the publisher's backlog in one go and every queue
    * overflowed with its writer idle (measured at the firehose, 20,000/s: the healthy
    * consumers' 6-8 k drops each came in runs that started at the same offset for all three
-   * subscribers, the frozen one included, before it was frozen). Yielding costs one turn per
-   * half queue, and only when a burst is larger than that.
+   * subscribers, the frozen one included, before it was frozen). It costs a turn per half queue
+   * at least, one per change while a due writer's queue stays above half (a batch smaller than
+   * half a queue), and nothing when a burst is smaller than half a queue. It paces changes that
+   * commit as they are read (memoryIntake): with a log, commits resolve later in group-commit
+   * batches, and a batch of more than half a queue fans out before the turn (a queue that
+   * overflows there back-fills from the log, so nothing is lost).
    */
   writersTurn(): Promise<void> | undefined {
     if (!this.turnDue) return undefined;
