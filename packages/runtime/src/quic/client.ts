@@ -68,6 +68,19 @@ export async function openBrokerStream(endpoint: BrokerEndpoint, logger: Logger,
 const keepAlive = (idleTimeoutMs: number) => (idleTimeoutMs > 0 ? { keepAliveIntervalTime: Math.floor(idleTimeoutMs / 3) } : {});
 
 /**
+ * What the broker may send on a client's stream before the client's first window update: 16 MiB
+ * (the library's default is 1 MiB; quiche's auto-tuning cap is 16 MiB). quiche's first
+ * MAX_STREAM_DATA reached the broker only once it had used the whole initial window: every
+ * subscription's writes then stalled once, at 1,044,480 bytes, for 10-56 ms (measured at the
+ * firehose, 20,000/s: the broker's blocked writes at that offset for all three subscribers at once,
+ * and the healthy ones' only drops in 2 of 10 runs); with 4 MiB the stall came at 4 MiB and lasted
+ * 11-14 ms. Later windows were never waited for. A frozen consumer still takes only what the
+ * congestion window lets through (a few datagrams), and a client buffers only what it has not read
+ * yet, so the broker's queue still decides when a stalled consumer starts missing events.
+ */
+export const CLIENT_STREAM_WINDOW_BYTES = 16 * 1024 * 1024;
+
+/**
  * The transport under openBrokerStream, without framing (the benchmarks measure it bare).
  * The handshake is bounded by `timeoutMs` inside the library too (its timer cancels the
  * attempt and releases its socket), so an attempt at a broker that is down costs nothing after it.
@@ -78,7 +91,7 @@ export async function openQuicStream(endpoint: BrokerEndpoint, logger: Logger, c
     port: endpoint.port,
     serverName: TLS_SERVER_NAME,
     crypto: clientCrypto(),
-    config: { verifyPeer: true, ca: caPem, maxIdleTimeout: endpoint.idleTimeoutMs, ...keepAlive(endpoint.idleTimeoutMs), ...datagramConfig(endpoint.datagramBytes) },
+    config: { verifyPeer: true, ca: caPem, maxIdleTimeout: endpoint.idleTimeoutMs, initialMaxStreamDataBidiLocal: CLIENT_STREAM_WINDOW_BYTES, ...keepAlive(endpoint.idleTimeoutMs), ...datagramConfig(endpoint.datagramBytes) },
     logger: quicLogger(logger),
   }, { timer: timeoutMs }).catch((error: unknown) => {
     // A certificate that does not match the pin fails the TLS handshake (E_TLS); anything else,
