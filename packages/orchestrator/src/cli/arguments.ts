@@ -46,6 +46,13 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
     },
     loss: { type: 'array', string: true, describe: 'Drop datagrams between a client and the broker: NAME@FROM-TO:PCT[~CORR], PCT % (1-100) each way; with ~CORR (0-99) each datagram shares the previous one\'s fate with probability CORR %, else is dropped with probability PCT %, so the loss rate stays PCT and drops come in bursts (not netem\'s correlation formula, which drops far less than PCT)' },
     delay: { type: 'array', string: true, describe: 'Hold datagrams between a client and the broker: NAME@FROM-TO:MS[~JITTER], MS (1-10000) ± JITTER ms each way' },
+    nemesis: {
+      type: 'string',
+      describe:
+        'random: draw the faults from --seed instead of writing them (stalls, slows, crashes, broker restarts, partitions, loss, delay), ~1.5 per phase of publishing, ' +
+        'each checked as a written one, never every consumer at once; printed on stderr first as the flags that run it again. The same for every mode of the run; ' +
+        'the window: [d, 3d), or with --publish-until T from d to T. Not with --stall, --slow, --crash, --partition, --loss, --delay',
+    },
     'stale-after': { type: 'number', describe: 'Resync, durable: a consumer that hears nothing from the broker this long (ms, 1-60000) counts itself stale [default: three heartbeats, 750]' },
     'idle-timeout': { type: 'number', describe: 'QUIC idle timeout, seconds: a partition longer than it kills the connection and the client reconnects; must outlast the longest stall [default: 2 x the longest stall + 10]' },
     'publish-until': { type: 'number', describe: 'Keep publishing until T seconds (so changes go on after the faults and churn can repair) [default: when the last fault ends]' },
