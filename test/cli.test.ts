@@ -150,7 +150,7 @@ describe('analyze reads the current version', () => {
     writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
     const json = await startDemo(['analyze', path, '--json']);
     expect(json.exitCode).toBe(0);
-    expect(JSON.parse(String(json.stdout))).toEqual({ version: 7, config, runs: [run] });
+    expect(JSON.parse(String(json.stdout))).toEqual({ version: DOCUMENT_VERSION, config, runs: [run] });
     const text = await startDemo(['analyze', path]);
     expect(text.exitCode).toBe(0);
     expect(text.stdout).toContain('    broker: killed at 2.00 s, back at 2.50 s: recovered 8 records (1 torn) from its log, same epoch');
