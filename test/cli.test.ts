@@ -24,6 +24,8 @@ describe('bad input', () => {
     [['--pool-size', '0'], /^orchestrator: --pool-size must be a whole number of consumers per process from 1 \(a process each\) to 1024, got 0 \(see --help\)$/],
     [['--coalesce-ms', '-1'], /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got -1 \(see --help\)$/],
     [['--coalesce-ms', '1001'], /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got 1001 \(see --help\)$/],
+    [['--nemesis', 'random', '--stall', 'consumer-1'], /^orchestrator: --nemesis random draws every fault itself: drop --stall \(or drop --nemesis and give the flags it printed, edited\) \(see --help\)$/],
+    [['--nemesis', 'chaos'], /^orchestrator: --nemesis must be one of random \(faults drawn from --seed\), got chaos \(see --help\)$/],
     [['--bogus'], /^orchestrator: Unknown argument: bogus/],
   ])('%j exits 2 with one line and starts nothing', async (args, message) => {
     const logFile = tempLogFile();
@@ -69,7 +71,7 @@ describe('bad input', () => {
   test('--help lists every flag of a run', async () => {
     const result = await startDemo(['--help']);
     expect(result.exitCode).toBe(0);
-    const flags = ['--rate', '--keys', '--consumers', '--payload', '--queue-capacity', '--duration', '--mode', '--stall', '--seed', '--delete-ratio', '--rogue-frames', '--pool-size', '--join-late', '--tui', '--no-tui', '--json', '--report', '--log-file', '--log-level', '--fsync', '--retention', '--data-dir', '--keep-data'];
+    const flags = ['--rate', '--keys', '--consumers', '--payload', '--queue-capacity', '--duration', '--mode', '--stall', '--nemesis', '--seed', '--delete-ratio', '--rogue-frames', '--pool-size', '--join-late', '--tui', '--no-tui', '--json', '--report', '--log-file', '--log-level', '--fsync', '--retention', '--data-dir', '--keep-data'];
     for (const flag of flags) expect(result.stdout).toContain(flag);
     // And the other commands, each named with what it does.
     expect(result.stdout).toMatch(/orchestrator sweep\s+Lossy at each value/);
