@@ -151,7 +151,9 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
       fsyncs: broker?.durable?.fsyncs ?? null,
       convergedAfterThawMs: converged.length > 0 ? Math.max(...converged) : null,
     },
-    damage: { ...damageBy(run, result), faultedOverlap: overlaps(faultedChecks) },
+    // Only replicas that ended wrong are compared: the seed's point is two wrong copies wrong about
+    // different keys; a faulted consumer that ended correct disagrees with nobody.
+    damage: { ...damageBy(run, result), faultedOverlap: overlaps(faultedChecks.filter((c) => c.wrongKeys.length > 0)) },
     drain: run.drain,
     wrongOverTime: run.wrongOverTime,
     rogue: run.rogue,

@@ -116,6 +116,7 @@ export function toJsonRun(r: ModeResult) {
     durable: r.durable,
     /** Why no consumer's `expectedWrong` is predicted in this run; null: each is, where what it missed is known. */
     noPrediction: r.damage.noPrediction,
+    /** Each pair of faulted consumers that both ended wrong: keys wrong for both, for only one, Jaccard (a correct one is in no pair). */
     faultedOverlap: r.damage.faultedOverlap,
     /** --datagram-size, and per stall what the transport absorbed before the broker's queue filled. */
     transport: r.transport,
