@@ -190,7 +190,7 @@ export class Subscriber {
     this.digests.clear();
     this.options.logger[level]({ subscriber: this.name, reason }, 'subscriber ended');
     this.options.onRoom();
-    this.options.onEnd(this);
+    this.options.onEnd();
   }
 
   counters(): SubscriberCounters {

@@ -85,8 +85,9 @@ export class Topic {
       onTurnDue: () => {
         this.turnDue = true;
       },
-      onEnd: (ended) => {
-        if (this.subscribers.get(ended.name) === ended) this.subscribers.delete(ended.name);
+      // Called only once the subscription has ended, after the constructor: `subscriber` is set by then.
+      onEnd: () => {
+        if (this.subscribers.get(spec.name) === subscriber) this.subscribers.delete(spec.name);
       },
     });
     if (replayAfter === undefined) subscriber.startAt(this.head, opening);

@@ -1,5 +1,6 @@
 export { createLogger, logDestination, setLogPhase, type Logger } from './logger.js';
-export { roleEntry, runChild, runChildOf, type ChildContext, type Hosted, type RoleEntry, type RoleHandlers } from './child.js';
+export { roleEntry, runChild, runChildOf, type ChildContext, type RoleEntry } from './child.js';
+export type { Hosted, RoleHandlers } from './serve-request.js';
 export { createPrng } from './prng.js';
 export { cpuMicros, processResources } from './resources.js';
 export { withDeadline, sleep } from './deadline.js';

@@ -4,7 +4,7 @@ import { faultWindow, PUBLISHER, type Fault, type FaultKind } from '../model/fau
 import type { JsonRun } from './document.js';
 import { resumeWords } from './restart-text.js';
 import { brokerFaults, clocks, FAULT_COLOURS, type TimeAxis } from './time-axis.js';
-import { mergeRows } from './timeline-fold.js';
+import { mergeRows, type TimelineMark, type TimelineRow, type TimelineSpan } from './timeline-fold.js';
 
 /**
  * The timeline's data: one row per process, each mark and span in seconds since
@@ -24,27 +24,6 @@ export const TONES = {
 /** A consumer's own stale spans (no frame from the broker for --stale-after), drawn above its row's line. */
 export const STALE_COLOUR = '#ca8a04';
 type Tone = keyof typeof TONES;
-
-export interface TimelineMark {
-  t: number;
-  what: string;
-  colour: string;
-}
-
-export interface TimelineSpan {
-  from: number;
-  to: number;
-  what: string;
-  colour: string;
-  /** A fault window on its consumer's row, drops at the broker, a write the broker waited on, or a time the consumer was stale. */
-  kind: 'fault' | 'drops' | 'blocked' | 'stale';
-}
-
-export interface TimelineRow {
-  name: string;
-  marks: TimelineMark[];
-  spans: TimelineSpan[];
-}
 
 const EVENT_FAULT: Partial<Record<RunEvent['type'], FaultKind>> = { freeze: 'stall', thaw: 'stall', slow: 'slow', unslow: 'slow', crash: 'crash', restart: 'crash' };
 
