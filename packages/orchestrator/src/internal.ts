@@ -36,3 +36,6 @@ export { ChildChannel } from './run/child/channel.js';
 export { RoleProcess } from './run/child/role-process.js';
 export { PoolMember } from './run/child/pool-member.js';
 export { defaultPoolSize, planPools, poolGroups } from './run/pools.js';
+export { holdLog } from './cli/held-log.js';
+export { fitWidth } from './report/fit-width.js';
+export { costTableText } from './report/cost-table.js';

@@ -1,3 +1,4 @@
+import { fitWidth, stdoutColumns } from '../report/fit-width.js';
 import { renderMode } from '../report/render-text.js';
 import { analyzeLog } from './analyze-log.js';
 import { printDocument } from './run-command.js';
@@ -6,7 +7,7 @@ import { EXIT } from './session.js';
 /** `orchestrator analyze LOG [--json] [--report PATH]`: the same report (or document), from a log file alone. */
 export function analyzeCommand(args: { log: string; json: boolean; report: string | undefined }): number {
   const document = analyzeLog(args.log);
-  if (!args.json) for (const run of document.runs) process.stdout.write('\n' + renderMode(run, document.config) + '\n');
+  if (!args.json) for (const run of document.runs) process.stdout.write(fitWidth('\n' + renderMode(run, document.config) + '\n', stdoutColumns()));
   printDocument(document, args.json, args.report ?? null, 'orchestrator analyze');
   return EXIT.ok;
 }
