@@ -2,7 +2,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { UsageError } from '../model/errors.js';
 import type { RawOptions } from '../model/options.js';
-import { analyzeCommand } from './analyze-command.js';
+import { analyzeArguments, analyzeCommand } from './analyze-command.js';
 import { runArguments } from './arguments.js';
 import { normalizeOptions } from './normalize-options.js';
 import { runCommand } from './run-command.js';
@@ -44,10 +44,7 @@ async function main(argv: string[]): Promise<number> {
       .command(
         'analyze <log>',
         "Rebuild a run's report from its NDJSON log (--log-file): the same text, or with --json the same document",
-        (y) =>
-          y
-            .positional('log', { type: 'string', demandOption: true, describe: 'The log file a run wrote with --log-file' })
-            .options({ json: { type: 'boolean', default: false, describe: 'Print the --json document' }, report: { type: 'string', describe: 'Also write the HTML report to this path' } }),
+        (y) => analyzeArguments(y.positional('log', { type: 'string', demandOption: true, describe: 'The log file a run wrote with --log-file' })),
         (args) => {
           exitCode = analyzeCommand(args);
         },
