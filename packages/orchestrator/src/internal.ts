@@ -34,6 +34,8 @@ export { describeFault, faultWindow } from './model/faults.js';
 export { splitCommand } from './cli/split-command.js';
 export { ChildChannel } from './run/child/channel.js';
 export { RoleProcess } from './run/child/role-process.js';
+export { confirmGroup } from './run/child/confirm-state.js';
+export { parseStat } from './run/child/proc-stat.js';
 export { PoolMember } from './run/child/pool-member.js';
 export { defaultPoolSize, planPools, poolGroups } from './run/pools.js';
 export { holdLog } from './cli/held-log.js';
