@@ -28,6 +28,7 @@ export { relayOutcome, stalenessOf } from './check/network.js';
 export { buildPlan, checkPlan, faultedConsumers, longestStallMs, networkFaulted, planLengthMs, stallWindows, type PlanStep, type RunPlan } from './run/plan.js';
 export { interpretPlan, type StepHandlers } from './run/interpret-plan.js';
 export { Nemesis } from './run/nemesis.js';
+export { PlanSteps } from './run/steps.js';
 export { Timeline } from './run/timeline.js';
 export { watchCluster } from './run/watch.js';
 export { describeFault, faultWindow } from './model/faults.js';

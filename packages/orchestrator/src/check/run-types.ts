@@ -212,7 +212,7 @@ export interface GatheredRun {
   }>;
   publisher: PublisherReport;
   broker: BrokerReport | null;
-  /** Wall-clock ms of SIGSTOP and SIGCONT. */
+  /** Wall-clock ms of the fault window, the `stalled` phase, opened by a freeze at its confirmation (run/steps.ts PlanRecord). */
   stallWindow: { from: number; to: number };
   publishedInStall: number;
   drain: DrainResult;
