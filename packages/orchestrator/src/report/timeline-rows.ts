@@ -3,7 +3,7 @@ import type { RunEvent } from '../model/events.js';
 import { faultWindow, PUBLISHER, type Fault, type FaultKind } from '../model/faults.js';
 import type { JsonRun } from './document.js';
 import { resumeWords } from './restart-text.js';
-import { brokerFaults, clocks, FAULT_COLOURS, type TimeAxis } from './time-axis.js';
+import { brokerFaults, clocks, consumerFaults, FAULT_COLOURS, type TimeAxis } from './time-axis.js';
 import { mergeRows, type TimelineMark, type TimelineRow, type TimelineSpan } from './timeline-fold.js';
 
 /**
@@ -136,7 +136,7 @@ function consumerRow(run: JsonRun, consumer: JsonRun['consumers'][number], axis:
     what: resumeWords(r, i === 0 && restored !== null && r.from === restored.offset),
     colour: r.outcome === 'latest' ? TONES.connection.colour : TONES.recovery.colour,
   }));
-  const faults = consumer.faults.map(faultSpan);
+  const faults = consumerFaults(run, consumer).map(faultSpan);
   const drops = dropSpans([...brokerMarks, ...ends], publishingEnded(run, axis), cut);
   const stale = consumer.staleSpans.map(([from, to]) => ({ from, to, what: 'stale: heard nothing from the broker', colour: STALE_COLOUR, kind: 'stale' as const }));
   return { name: consumer.name, marks: [...events, ...atBroker, ...cutMark, ...syncs, ...resumes], spans: [...faults, ...drops, ...stale] };
