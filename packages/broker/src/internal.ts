@@ -10,6 +10,7 @@ export { LogIntake, memoryIntake, StorageFailure } from './intake.js';
 export { Topic } from './topic.js';
 export { SubscriberStats } from './subscriber-stats.js';
 export { lastWrites, subscriberReports } from './topic-views.js';
+export { durableReport } from './durable-broker.js';
 export * from './log/index.js';
 export { DATA_FILE, LOCK_FILE } from './log/data-dir.js';
 export { dataFileProblem } from './log/data-file.js';

@@ -88,7 +88,7 @@ const subscriberReport = fields<SubscriberReport>({
   replayedEvents: count, replayBytes: count, backfills: count, transport: fields<TransportStats>({ sent: count, lost: count, retrans: count, retransBytes: count }),
 });
 const durableSettings = fields<DurableSettings>({ dir: text, fsync: oneOf(FSYNC_POLICIES), retention: nullable(count) });
-const durableReport = fields<DurableReport>({ fsync: oneOf(FSYNC_POLICIES), logBytes: count, fsyncs: count, replayedEvents: count, replayBytes: count, oldest: count });
+const durableReport = fields<DurableReport>({ fsync: oneOf(FSYNC_POLICIES), logBytes: count, fsyncs: count, oldest: count });
 const subscriptionRecord = fields<SubscriptionRecord>({
   at: number, epoch: count, head: count, from: nullable(count), outcome: oneOf(['latest', 'snapshot', 'replayed', 'tooOld']), catchUpBytes: count,
   lastOffset: nullable(count), lastVersion: nullable(count),

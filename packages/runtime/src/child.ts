@@ -2,6 +2,7 @@ import { getEachMessage, getOneMessage, sendMessage } from 'execa';
 import { initProblem, isChildInit, isOfRole, isOrchestratorCommand, type ChildInit, type ChildRole, type InitOf, type ChildMessage } from '@state-divergence/protocol';
 import { serveRequest, type RoleHandlers } from './serve-request.js';
 import { createLogger, setLogPhase, type Logger } from './logger.js';
+import { exitFlushed } from './exit.js';
 
 /**
  * How long a child gives its QUIC endpoints to close before it exits anyway.
@@ -56,7 +57,7 @@ async function awaitInit(roles: ChildRole[]): Promise<ChildInit> {
   await sendMessage({ type: 'booted', pid: process.pid } satisfies ChildMessage);
   const first = await initArrived;
   const named = roles.join(' or ');
-  if (isOrchestratorCommand(first) && first.type === 'stop') process.exit(0);
+  if (isOrchestratorCommand(first) && first.type === 'stop') return exitFlushed(0, named);
   if (!isChildInit(first)) return refuseInit(named, initProblem(first) ?? 'its init is unreadable');
   if (!roles.includes(first.role)) return refuseInit(named, `init.role is "${first.role}", not "${named}"`);
   return first;
@@ -67,7 +68,7 @@ async function refuseInit(role: string, problem: string): Promise<never> {
   const message = `a ${role} process cannot start: ${problem}`;
   process.stderr.write(`${message}\n`);
   await sendMessage({ type: 'fatal', message } satisfies ChildMessage).catch(() => {});
-  process.exit(1);
+  return exitFlushed(1, role);
 }
 
 /** What a command may change in the child's own lifecycle. */
@@ -155,7 +156,7 @@ export async function runChildOf(...entries: RoleEntry[]): Promise<void> {
       const closed = handlers?.close() ?? Promise.resolve();
       await Promise.race([closed.catch(() => {}), new Promise((resolve) => setTimeout(resolve, CLOSE_BUDGET_MS))]);
       logger.debug({ code }, 'exit');
-      process.exit(code);
+      await exitFlushed(code, init.name);
     }
     return new Promise<never>(() => {});
   };
