@@ -1,4 +1,4 @@
-import type { FsyncPolicy } from './modes.js';
+import type { FsyncPolicy } from '../modes.js';
 /**
  * What children tell the orchestrator about themselves over IPC: counters (live,
  * cheap, asked for often) and reports (complete, gathered once at the end of a

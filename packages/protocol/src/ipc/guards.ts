@@ -1,10 +1,22 @@
-import type { ChildInit, ChildMessage, OrchestratorCommand, RequestKind } from './ipc.js';
-import { countShape, digestShape, isRecord, lastWritesShape, linkShape, optionalShape, resourcesShape, roleValueProblem, textShape, versionsShape, type Check } from './ipc-shapes.js';
+import type { ChildInit, ChildMessage, OrchestratorCommand, RequestKind } from './messages.js';
+import {
+  countShape,
+  digestShape,
+  isRecord,
+  lastWritesShape,
+  linkShape,
+  optionalShape,
+  resourcesShape,
+  roleValueProblem,
+  textShape,
+  versionsShape,
+  type Check,
+} from './role-shapes.js';
 
 /**
  * Type guards for what arrives over the IPC channel: the other side is another
  * process, so its messages are checked for shape, field by field and per role
- * (ipc-shapes.ts), not cast. A message that fails is dropped by the receiver
+ * (role-shapes.ts), not cast. A message that fails is dropped by the receiver
  * (and logged with what is wrong), never trusted.
  */
 

@@ -1,6 +1,14 @@
-import type { ChildMessage, RequestKind } from './ipc.js';
-import type { ConsumerCounters, ConsumerReport, DigestVerdict, LatencySamples, ProcessResources, SubscriptionRecord, SyncRecord } from './ipc-reports.js';
-import { isRecord, isRequestKind } from './ipc-guards.js';
+import type { ChildMessage, RequestKind } from './messages.js';
+import type {
+  ConsumerCounters,
+  ConsumerReport,
+  DigestVerdict,
+  LatencySamples,
+  ProcessResources,
+  SubscriptionRecord,
+  SyncRecord,
+} from './reports.js';
+import { isRecord, isRequestKind } from './guards.js';
 
 /**
  * A consumer the orchestrator did not write (`--consumer-cmd`) speaks the same

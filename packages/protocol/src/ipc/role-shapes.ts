@@ -1,6 +1,49 @@
-import { FSYNC_POLICIES, LOG_LEVELS, MODES, OVERFLOW_POLICIES, type BrokerEndpoint, type BrokerInit, type DurableSettings, type ChildRole, type ConsumerInit, type LogSettings, type PoolInit, type PublisherInit, type RelayInit, type RoleMessages, type RogueInit } from './ipc.js';
-import type { LinkShape } from './link-shape.js';
-import type { BlockedWrite, BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, DigestVerdict, DurableReport, SubscriptionRecord, LastWrites, LatencySamples, LinkCounters, PoolCounters, PoolReport, ProcessResources, PublisherCounters, PublisherReport, RelayCounters, RelayReport, RogueCounters, RogueReport, SubscriberCounters, SubscriberMark, SubscriberMarkKind, SubscriberReport, SyncRecord, TransportStats } from './ipc-reports.js';
+import {
+  FSYNC_POLICIES,
+  LOG_LEVELS,
+  MODES,
+  OVERFLOW_POLICIES,
+  type BrokerEndpoint,
+  type BrokerInit,
+  type DurableSettings,
+  type ChildRole,
+  type ConsumerInit,
+  type LogSettings,
+  type PoolInit,
+  type PublisherInit,
+  type RelayInit,
+  type RoleMessages,
+  type RogueInit,
+} from './messages.js';
+import type { LinkShape } from '../link-shape.js';
+import type {
+  BlockedWrite,
+  BrokerCounters,
+  BrokerReport,
+  ConsumerCounters,
+  ConsumerReport,
+  DigestVerdict,
+  DurableReport,
+  SubscriptionRecord,
+  LastWrites,
+  LatencySamples,
+  LinkCounters,
+  PoolCounters,
+  PoolReport,
+  ProcessResources,
+  PublisherCounters,
+  PublisherReport,
+  RelayCounters,
+  RelayReport,
+  RogueCounters,
+  RogueReport,
+  SubscriberCounters,
+  SubscriberMark,
+  SubscriberMarkKind,
+  SubscriberReport,
+  SyncRecord,
+  TransportStats,
+} from './reports.js';
 
 /**
  * The shape of every value that crosses the IPC channel, field by field: each
@@ -95,7 +138,7 @@ const subscriptionRecord = fields<SubscriptionRecord>({
 });
 const latency = fields<LatencySamples>({ appliedAt: typedArray('Float64Array'), latencyMs: typedArray('Float64Array') });
 const percent = is((v) => typeof v === 'number' && v >= 0 && v <= 100, 'a percentage from 0 to 100');
-/** Exported for the relay's `shape` command (ipc-guards.ts). */
+/** Exported for the relay's `shape` command (guards.ts). */
 export const linkShape = fields<LinkShape>({ lossPct: percent, correlationPct: percent, delayMs: number, jitterMs: number });
 const linkCounters = fields<LinkCounters>({ forwarded: count, dropped: count, bytes: count, maxHeld: count });
 const sync = fields<SyncRecord>({ kind: oneOf(['snapshot', 'delta']), at: number, frames: count, keys: count, bytes: count, offset: count });
