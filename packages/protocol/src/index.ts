@@ -19,9 +19,14 @@ export {
   isRequestKind,
 } from './ipc/guards.js';
 export { isGuardianCommand, type GuardianCommand, type GuardianMessage } from './ipc/guardian.js';
-export { readForeignMessage, readForeignCounters, readForeignReport, type ForeignRead } from './ipc/foreign-contract.js';
+export {
+  readForeignMessage,
+  readForeignCounters,
+  readForeignReport,
+  type ForeignRead,
+} from './ipc/foreign-contract.js';
 
 // The run's vocabulary, read by both: key names, what each mode does, a fault relay's link.
 export * from './keyspace.js';
-export { MODE_TABLE, modeSpec, queuePolicyOf, throttlesPublisher, type ModeSpec, type QueuePolicy } from './modes.js';
-export { CLEAR_LINK, MAX_LINK_DELAY_MS, PARTITIONED_LINK, type LinkShape } from './link-shape.js';
+export * from './modes.js';
+export * from './link-shape.js';

@@ -28,16 +28,6 @@ import type {
 } from './reports.js';
 import type { LinkShape } from '../link-shape.js';
 import type { FsyncPolicy, Mode, OverflowPolicy } from '../modes.js';
-// Each mode's name and meaning live in modes.ts, the one table of what a mode does.
-export {
-  FSYNC_POLICIES,
-  MODES,
-  OVERFLOW_POLICIES,
-  PERIODIC_FSYNC_MS,
-  type FsyncPolicy,
-  type Mode,
-  type OverflowPolicy,
-} from '../modes.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
