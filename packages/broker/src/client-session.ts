@@ -22,7 +22,7 @@ import { errorMessage, withDeadline, type Logger } from '@state-divergence/runti
 import { readFrames } from '@state-divergence/runtime/quic';
 import { Acker } from './acker.js';
 import type { Intake } from './intake.js';
-import type { Subscriber } from './subscriber.js';
+import type { Subscriber } from './subscriber/subscriber.js';
 import type { SubscriptionSpec, Topic } from './topic.js';
 import type { TransportSource } from './transport-tally.js';
 

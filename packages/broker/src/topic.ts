@@ -1,9 +1,9 @@
 import { encodeEventFromPublishBody, queuePolicyOf, type Change, type Mode, type OverflowPolicy, type QueuePolicy } from '@state-divergence/protocol';
 import { CompactedTable } from './compacted-table.js';
 import type { LogReader } from './log-port.js';
-import { Subscriber } from './subscriber.js';
-import type { SubscriberOptions } from './subscriber-options.js';
-import { SubscriberStats } from './subscriber-stats.js';
+import { Subscriber } from './subscriber/subscriber.js';
+import type { SubscriberOptions } from './subscriber/subscriber-options.js';
+import { SubscriberStats } from './subscriber/subscriber-stats.js';
 
 /** What a subscription's session supplies; the Topic supplies the rest. */
 export type SubscriptionSpec = Pick<SubscriberOptions, 'name' | 'capacity' | 'batchMaxEvents' | 'coalesceMs' | 'write' | 'farewell' | 'logger'>;

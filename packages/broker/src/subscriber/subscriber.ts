@@ -3,7 +3,7 @@ import { errorMessage } from '@state-divergence/runtime';
 import { Backfill, type PageResult } from './backfill.js';
 import { EventQueue } from './event-queue.js';
 import { PendingDigests } from './pending-digests.js';
-import { Recovery, type Lag } from './recovery.js';
+import { ResyncDelta, type Lag } from './resync-delta.js';
 import type { SubscriberStats } from './subscriber-stats.js';
 import type { SubscriberOptions } from './subscriber-options.js';
 
@@ -18,7 +18,7 @@ import type { SubscriberOptions } from './subscriber-options.js';
  * at the last offset handed to its stream. While lagged it costs O(1) memory:
  * new events are not queued. When its stream takes writes again, it gets
  * LAG{from, to}, a delta from the compacted table, SYNC_END, and then live events
- * (the frames and what they cost: recovery.ts).
+ * (the frames and what they cost: resync-delta.ts).
  *
  * Back-fill (a broker with a log): a replay (an offset or earliest start, a RESUME) or a
  * full queue puts the subscriber in a back-filling state: live events are not queued
@@ -39,7 +39,7 @@ export class Subscriber {
   /** When the queue last went from empty to not (performance.now()): how long its oldest event has waited. */
   private heldSince = 0;
   private readonly digests = new PendingDigests();
-  private readonly recovery: Recovery;
+  private readonly resync: ResyncDelta;
   /** Set while the writer reads the log instead of the live queue. */
   private backfill: Backfill | undefined;
   private readonly stats: SubscriberStats;
@@ -50,7 +50,7 @@ export class Subscriber {
   constructor(private readonly options: SubscriberOptions) {
     this.name = options.name;
     this.stats = options.stats;
-    this.recovery = new Recovery(options.table, options.headOffset, options.stats.costs);
+    this.resync = new ResyncDelta(options.table, options.headOffset, options.stats.costs);
   }
 
   /**
@@ -66,11 +66,11 @@ export class Subscriber {
   }
 
   get idle(): boolean {
-    return !this.writing && this.queued === 0 && this.control.length === 0 && !this.recovery.pending && this.backfill === undefined;
+    return !this.writing && this.queued === 0 && this.control.length === 0 && !this.resync.pending && this.backfill === undefined;
   }
 
   get hasRoom(): boolean {
-    return this.endedEarly !== null || this.recovery.pending || this.backfill !== undefined || this.queued < this.options.capacity;
+    return this.endedEarly !== null || this.resync.pending || this.backfill !== undefined || this.queued < this.options.capacity;
   }
 
   /** The back-fill under way, if any (its pages and events so far): tests check the memory bound on it. */
@@ -99,7 +99,7 @@ export class Subscriber {
 
   /** Queues an encoded event. Returns false only when the event must be dropped (drop-new) or waited for (lossless). */
   offer(offset: number, event: Buffer): boolean {
-    if (this.endedEarly !== null || this.recovery.pending) return true;
+    if (this.endedEarly !== null || this.resync.pending) return true;
     if (this.backfill !== undefined) {
       // In the log, below the head the writer reads towards.
       this.stats.lastAccepted = offset;
@@ -170,7 +170,7 @@ export class Subscriber {
 
   /** Answers a DIGEST_REQUEST right after exactly the events queued before it (see PendingDigests). */
   requestDigest(build: () => Buffer): void {
-    this.digests.add(this.stats.lastAccepted, build, this.recovery.pending);
+    this.digests.add(this.stats.lastAccepted, build, this.resync.pending);
     this.pump();
   }
 
@@ -293,7 +293,7 @@ export class Subscriber {
   }
 
   private markLagged(lag: Lag): void {
-    if (this.recovery.mark(lag)) {
+    if (this.resync.mark(lag)) {
       this.options.logger.info({ subscriber: this.name, from: lag.from, discarded: this.queued, head: this.options.headOffset() }, lag.signal ? 'lagged' : 'resuming');
       if (lag.signal) this.stats.mark('lagged', lag.from);
     }
@@ -304,9 +304,9 @@ export class Subscriber {
     this.pump();
   }
 
-  /** The pending recovery's frames (see Recovery.take), if any: the stream then stands at the head. */
+  /** The pending recovery's frames (see ResyncDelta.take), if any: the stream then stands at the head. */
   private takeRecovery(): Buffer[] | undefined {
-    const recovery = this.recovery.take();
+    const recovery = this.resync.take();
     if (recovery === undefined) return undefined;
     this.options.logger.info({ subscriber: this.name, from: recovery.from, head: recovery.head, keys: recovery.keys }, 'delta sent');
     this.stats.mark('delta sent', recovery.head);
@@ -352,7 +352,7 @@ export class Subscriber {
   }
 
   private awaitsMoreThanEvents(): boolean {
-    return this.control.length > 0 || this.digests.boundary !== undefined || this.recovery.pending || this.backfill !== undefined;
+    return this.control.length > 0 || this.digests.boundary !== undefined || this.resync.pending || this.backfill !== undefined;
   }
 
   private readonly pumpNow = (): void => {
@@ -422,6 +422,6 @@ export class Subscriber {
   }
 
   private dueDigests(): Buffer[] {
-    return this.recovery.pending ? [] : this.digests.takeDue(this.queue.oldestOffset);
+    return this.resync.pending ? [] : this.digests.takeDue(this.queue.oldestOffset);
   }
 }

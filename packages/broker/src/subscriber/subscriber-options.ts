@@ -1,7 +1,7 @@
 import type { QueuePolicy } from '@state-divergence/protocol';
 import type { Logger } from '@state-divergence/runtime';
-import type { CompactedTable } from './compacted-table.js';
-import type { LogReader } from './log-port.js';
+import type { CompactedTable } from '../compacted-table.js';
+import type { LogReader } from '../log-port.js';
 import type { SubscriberStats } from './subscriber-stats.js';
 
 export interface SubscriberOptions {
