@@ -94,7 +94,7 @@ export async function servePublisher(frames: Frames, name: string, context: Sess
     judgePublish(frame, context);
     if (frame.type !== 'publish') throw new ProtocolViolation(ErrorCode.unexpectedFrame, `publisher sent ${frame.type}; only publish is allowed`);
     // Lossless: pausing here stops reads from this stream; QUIC flow control does the rest.
-    const room = topic.queuePolicy === 'block' ? topic.waitForRoom() : undefined;
+    const room = topic.waitsForRoom ? topic.waitForRoom() : undefined;
     if (room) await room;
     const committed = intake.accept(frame.change, frame.body);
     if (committed === undefined) acker.soon();

@@ -39,7 +39,7 @@ export class SubscriberStats {
   /** QUIC's own counters for its connections (the broker's side: where events are sent and resent). */
   readonly transport = new TransportTally();
   readonly drops = new DropRanges();
-  /** What its resyncs cost, in running totals: each subscription's ResyncDelta (and each back-fill) adds to this object. */
+  /** What its resyncs cost, in running totals: each subscription's ResyncDelta (and back-fill) adds to them. */
   readonly costs: ResyncCosts = { lags: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0 };
   /** Why the latest subscription ended; null while one is live. */
   endedEarly: string | null = null;
