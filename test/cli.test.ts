@@ -118,11 +118,12 @@ describe('analyze refuses a log whose document version it does not read', () => 
   test.each([
     ['no version (a log written before the field existed)', {}, /holds a document of version 1 \(its `config` line has no version\); this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
     ['a version from elsewhere', { version: 99 }, /holds a document of version 99; this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
-    ['the version before the durable mode (3)', { version: 3 }, /holds a document of version 3; this orchestrator reads version 8 only: analyze it with the orchestrator that wrote it, or run again/],
-    ['the version before network faults (4)', { version: 4 }, /holds a document of version 4; this orchestrator reads version 8 only/],
-    ['the version before --coalesce-ms (5)', { version: 5 }, /holds a document of version 5; this orchestrator reads version 8 only/],
-    ['the version before pools (6)', { version: 6 }, /holds a document of version 6; this orchestrator reads version 8 only/],
-    ['the version before confirmed freezes (7)', { version: 7 }, /holds a document of version 7; this orchestrator reads version 8 only/],
+    ['the version before the durable mode (3)', { version: 3 }, /holds a document of version 3; this orchestrator reads version 9 only: analyze it with the orchestrator that wrote it, or run again/],
+    ['the version before network faults (4)', { version: 4 }, /holds a document of version 4; this orchestrator reads version 9 only/],
+    ['the version before --coalesce-ms (5)', { version: 5 }, /holds a document of version 5; this orchestrator reads version 9 only/],
+    ['the version before pools (6)', { version: 6 }, /holds a document of version 6; this orchestrator reads version 9 only/],
+    ['the version before confirmed freezes (7)', { version: 7 }, /holds a document of version 7; this orchestrator reads version 9 only/],
+    ['the version before rateBeforeStall (8)', { version: 8 }, /holds a document of version 8; this orchestrator reads version 9 only/],
   ])('%s: one line naming both versions, exit 2', async (_case, config, message) => {
     const path = log(config);
     for (const args of [[path], [path, '--json']]) {
@@ -150,7 +151,7 @@ describe('analyze reads the current version', () => {
     writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
     const json = await startDemo(['analyze', path, '--json']);
     expect(json.exitCode).toBe(0);
-    expect(JSON.parse(String(json.stdout))).toEqual({ version: 8, config, runs: [run] });
+    expect(JSON.parse(String(json.stdout))).toEqual({ version: 9, config, runs: [run] });
     const text = await startDemo(['analyze', path]);
     expect(text.exitCode).toBe(0);
     expect(text.stdout).toContain('    broker: killed at 2.00 s, back at 2.50 s: recovered 8 records (1 torn) from its log, same epoch');

@@ -67,10 +67,13 @@ function perConsumer(run: GatheredRun, result: CheckResult) {
 
 function publisherOutcome(run: GatheredRun): PublisherOutcome {
   const { publisher, stallWindow } = run;
+  const beforeStallMs = stallWindow.from - publisher.startedAt;
   return {
     published: publisher.published,
     achievedRate: round1(publisher.published / Math.max(0.001, (publisher.stoppedAt - publisher.startedAt) / 1000)),
     rateInStall: round1(run.publishedInStall / ((stallWindow.to - stallWindow.from) / 1000)),
+    publishedInStall: run.publishedInStall,
+    rateBeforeStall: beforeStallMs > 0 ? round1(run.publishedBeforeStall / (beforeStallMs / 1000)) : null,
     blockedMs: Math.round(publisher.blockedMs),
     reconnects: publisher.reconnects,
     outageMs: Math.round(publisher.outageMs),

@@ -30,6 +30,8 @@ export interface PlanRecord {
   stallWindow: { from: number; to: number };
   /** Changes published between them. */
   publishedInStall: number;
+  /** Changes published before the fault window opened: the publisher's count as `stallWindow.from` was taken. */
+  publishedBeforeStall: number;
   /** What the publisher said it published, in its `done`. */
   published: number;
   /** Wall-clock ms each faulted consumer's last fault ended (a thaw once confirmed, unslow, restart): its own recovery starts there. */
@@ -65,14 +67,13 @@ const confirmedPids = (done: Confirmed[]) => done.map((o) => ({ name: o.target.n
  * measured; `nemesis` must be stopped on every path.
  */
 export class PlanSteps implements StepHandlers {
-  readonly record: PlanRecord = { stallWindow: { from: 0, to: Number.POSITIVE_INFINITY }, publishedInStall: 0, published: 0, recoveredAt: {}, stallBytes: [], brokerOutages: [] };
+  readonly record: PlanRecord = { stallWindow: { from: 0, to: Number.POSITIVE_INFINITY }, publishedInStall: 0, publishedBeforeStall: 0, published: 0, recoveredAt: {}, stallBytes: [], brokerOutages: [] };
   /** Each crashed consumer's dead process, until its successor starts. */
   private readonly crashed = new Map<string, ChildHandle<'consumer'>>();
   readonly nemesis: Nemesis;
   private readonly publisherDone: Promise<number>;
   /** Joiners and restarted consumers subscribing while the plan's clock runs on; awaited at publish-done and at the end. */
   private readonly starting: Array<Promise<unknown>> = [];
-  private publishedAtStall = 0;
   /** Stalls not thawed yet, and the broker answers still on their way (sampleBytes). */
   private open: StallBytes[] = [];
   private readonly sampling: Array<Promise<void>> = [];
@@ -128,7 +129,7 @@ export class PlanSteps implements StepHandlers {
     const { cluster, timeline, clock, logger, observer, mode } = this.context;
     // The `stalled` phase is the fault window: the costs "during the stall" are measured over it.
     if (phase === 'stalled') {
-      this.publishedAtStall = await this.publishedNow();
+      this.record.publishedBeforeStall = await this.publishedNow();
       this.record.stallWindow.from = wallClockMs();
     }
     if (phase === 'recovering') this.record.stallWindow.to = wallClockMs();
@@ -139,7 +140,7 @@ export class PlanSteps implements StepHandlers {
     logger.info({ at: clock.seconds() }, 'phase'); // the mixin adds `phase`
     this.context.onPhase(phase);
     observer.phase(mode, phase, clock.seconds());
-    if (phase === 'recovering') this.record.publishedInStall = (await this.publishedNow()) - this.publishedAtStall;
+    if (phase === 'recovering') this.record.publishedInStall = (await this.publishedNow()) - this.record.publishedBeforeStall;
   }
 
   publish({ durationMs }: { durationMs: number }): void {
@@ -168,7 +169,7 @@ export class PlanSteps implements StepHandlers {
     this.sampleBytes(stalls, (stall, sample) => (stall.atFreeze = sample));
     if (opens) {
       this.record.stallWindow.from = Math.max(...frozen.map((o) => o.wallMs));
-      this.publishedAtStall = await this.publishedNow();
+      this.record.publishedBeforeStall = await this.publishedNow();
     }
   }
 
