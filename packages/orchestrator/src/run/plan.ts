@@ -35,9 +35,10 @@ export type PlanStep =
   /** A consumer that subscribes only now, in the middle of the stream. */
   | { at: number; do: 'join'; consumer: string }
   /**
-   * Publishing is over: let the publisher make its last change before anything
-   * else happens at this instant (bounded; see steps.ts), so "publishing stops
-   * when the stall ends" holds to the event, not to within the publisher's lag.
+   * Publishing is over: the publisher's last change is made and taken by the
+   * broker before anything else happens at this instant (see steps.ts), so
+   * "publishing stops when the stall ends" holds to the event, however far a
+   * busy machine left the publisher behind its schedule.
    */
   | { at: number; do: 'publish-end' }
   /** Wait for the publisher's `done` (and for any joiner to be subscribed). */
