@@ -64,8 +64,8 @@ const RANK: Record<PlanStep['do'], number> = {
 };
 /**
  * Except the publisher's own heal, which comes first: cut off, it cannot make its last change, and
- * `publish-end` would wait out its grace (steps.ts) with the link still cut, lengthening the cut
- * past what was asked (measured: `--partition publisher@1-5.5` healed at 6.0 s).
+ * `publish-end` would wait for it (steps.ts) with the link still cut, lengthening the cut past what
+ * was asked (measured, when that wait was a 500 ms grace: `--partition publisher@1-5.5` healed at 6.0 s).
  */
 const rank = (step: PlanStep): number => (step.do === 'net-heal' && step.target === PUBLISHER ? -1 : RANK[step.do]);
 
