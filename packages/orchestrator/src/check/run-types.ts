@@ -19,7 +19,10 @@ export interface PublisherOutcome {
   published: number;
   /** Achieved rate over the publishing phases, changes/s. */
   achievedRate: number;
-  /** Achieved rate between SIGSTOP and SIGCONT: what lossless costs the publisher. */
+  /**
+   * Achieved rate in the fault window while publishing went on (to the SIGCONT, or to the publisher's
+   * last change if that came first): what lossless costs the publisher.
+   */
   rateInStall: number;
   /** The changes that rate is of. */
   publishedInStall: number;
