@@ -13,7 +13,7 @@
  * --payload 256 makes each event big enough that lossless backpressure reaches
  * the publisher within the stall's first half second (the broker's stream window is 64 KiB).
  */
-import { brokerOf, runDemo, type LogLine, type ModeRun, type RunDocument } from './helpers/run-demo.js';
+import { brokerOf, runDemo, surelyFrozenMs, type LogLine, type ModeRun, type RunDocument } from './helpers/run-demo.js';
 
 const RATE = 400;
 /** The stall, in seconds since publishing started. */
@@ -194,13 +194,13 @@ describe('the stale signal (where the broker speaks when idle: resync, durable)'
   test.each(['resync', 'durable'])('%s: the stalled consumer counts the stall as stale once thawed, knowing it was frozen for it; the healthy ones far less (~0)', (modeName) => {
     const run = mode(modeName);
     const stalled = run.consumers.find((c) => c.faulted)!;
-    const freeze = run.events.find((e) => e.type === 'freeze')!.at;
-    const thaw = run.events.find((e) => e.type === 'thaw')!.at;
     const spans = transitions(modeName, stalled.name).filter((l) => l.msg === 'fresh again');
     const staleMs = spans.reduce((sum, l) => sum + Number(l.staleMs), 0);
     const unawareMs = spans.reduce((sum, l) => sum + Number(l.unawareMs), 0);
-    // From STALE_AFTER_MS after its last frame before the freeze to its first after the thaw (50 ms: the signals' own latency).
-    expect(staleMs).toBeGreaterThanOrEqual(thaw - freeze - STALE_AFTER_MS - 50);
+    // From STALE_AFTER_MS after its last frame before the freeze to its first after the thaw: at least the
+    // time it was surely stopped, less STALE_AFTER_MS (1 ms: times are rounded). Was the confirmed thaw
+    // less the confirmed freeze less 50 ms "for the signals' latency": 55 ms short at a load of 15.
+    expect(staleMs).toBeGreaterThanOrEqual(surelyFrozenMs(run, stalled.name) - STALE_AFTER_MS - 1);
     // It could not know while frozen: its own timer came late by the freeze, and most of the span was spent frozen.
     expect(unawareMs).toBeGreaterThan(staleMs / 2);
     for (const healthy of run.consumers.filter((c) => !c.faulted)) {
