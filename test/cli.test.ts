@@ -5,31 +5,60 @@ import { execa } from 'execa';
 import { normalizeOptions } from '@state-divergence/orchestrator';
 import { assembleOutcome, DOCUMENT_VERSION, toJsonConfig, toJsonRun } from '@state-divergence/orchestrator/internal';
 import { copy, restartReport, restartRun, subscription } from './helpers/restart-run.js';
+import { runAhead } from './helpers/run-ahead.js';
 import { ORCHESTRATOR, startDemo, tempLogFile } from './helpers/run-demo.js';
 
+/**
+ * Most tests here read one orchestrator process each (refusing bad input, printing help): they are
+ * started during collection, four at a time, and each test awaits its own (test/helpers/run-ahead.ts).
+ */
+const ahead = runAhead(4);
+/** An orchestrator run of `args` with a log file it must not create; started ahead. */
+const refusedAhead = (args: string[]) => ahead(async () => {
+  const logFile = tempLogFile();
+  return { logFile, result: await startDemo([...args, '--log-file', logFile]) };
+});
+
+const BAD_INPUT: Array<[string[], RegExp]> = [
+  [['--consumers', '1'], /^orchestrator: --consumers must be at least 2/],
+  [['--stall', 'consumer-9'], /^orchestrator: --stall consumer-9 is not a consumer of this run; valid: consumer-1, consumer-2, consumer-3/],
+  [['--mode', 'nope'], /^orchestrator: --mode must be one of lossy, lossless, resync, durable, both, all, got nope/],
+  [['--mode', 'durable', '--retention', '0'], /^orchestrator: --retention must be a whole number of events, at least 1, got 0/],
+  [['--mode', 'durable', '--retention', '1.5'], /^orchestrator: --retention must be a whole number of events, at least 1, got 1.5/],
+  [['--mode', 'durable', '--fsync', 'always'], /^orchestrator: --fsync must be one of none, periodic, on-commit, got always/],
+  [['--mode', 'lossy', '--fsync', 'none'], /^orchestrator: --fsync only matters to a mode with a durable log; add --mode durable \(or all\)/],
+  [['--crash', 'broker'], /^orchestrator: --crash broker takes broker@FROM-TO \(seconds since publishing started\), got broker/],
+  [['--crash', 'broker@0-1'], /^orchestrator: --crash broker@0-1: FROM must be after 0/],
+  [['--crash', 'broker@1-6', '--publish-until', '5'], /^orchestrator: --crash broker@1-6: TO must be before publishing ends \(--publish-until 5\)/],
+  [['--crash', 'broker@1-3', '--consumer-cmd', 'consumer-2=node examples/consumer-js/main.js'], /^orchestrator: --crash broker@1-3 cannot run with --consumer-cmd \(consumer-2\)/],
+  [['--rate', '0'], /^orchestrator: --rate must be a positive number/],
+  [['--pool-size', '0'], /^orchestrator: --pool-size must be a whole number of consumers per process from 1 \(a process each\) to 1024, got 0 \(see --help\)$/],
+  [['--coalesce-ms', '-1'], /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got -1 \(see --help\)$/],
+  [['--coalesce-ms', '1001'], /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got 1001 \(see --help\)$/],
+  [['--nemesis', 'random', '--stall', 'consumer-1'], /^orchestrator: --nemesis random draws every fault itself: drop --stall \(or drop --nemesis and give the flags it printed, edited\) \(see --help\)$/],
+  [['--nemesis', 'chaos'], /^orchestrator: --nemesis must be one of random \(faults drawn from --seed\), got chaos \(see --help\)$/],
+  [['--bogus'], /^orchestrator: Unknown argument: bogus/],
+];
+const badInput = BAD_INPUT.map(([args]) => refusedAhead(args));
+
+const RUN_HELP = ahead(() => startDemo(['--help']));
+const COMMAND_HELP: Array<[string, RegExp, string[]]> = [
+  ['sweep', /^orchestrator sweep --rate 100,400,1600/, ['--rate', '--keys', '--duration', '--json', '--report']],
+  ['analyze', /^orchestrator analyze <log>/, ['--json', '--report']],
+];
+const commandHelp = COMMAND_HELP.map(([command]) => ahead(() => startDemo([command, '--help'])));
+const COMMAND_USAGE: Array<[string[], RegExp]> = [
+  [['sweep', '--rate', '400'], /^orchestrator sweep: sweep needs one of --rate or --keys with two or more values/],
+  [['sweep', '--rate', '100,x'], /^orchestrator sweep: sweep --rate takes positive numbers/],
+  [['sweep', '--rate', '100,400', '--consumers', '1'], /^orchestrator sweep: --consumers must be at least 2/],
+  [['analyze'], /^orchestrator analyze: Not enough non-option arguments/],
+  [['analyze', '/nonexistent/run.ndjson'], /^orchestrator analyze: cannot read \/nonexistent\/run.ndjson: ENOENT/],
+];
+const commandUsage = COMMAND_USAGE.map(([args]) => ahead(() => startDemo(args)));
+
 describe('bad input', () => {
-  test.each([
-    [['--consumers', '1'], /^orchestrator: --consumers must be at least 2/],
-    [['--stall', 'consumer-9'], /^orchestrator: --stall consumer-9 is not a consumer of this run; valid: consumer-1, consumer-2, consumer-3/],
-    [['--mode', 'nope'], /^orchestrator: --mode must be one of lossy, lossless, resync, durable, both, all, got nope/],
-    [['--mode', 'durable', '--retention', '0'], /^orchestrator: --retention must be a whole number of events, at least 1, got 0/],
-    [['--mode', 'durable', '--retention', '1.5'], /^orchestrator: --retention must be a whole number of events, at least 1, got 1.5/],
-    [['--mode', 'durable', '--fsync', 'always'], /^orchestrator: --fsync must be one of none, periodic, on-commit, got always/],
-    [['--mode', 'lossy', '--fsync', 'none'], /^orchestrator: --fsync only matters to a mode with a durable log; add --mode durable \(or all\)/],
-    [['--crash', 'broker'], /^orchestrator: --crash broker takes broker@FROM-TO \(seconds since publishing started\), got broker/],
-    [['--crash', 'broker@0-1'], /^orchestrator: --crash broker@0-1: FROM must be after 0/],
-    [['--crash', 'broker@1-6', '--publish-until', '5'], /^orchestrator: --crash broker@1-6: TO must be before publishing ends \(--publish-until 5\)/],
-    [['--crash', 'broker@1-3', '--consumer-cmd', 'consumer-2=node examples/consumer-js/main.js'], /^orchestrator: --crash broker@1-3 cannot run with --consumer-cmd \(consumer-2\)/],
-    [['--rate', '0'], /^orchestrator: --rate must be a positive number/],
-    [['--pool-size', '0'], /^orchestrator: --pool-size must be a whole number of consumers per process from 1 \(a process each\) to 1024, got 0 \(see --help\)$/],
-    [['--coalesce-ms', '-1'], /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got -1 \(see --help\)$/],
-    [['--coalesce-ms', '1001'], /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got 1001 \(see --help\)$/],
-    [['--nemesis', 'random', '--stall', 'consumer-1'], /^orchestrator: --nemesis random draws every fault itself: drop --stall \(or drop --nemesis and give the flags it printed, edited\) \(see --help\)$/],
-    [['--nemesis', 'chaos'], /^orchestrator: --nemesis must be one of random \(faults drawn from --seed\), got chaos \(see --help\)$/],
-    [['--bogus'], /^orchestrator: Unknown argument: bogus/],
-  ])('%j exits 2 with one line and starts nothing', async (args, message) => {
-    const logFile = tempLogFile();
-    const result = await startDemo([...args, '--log-file', logFile]);
+  test.each(BAD_INPUT.map(([args, message], i) => [args, message, i] as const))('%j exits 2 with one line and starts nothing', async (_args, message, i) => {
+    const { logFile, result } = await badInput[i]!;
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toBe('');
     const lines = String(result.stderr).trimEnd().split('\n');
@@ -69,7 +98,7 @@ describe('bad input', () => {
   });
 
   test('--help lists every flag of a run', async () => {
-    const result = await startDemo(['--help']);
+    const result = await RUN_HELP;
     expect(result.exitCode).toBe(0);
     const flags = ['--rate', '--keys', '--consumers', '--payload', '--queue-capacity', '--duration', '--mode', '--stall', '--nemesis', '--seed', '--delete-ratio', '--rogue-frames', '--pool-size', '--join-late', '--tui', '--no-tui', '--json', '--report', '--log-file', '--log-level', '--fsync', '--retention', '--data-dir', '--keep-data'];
     for (const flag of flags) expect(result.stdout).toContain(flag);
@@ -78,25 +107,16 @@ describe('bad input', () => {
     expect(result.stdout).toMatch(/orchestrator analyze <log>\s+Rebuild a run's report/);
   });
 
-  test.each([
-    ['sweep', /^orchestrator sweep --rate 100,400,1600/, ['--rate', '--keys', '--duration', '--json', '--report']],
-    ['analyze', /^orchestrator analyze <log>/, ['--json', '--report']],
-  ])('%s --help is its own help, not the run\'s', async (command, usage, flags) => {
-    const result = await startDemo([command, '--help']);
+  test.each(COMMAND_HELP.map(([command, usage, flags], i) => [command, usage, flags, i] as const))('%s --help is its own help, not the run\'s', async (command, usage, flags, i) => {
+    const result = await commandHelp[i]!;
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(usage);
     for (const flag of flags) expect(result.stdout).toContain(flag);
     if (command === 'analyze') expect(result.stdout).not.toContain('--consumers');
   });
 
-  test.each([
-    [['sweep', '--rate', '400'], /^orchestrator sweep: sweep needs one of --rate or --keys with two or more values/],
-    [['sweep', '--rate', '100,x'], /^orchestrator sweep: sweep --rate takes positive numbers/],
-    [['sweep', '--rate', '100,400', '--consumers', '1'], /^orchestrator sweep: --consumers must be at least 2/],
-    [['analyze'], /^orchestrator analyze: Not enough non-option arguments/],
-    [['analyze', '/nonexistent/run.ndjson'], /^orchestrator analyze: cannot read \/nonexistent\/run.ndjson: ENOENT/],
-  ])('%j exits 2 with one line naming its command', async (args, message) => {
-    const result = await startDemo(args);
+  test.each(COMMAND_USAGE.map(([args, message], i) => [args, message, i] as const))('%j exits 2 with one line naming its command', async (_args, message, i) => {
+    const result = await commandUsage[i]!;
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toBe('');
     const lines = String(result.stderr).trimEnd().split('\n');
@@ -105,31 +125,37 @@ describe('bad input', () => {
   });
 });
 
-describe('analyze refuses a log whose document version it does not read', () => {
-  // Hand-written logs: a `config` line as the orchestrator writes it, then a `result` line of an older shape.
-  const log = (config: Record<string, unknown>): string => {
-    const path = tempLogFile();
-    const lines = [
-      { level: 30, proc: 'orchestrator', msg: 'config', ...config, config: { rate: 400, keys: 2000, mode: 'lossy' } },
-      { level: 30, proc: 'orchestrator', mode: 'lossy', msg: 'result', run: { mode: 'lossy', valid: 'valid', consumers: [{ name: 'consumer-3', stalled: true }] } },
-    ];
-    writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
-    return path;
-  };
+/** A hand-written log: a `config` line as the orchestrator writes it, then a `result` line of an older shape. */
+function oldLog(config: Record<string, unknown>): string {
+  const path = tempLogFile();
+  const lines = [
+    { level: 30, proc: 'orchestrator', msg: 'config', ...config, config: { rate: 400, keys: 2000, mode: 'lossy' } },
+    { level: 30, proc: 'orchestrator', mode: 'lossy', msg: 'result', run: { mode: 'lossy', valid: 'valid', consumers: [{ name: 'consumer-3', stalled: true }] } },
+  ];
+  writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+  return path;
+}
 
-  test.each([
-    ['no version (a log written before the field existed)', {}, /holds a document of version 1 \(its `config` line has no version\); this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
-    ['a version from elsewhere', { version: 99 }, /holds a document of version 99; this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
-    ['the version before the durable mode (3)', { version: 3 }, /holds a document of version 3; this orchestrator reads version 9 only: analyze it with the orchestrator that wrote it, or run again/],
-    ['the version before network faults (4)', { version: 4 }, /holds a document of version 4; this orchestrator reads version 9 only/],
-    ['the version before --coalesce-ms (5)', { version: 5 }, /holds a document of version 5; this orchestrator reads version 9 only/],
-    ['the version before pools (6)', { version: 6 }, /holds a document of version 6; this orchestrator reads version 9 only/],
-    ['the version before confirmed freezes (7)', { version: 7 }, /holds a document of version 7; this orchestrator reads version 9 only/],
-    ['the version before --nemesis (8)', { version: 8 }, /holds a document of version 8; this orchestrator reads version 9 only/],
-  ])('%s: one line naming both versions, exit 2', async (_case, config, message) => {
-    const path = log(config);
-    for (const args of [[path], [path, '--json']]) {
-      const result = await startDemo(['analyze', ...args]);
+const OLD_VERSIONS: Array<[string, Record<string, unknown>, RegExp]> = [
+  ['no version (a log written before the field existed)', {}, /holds a document of version 1 \(its `config` line has no version\); this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
+  ['a version from elsewhere', { version: 99 }, /holds a document of version 99; this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
+  ['the version before the durable mode (3)', { version: 3 }, /holds a document of version 3; this orchestrator reads version 8 only: analyze it with the orchestrator that wrote it, or run again/],
+  ['the version before network faults (4)', { version: 4 }, /holds a document of version 4; this orchestrator reads version 8 only/],
+  ['the version before --coalesce-ms (5)', { version: 5 }, /holds a document of version 5; this orchestrator reads version 8 only/],
+  ['the version before pools (6)', { version: 6 }, /holds a document of version 6; this orchestrator reads version 8 only/],
+  ['the version before confirmed freezes (7)', { version: 7 }, /holds a document of version 7; this orchestrator reads version 8 only/],
+];
+/** Per old version, its log and `analyze` of it as text and as --json. */
+const oldVersions = OLD_VERSIONS.map(([, config]) => {
+  const path = oldLog(config);
+  return { path, results: [[path], [path, '--json']].map((args) => ahead(() => startDemo(['analyze', ...args]))) };
+});
+
+describe('analyze refuses a log whose document version it does not read', () => {
+  test.each(OLD_VERSIONS.map(([name, , message], i) => [name, message, i] as const))('%s: one line naming both versions, exit 2', async (_case, message, i) => {
+    const { path, results } = oldVersions[i]!;
+    for (const started of results) {
+      const result = await started;
       expect(result.exitCode).toBe(2);
       expect(result.stdout).toBe('');
       const lines = String(result.stderr).trimEnd().split('\n');
@@ -151,10 +177,9 @@ describe('analyze reads the current version', () => {
       { level: 30, proc: 'orchestrator', mode: 'durable', msg: 'result', run },
     ];
     writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
-    const json = await startDemo(['analyze', path, '--json']);
+    const [json, text] = await Promise.all([startDemo(['analyze', path, '--json']), startDemo(['analyze', path])]);
     expect(json.exitCode).toBe(0);
     expect(JSON.parse(String(json.stdout))).toEqual({ version: DOCUMENT_VERSION, config, runs: [run] });
-    const text = await startDemo(['analyze', path]);
     expect(text.exitCode).toBe(0);
     expect(text.stdout).toContain('    broker: killed at 2.00 s, back at 2.50 s: recovered 8 records (1 torn) from its log, same epoch');
   });

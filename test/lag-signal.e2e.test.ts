@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { encodeHello, encodePublish, Role, StartKind, type Frame } from '@state-divergence/protocol';
 import { sleep } from '@state-divergence/runtime';
-import { REPLY_MS, startBroker, type RealBroker, type TestClient } from './fixtures/real-broker.js';
+import { REPLY_MS, SLEEPER_WINDOW_BYTES, startBroker, type RealBroker, type TestClient } from './fixtures/real-broker.js';
 import { Replica } from './fixtures/replica.js';
 
 const KEYS = 64;
@@ -48,7 +48,7 @@ test('LAG.to is the head when the LAG is sent, equal to the SYNC_END that follow
   broker = await startBroker({ mode: 'resync', keys: KEYS, queueCapacity: 16 });
   const token = Buffer.from(broker.endpoint.token, 'hex');
   watcher = await Replica.subscribe(broker, 'watcher', StartKind.latest);
-  sleeper = await broker.connect();
+  sleeper = await broker.connect({ streamWindowBytes: SLEEPER_WINDOW_BYTES });
   await sleeper.write(encodeHello({ role: Role.subscriber, name: 'sleeper', token, start: StartKind.latest }));
   expect((await sleeper.next('WELCOME'))?.type).toBe('welcome');
   // From here the sleeper reads nothing until the broker has lagged it.
@@ -70,10 +70,9 @@ test('LAG.to is the head when the LAG is sent, equal to the SYNC_END that follow
   // events wait in its queue. Only then can an overflow not be answered at once, so the LAG must wait
   // for the sleeper to read again - the case that tells "head when sent" from "head at overflow".
   const queued = async () => (await broker.process.gather(REPLY_MS)).subscribers['sleeper']?.queued ?? 0;
-  // Bounded by flow control, not by luck: quiche's windows grow to at most 16 MiB per stream and 24 MiB per
-  // connection, so 1,000 rounds of 4 x 8 KiB (31 MiB) must leave the broker's write pending (500 once fell short
-  // on a loaded machine).
-  for (let round = 0; round < 1000 && (await queued()) === 0; round++) await publish(4, 4);
+  // Bounded by flow control, not by luck: the sleeper offers a 64 KiB stream window and never reads, so it
+  // never grows, and 100 rounds of 4 x 8 KiB (3.2 MiB, 50 windows) must leave the broker's write pending.
+  for (let round = 0; round < 100 && (await queued()) === 0; round++) await publish(4, 4);
   expect(await queued()).toBeGreaterThan(0);
 
   // Publish until the broker has lagged the sleeper (bounded: 20 MB at most).

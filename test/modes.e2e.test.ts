@@ -7,11 +7,13 @@
  * stalled consumer missed instead of dropping it.
  * Also the over-time series, sampled live while the consumer is frozen.
  * Half-second phases around a 2 s stall of consumer-3 ([0.5, 2.5) s): what is
- * asserted depends on the stall, not on the quiet phases around it.
+ * asserted depends on the stall, not on the quiet phases around it. Rates and times
+ * are the run's own: the publisher's rate in the stall against its rate before it,
+ * the series against the freeze and thaw as they happened (a busy machine is late).
  * --payload 256 makes each event big enough that lossless backpressure reaches
  * the publisher within the stall's first half second (the broker's stream window is 64 KiB).
  */
-import { brokerOf, runDemo, type LogLine, type ModeRun, type RunDocument } from './helpers/run-demo.js';
+import { brokerOf, runDemo, surelyFrozenMs, type LogLine, type ModeRun, type RunDocument } from './helpers/run-demo.js';
 
 const RATE = 400;
 /** The stall, in seconds since publishing started. */
@@ -21,6 +23,19 @@ const STALE_AFTER_MS = 750;
 let document: RunDocument;
 let log: LogLine[];
 const mode = (name: string): ModeRun => document.runs.find((r) => r.mode === name)!;
+
+/** The publisher's rate in the stall and before it, both measured in this mode's run. */
+function publisherRates(name: string): { inStall: number; beforeStall: number } {
+  const { rateInStall, rateBeforeStall } = mode(name).publisher;
+  expect(rateBeforeStall).toBeGreaterThan(0); // the stall began 0.5 s into publishing
+  return { inStall: rateInStall, beforeStall: rateBeforeStall! };
+}
+
+/** When the run froze and thawed consumer-3, in seconds since publishing started (the series' `t`). */
+function stallAsRun(run: ModeRun): { from: number; to: number } {
+  const at = (type: 'freeze' | 'thaw') => (run.events.find((e) => e.type === type)!.at - run.origin.runMs) / 1000;
+  return { from: at('freeze'), to: at('thaw') };
+}
 
 beforeAll(async () => {
   ({ document, log } = await runDemo(['--mode', 'all', '--duration', '0.5', '--stall', `consumer-3@${STALL.from}-${STALL.to}`, '--payload', '256', '--queue-capacity', '64', '--rate', String(RATE)]));
@@ -58,8 +73,9 @@ describe('lossless', () => {
     }
   });
 
-  test('pays with the publisher: its rate during the stall is clearly below target', () => {
-    expect(mode('lossless').cost.publisherRateInStall).toBeLessThan(0.75 * RATE);
+  test('pays with the publisher: its rate during the stall is clearly below its rate before it', () => {
+    const { inStall, beforeStall } = publisherRates('lossless');
+    expect(inStall).toBeLessThan(0.75 * beforeStall);
   });
 });
 
@@ -70,8 +86,9 @@ describe('resync (the inverted test the seed asks for)', () => {
     }
   });
 
-  test('the publisher kept >= 90% of its rate during the stall', () => {
-    expect(mode('resync').cost.publisherRateInStall).toBeGreaterThanOrEqual(0.9 * RATE);
+  test('the publisher kept >= 90% of its rate during the stall (of its rate before it, in the same run)', () => {
+    const { inStall, beforeStall } = publisherRates('resync');
+    expect(inStall).toBeGreaterThanOrEqual(0.9 * beforeStall);
   });
 
   test('the broker dropped nothing silently: every overflow became a lag signal and a delta', () => {
@@ -101,8 +118,9 @@ describe('durable (the log closes the gap)', () => {
     for (const queue of Object.values(brokerOf(run).subscribers)) expect(queue.dropped).toBe(0);
   });
 
-  test('the publisher kept >= 95% of its rate during the stall: a full queue back-fills from the log, nobody waits', () => {
-    expect(mode('durable').cost.publisherRateInStall).toBeGreaterThanOrEqual(0.95 * RATE);
+  test('the publisher kept >= 95% of its rate during the stall (of its rate before it, in the same run): a full queue back-fills from the log, nobody waits', () => {
+    const { inStall, beforeStall } = publisherRates('durable');
+    expect(inStall).toBeGreaterThanOrEqual(0.95 * beforeStall);
   });
 
   test('the stalled consumer was back-filled from the log, and the log cost disk bytes and fsyncs', () => {
@@ -139,21 +157,28 @@ describe('diverged and behind, live (from faults-live-overflow.e2e: it shares th
   test('a frozen consumer\'s diverged climbs above 0 while it is still frozen (lossy); a healthy consumer\'s diverged is 0 in every mode', () => {
     for (const run of document.runs) {
       const { t, diverged, behind } = run.wrongOverTime;
+      const stall = stallAsRun(run);
       // A sample is due every quarter phase (125 ms here) and a round still in flight when the next is
-      // due is skipped. The plan is seven phase lengths (0.5 converged, 2 stalled, 0.5 recovering, 0.5
-      // quiesced): two samples per phase length, half the rounds, still shows every phase.
-      expect(t.length).toBeGreaterThanOrEqual(2 * 7);
+      // due is skipped, so a busy machine gives fewer (at a load of 12, 10 in one mode's 3.5 s); but the
+      // first round starts 125 ms in, and a round waits at most 400 ms for any answer: the series has
+      // samples before the freeze, in the stall (below) and in the second after the thaw.
+      expect(t[0]!).toBeLessThan(stall.from);
+      expect(t.at(-1)!).toBeGreaterThan(stall.to);
       const values = (series: Array<number | null> | undefined) => (series ?? []).map((v) => v ?? 0);
-      for (const name of ['consumer-1', 'consumer-2']) expect(Math.max(...values(diverged[name]))).toBe(0);
+      // Diverged counts only writes dropped or skipped for it. On a busy machine a healthy consumer can
+      // overflow lossy's 64-event queue too (its digest then says so, above): its drops are then its divergence.
+      for (const name of ['consumer-1', 'consumer-2']) {
+        if (brokerOf(run).subscribers[name]!.dropped === 0) expect([name, Math.max(...values(diverged[name]))]).toEqual([name, 0]);
+      }
       for (const name of Object.keys(diverged)) expect([diverged[name]!.length, behind[name]!.length]).toEqual([t.length, t.length]);
       const stalledDiverged = values(diverged['consumer-3']);
       // From half a second into the stall (its queue has overflowed) to just before the thaw.
-      const inStall = t.map((s, i) => (s > STALL.from + 0.5 && s < STALL.to - 0.1 ? stalledDiverged[i]! : -1)).filter((v) => v >= 0);
+      const inStall = t.map((s, i) => (s > stall.from + 0.5 && s < stall.to - 0.1 ? stalledDiverged[i]! : -1)).filter((v) => v >= 0);
       expect(inStall.length).toBeGreaterThan(0);
       if (run.mode === 'lossy') expect(Math.max(...inStall)).toBeGreaterThan(0); // climbing while SIGSTOPped
       else expect(Math.max(...stalledDiverged)).toBe(0); // lossless never drops; resync discards, never loses; durable back-fills
       // Frozen, its latest writes wait for it: behind, not diverged, in every mode.
-      expect(Math.max(...t.map((s, i) => (s > STALL.from + 0.2 && s < STALL.to - 0.1 ? values(behind['consumer-3'])[i]! : 0)))).toBeGreaterThan(0);
+      expect(Math.max(...t.map((s, i) => (s > stall.from + 0.2 && s < stall.to - 0.1 ? values(behind['consumer-3'])[i]! : 0)))).toBeGreaterThan(0);
     }
   });
 });
@@ -169,13 +194,13 @@ describe('the stale signal (where the broker speaks when idle: resync, durable)'
   test.each(['resync', 'durable'])('%s: the stalled consumer counts the stall as stale once thawed, knowing it was frozen for it; the healthy ones far less (~0)', (modeName) => {
     const run = mode(modeName);
     const stalled = run.consumers.find((c) => c.faulted)!;
-    const freeze = run.events.find((e) => e.type === 'freeze')!.at;
-    const thaw = run.events.find((e) => e.type === 'thaw')!.at;
     const spans = transitions(modeName, stalled.name).filter((l) => l.msg === 'fresh again');
     const staleMs = spans.reduce((sum, l) => sum + Number(l.staleMs), 0);
     const unawareMs = spans.reduce((sum, l) => sum + Number(l.unawareMs), 0);
-    // From STALE_AFTER_MS after its last frame before the freeze to its first after the thaw (50 ms: the signals' own latency).
-    expect(staleMs).toBeGreaterThanOrEqual(thaw - freeze - STALE_AFTER_MS - 50);
+    // From STALE_AFTER_MS after its last frame before the freeze to its first after the thaw: at least the
+    // time it was surely stopped, less STALE_AFTER_MS (1 ms: times are rounded). Was the confirmed thaw
+    // less the confirmed freeze less 50 ms "for the signals' latency": 55 ms short at a load of 15.
+    expect(staleMs).toBeGreaterThanOrEqual(surelyFrozenMs(run, stalled.name) - STALE_AFTER_MS - 1);
     // It could not know while frozen: its own timer came late by the freeze, and most of the span was spent frozen.
     expect(unawareMs).toBeGreaterThan(staleMs / 2);
     for (const healthy of run.consumers.filter((c) => !c.faulted)) {

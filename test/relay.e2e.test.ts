@@ -37,7 +37,7 @@ test('through a relay: data flows; a partition passes nothing either way and its
   // resync: the broker sends PROGRESS to an idle subscriber, so there is traffic down the link to drop.
   broker = await startBroker({ mode: 'resync', keys: KEYS });
   relay = await broker.startRelay('consumer-1');
-  const through: RealBroker = { ...broker, connect: () => broker!.connect(relay!.port) };
+  const through: RealBroker = { ...broker, connect: () => broker!.connect({ port: relay!.port }) };
   const token = Buffer.from(broker.endpoint.token, 'hex');
 
   replica = await Replica.subscribe(through, 'consumer-1', StartKind.latest);

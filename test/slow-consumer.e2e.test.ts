@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { encodeHello, encodePublish, ErrorCode, Role, StartKind, type Frame, type LastWrites } from '@state-divergence/protocol';
 import { sleep } from '@state-divergence/runtime';
-import { REPLY_MS, startBroker, type RealBroker, type TestClient } from './fixtures/real-broker.js';
+import { REPLY_MS, SLEEPER_WINDOW_BYTES, startBroker, type RealBroker, type TestClient } from './fixtures/real-broker.js';
 import { Replica } from './fixtures/replica.js';
 
 const KEYS = 64;
@@ -90,7 +90,7 @@ function expectOffsets(answer: LastWrites, lastOffsets: Float64Array): void {
 
 test('a subscriber that stops reading gets ERROR slowConsumer after what was in flight; its name is free at once; lastWrites says what it lost', async () => {
   const { broker, token, watcher, publish, publishUntilDisconnected, head, lastOffsets } = await cluster();
-  const sleeper: TestClient = await broker.connect();
+  const sleeper: TestClient = await broker.connect({ streamWindowBytes: SLEEPER_WINDOW_BYTES });
   cleanup.push(() => sleeper.close());
   await sleeper.write(encodeHello({ role: Role.subscriber, name: 'sleeper', token, start: StartKind.latest }));
   const welcome = await sleeper.next('WELCOME');

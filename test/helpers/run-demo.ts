@@ -99,6 +99,22 @@ export function consumerOf(run: ModeRun, name: string): ConsumerResult {
   return found;
 }
 
+/**
+ * The least time `consumer` of this run was certainly stopped, ms: from its freeze's confirmation (the
+ * event's time, once /proc showed it stopped) to the SIGCONT of its thaw (the thaw event's time less
+ * its `waitedMs`). Whatever a busy machine delays, it read no frame in between: a stale span it counts
+ * from its last frame before the freeze to its first after the thaw is at least this long.
+ */
+export function surelyFrozenMs(run: ModeRun, consumer: string): number {
+  const event = (type: 'freeze' | 'thaw') => {
+    const found = run.events.find((e) => e.type === type && e.consumer === consumer);
+    if (found?.type !== type) throw new Error(`no ${type} of ${consumer} in the ${run.mode} run`);
+    return found;
+  };
+  const thaw = event('thaw');
+  return thaw.at - thaw.waitedMs - event('freeze').at;
+}
+
 /** A broker report is missing only if the broker could not be gathered: a failed run, not a finding. */
 export function brokerOf(run: ModeRun): NonNullable<ModeRun['broker']> {
   if (run.broker === null) throw new Error(`the ${run.mode} run has no broker report`);

@@ -67,10 +67,16 @@ function perConsumer(run: GatheredRun, result: CheckResult) {
 
 function publisherOutcome(run: GatheredRun): PublisherOutcome {
   const { publisher, stallWindow } = run;
+  const beforeStallMs = stallWindow.from - publisher.startedAt;
+  // The stall's publishing time: a window that outlasts publishing (its thaw waits for the last change,
+  // which a busy machine makes late, then for the broker and /proc) holds no publishing after it stopped.
+  const publishingEnded = publisher.stoppedAt > stallWindow.from ? Math.min(stallWindow.to, publisher.stoppedAt) : stallWindow.to;
   return {
     published: publisher.published,
     achievedRate: round1(publisher.published / Math.max(0.001, (publisher.stoppedAt - publisher.startedAt) / 1000)),
-    rateInStall: round1(run.publishedInStall / ((stallWindow.to - stallWindow.from) / 1000)),
+    rateInStall: round1(run.publishedInStall / ((publishingEnded - stallWindow.from) / 1000)),
+    publishedInStall: run.publishedInStall,
+    rateBeforeStall: beforeStallMs > 0 ? round1(run.publishedBeforeStall / (beforeStallMs / 1000)) : null,
     blockedMs: Math.round(publisher.blockedMs),
     reconnects: publisher.reconnects,
     outageMs: Math.round(publisher.outageMs),

@@ -19,8 +19,19 @@ export interface PublisherOutcome {
   published: number;
   /** Achieved rate over the publishing phases, changes/s. */
   achievedRate: number;
-  /** Achieved rate between SIGSTOP and SIGCONT: what lossless costs the publisher. */
+  /**
+   * Achieved rate in the fault window while publishing went on (to the SIGCONT, or to the publisher's
+   * last change if that came first): what lossless costs the publisher.
+   */
   rateInStall: number;
+  /** The changes that rate is of. */
+  publishedInStall: number;
+  /**
+   * Achieved rate from the start of publishing to the stall's: what the rate in the stall is held
+   * against, measured on the same machine in the same run (a busy machine slows both). Null when
+   * the stall began as publishing did.
+   */
+  rateBeforeStall: number | null;
   blockedMs: number;
   /** Connections to a broker after the first (each after a broker restart), and the time spent without one. */
   reconnects: number;
@@ -216,6 +227,8 @@ export interface GatheredRun {
   /** Wall-clock ms of the fault window, the `stalled` phase, opened by a freeze at its confirmation (run/steps.ts PlanRecord). */
   stallWindow: { from: number; to: number };
   publishedInStall: number;
+  /** Changes published before the stall window began. */
+  publishedBeforeStall: number;
   drain: DrainResult;
   rogue: RogueReport | null;
   wrongOverTime: ModeResult['wrongOverTime'];

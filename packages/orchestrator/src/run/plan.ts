@@ -35,9 +35,10 @@ export type PlanStep =
   /** A consumer that subscribes only now, in the middle of the stream. */
   | { at: number; do: 'join'; consumer: string }
   /**
-   * Publishing is over: let the publisher make its last change before anything
-   * else happens at this instant (bounded; see steps.ts), so "publishing stops
-   * when the stall ends" holds to the event, not to within the publisher's lag.
+   * Publishing is over: the publisher's last change is made and taken by the
+   * broker before anything else happens at this instant (see steps.ts), so
+   * "publishing stops when the stall ends" holds to the event, however far a
+   * busy machine left the publisher behind its schedule.
    */
   | { at: number; do: 'publish-end' }
   /** Wait for the publisher's `done` (and for any joiner to be subscribed). */
@@ -63,8 +64,8 @@ const RANK: Record<PlanStep['do'], number> = {
 };
 /**
  * Except the publisher's own heal, which comes first: cut off, it cannot make its last change, and
- * `publish-end` would wait out its grace (steps.ts) with the link still cut, lengthening the cut
- * past what was asked (measured: `--partition publisher@1-5.5` healed at 6.0 s).
+ * `publish-end` would wait for it (steps.ts) with the link still cut, lengthening the cut past what
+ * was asked (measured, when that wait was a 500 ms grace: `--partition publisher@1-5.5` healed at 6.0 s).
  */
 const rank = (step: PlanStep): number => (step.do === 'net-heal' && step.target === PUBLISHER ? -1 : RANK[step.do]);
 

@@ -194,6 +194,7 @@ function gatheredRun(parts: {
     stallBytes: record.stallBytes,
     brokerOutages: record.brokerOutages,
     publishedInStall: record.publishedInStall,
+    publishedBeforeStall: record.publishedBeforeStall,
     drain: collected.drain,
     rogue: collected.rogue,
     relays: collected.relays,

@@ -53,8 +53,8 @@ export interface QuicByteStream {
  * per-run certificate) and checking it was issued to TLS_SERVER_NAME (BoringSSL
  * does not match IP SANs), and opens the one bidirectional stream.
  */
-export async function openBrokerStream(endpoint: BrokerEndpoint, logger: Logger, caPem: string = endpoint.caPem, timeoutMs = CONNECT_TIMEOUT_MS): Promise<BrokerStream> {
-  const { reader, write, close } = await openQuicStream(endpoint, logger, caPem, timeoutMs);
+export async function openBrokerStream(endpoint: BrokerEndpoint, logger: Logger, caPem: string = endpoint.caPem, timeoutMs = CONNECT_TIMEOUT_MS, streamWindowBytes = CLIENT_STREAM_WINDOW_BYTES): Promise<BrokerStream> {
+  const { reader, write, close } = await openQuicStream(endpoint, logger, caPem, timeoutMs, streamWindowBytes);
   return { frames: readFrames(reader), write, close };
 }
 
@@ -84,14 +84,17 @@ export const CLIENT_STREAM_WINDOW_BYTES = 16 * 1024 * 1024;
  * The transport under openBrokerStream, without framing (the benchmarks measure it bare).
  * The handshake is bounded by `timeoutMs` inside the library too (its timer cancels the
  * attempt and releases its socket), so an attempt at a broker that is down costs nothing after it.
+ * `streamWindowBytes`: what the broker may send before this client reads (our clients use the
+ * default; a test client that stops reading offers less, so the broker's writes to it block
+ * after a few events instead of after the library's 10 MiB connection window).
  */
-export async function openQuicStream(endpoint: BrokerEndpoint, logger: Logger, caPem: string = endpoint.caPem, timeoutMs = CONNECT_TIMEOUT_MS): Promise<QuicByteStream> {
+export async function openQuicStream(endpoint: BrokerEndpoint, logger: Logger, caPem: string = endpoint.caPem, timeoutMs = CONNECT_TIMEOUT_MS, streamWindowBytes = CLIENT_STREAM_WINDOW_BYTES): Promise<QuicByteStream> {
   const connecting = QUICClient.createQUICClient({
     host: endpoint.host,
     port: endpoint.port,
     serverName: TLS_SERVER_NAME,
     crypto: clientCrypto(),
-    config: { verifyPeer: true, ca: caPem, maxIdleTimeout: endpoint.idleTimeoutMs, initialMaxStreamDataBidiLocal: CLIENT_STREAM_WINDOW_BYTES, ...keepAlive(endpoint.idleTimeoutMs), ...datagramConfig(endpoint.datagramBytes) },
+    config: { verifyPeer: true, ca: caPem, maxIdleTimeout: endpoint.idleTimeoutMs, initialMaxStreamDataBidiLocal: streamWindowBytes, ...keepAlive(endpoint.idleTimeoutMs), ...datagramConfig(endpoint.datagramBytes) },
     logger: quicLogger(logger),
   }, { timer: timeoutMs }).catch((error: unknown) => {
     // A certificate that does not match the pin fails the TLS handshake (E_TLS); anything else,
