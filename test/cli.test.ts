@@ -24,6 +24,8 @@ describe('bad input', () => {
     [['--pool-size', '0'], /^orchestrator: --pool-size must be a whole number of consumers per process from 1 \(a process each\) to 1024, got 0 \(see --help\)$/],
     [['--coalesce-ms', '-1'], /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got -1 \(see --help\)$/],
     [['--coalesce-ms', '1001'], /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got 1001 \(see --help\)$/],
+    [['--nemesis', 'random', '--stall', 'consumer-1'], /^orchestrator: --nemesis random draws every fault itself: drop --stall \(or drop --nemesis and give the flags it printed, edited\) \(see --help\)$/],
+    [['--nemesis', 'chaos'], /^orchestrator: --nemesis must be one of random \(faults drawn from --seed\), got chaos \(see --help\)$/],
     [['--bogus'], /^orchestrator: Unknown argument: bogus/],
   ])('%j exits 2 with one line and starts nothing', async (args, message) => {
     const logFile = tempLogFile();
@@ -69,7 +71,7 @@ describe('bad input', () => {
   test('--help lists every flag of a run', async () => {
     const result = await startDemo(['--help']);
     expect(result.exitCode).toBe(0);
-    const flags = ['--rate', '--keys', '--consumers', '--payload', '--queue-capacity', '--duration', '--mode', '--stall', '--seed', '--delete-ratio', '--rogue-frames', '--pool-size', '--join-late', '--tui', '--no-tui', '--json', '--report', '--log-file', '--log-level', '--fsync', '--retention', '--data-dir', '--keep-data'];
+    const flags = ['--rate', '--keys', '--consumers', '--payload', '--queue-capacity', '--duration', '--mode', '--stall', '--nemesis', '--seed', '--delete-ratio', '--rogue-frames', '--pool-size', '--join-late', '--tui', '--no-tui', '--json', '--report', '--log-file', '--log-level', '--fsync', '--retention', '--data-dir', '--keep-data'];
     for (const flag of flags) expect(result.stdout).toContain(flag);
     // And the other commands, each named with what it does.
     expect(result.stdout).toMatch(/orchestrator sweep\s+Lossy at each value/);
@@ -118,10 +120,11 @@ describe('analyze refuses a log whose document version it does not read', () => 
   test.each([
     ['no version (a log written before the field existed)', {}, /holds a document of version 1 \(its `config` line has no version\); this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
     ['a version from elsewhere', { version: 99 }, /holds a document of version 99; this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
-    ['the version before the durable mode (3)', { version: 3 }, /holds a document of version 3; this orchestrator reads version 7 only: analyze it with the orchestrator that wrote it, or run again/],
-    ['the version before network faults (4)', { version: 4 }, /holds a document of version 4; this orchestrator reads version 7 only/],
-    ['the version before --coalesce-ms (5)', { version: 5 }, /holds a document of version 5; this orchestrator reads version 7 only/],
-    ['the version before pools (6)', { version: 6 }, /holds a document of version 6; this orchestrator reads version 7 only/],
+    ['the version before the durable mode (3)', { version: 3 }, /holds a document of version 3; this orchestrator reads version 8 only: analyze it with the orchestrator that wrote it, or run again/],
+    ['the version before network faults (4)', { version: 4 }, /holds a document of version 4; this orchestrator reads version 8 only/],
+    ['the version before --coalesce-ms (5)', { version: 5 }, /holds a document of version 5; this orchestrator reads version 8 only/],
+    ['the version before pools (6)', { version: 6 }, /holds a document of version 6; this orchestrator reads version 8 only/],
+    ['the version before --nemesis (7)', { version: 7 }, /holds a document of version 7; this orchestrator reads version 8 only/],
   ])('%s: one line naming both versions, exit 2', async (_case, config, message) => {
     const path = log(config);
     for (const args of [[path], [path, '--json']]) {
@@ -149,7 +152,7 @@ describe('analyze reads the current version', () => {
     writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
     const json = await startDemo(['analyze', path, '--json']);
     expect(json.exitCode).toBe(0);
-    expect(JSON.parse(String(json.stdout))).toEqual({ version: 7, config, runs: [run] });
+    expect(JSON.parse(String(json.stdout))).toEqual({ version: DOCUMENT_VERSION, config, runs: [run] });
     const text = await startDemo(['analyze', path]);
     expect(text.exitCode).toBe(0);
     expect(text.stdout).toContain('    broker: killed at 2.00 s, back at 2.50 s: recovered 8 records (1 torn) from its log, same epoch');

@@ -46,11 +46,19 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
     },
     loss: { type: 'array', string: true, describe: 'Drop datagrams between a client and the broker: NAME@FROM-TO:PCT[~CORR], PCT % (1-100) each way; with ~CORR (0-99) each datagram shares the previous one\'s fate with probability CORR %, else is dropped with probability PCT %, so the loss rate stays PCT and drops come in bursts (not netem\'s correlation formula, which drops far less than PCT)' },
     delay: { type: 'array', string: true, describe: 'Hold datagrams between a client and the broker: NAME@FROM-TO:MS[~JITTER], MS (1-10000) ± JITTER ms each way' },
+    nemesis: {
+      type: 'string',
+      describe:
+        'random: draw the faults from --seed instead of writing them: stalls, slows, consumer crashes, broker restarts (not with --consumer-cmd), partitions, loss, delay of up to 4 consumers ' +
+        '(never the --join-late one) and the publisher\'s link, 1.5 per phase, each kept only if the schedule passes the checks a written one does (never every consumer at once). ' +
+        'Windows lie in [d, 3d), or with --publish-until T in [min(d, T/2), T]. Printed on stderr before the run as the flags that run it again; one schedule for every mode; ' +
+        'not with --stall, --slow, --crash, --partition, --loss or --delay',
+    },
     'stale-after': { type: 'number', describe: 'Resync, durable: a consumer that hears nothing from the broker this long (ms, 1-60000) counts itself stale [default: three heartbeats, 750]' },
     'idle-timeout': { type: 'number', describe: 'QUIC idle timeout, seconds: a partition longer than it kills the connection and the client reconnects; must outlast the longest stall [default: 2 x the longest stall + 10]' },
     'publish-until': { type: 'number', describe: 'Keep publishing until T seconds (so changes go on after the faults and churn can repair) [default: when the last fault ends]' },
     overflow: { type: 'string', default: DEFAULTS.overflow, describe: `What a full queue does in the lossy column: ${OVERFLOW_POLICIES.join(', ')}` },
-    seed: { type: 'number', default: DEFAULTS.seed, describe: 'PRNG seed: the same seed gives the same changes' },
+    seed: { type: 'number', default: DEFAULTS.seed, describe: 'PRNG seed: the same seed gives the same changes (and with --nemesis random the same faults)' },
     'delete-ratio': { type: 'number', default: DEFAULTS.deleteRatio, describe: 'Fraction of changes that delete their key' },
     'rogue-frames': { type: 'number', default: DEFAULTS.rogueFrames, describe: 'A hostile client sends this many bad frames during the run (wrong pin, wrong token, garbage); the outcome must not change' },
     'consumer-cmd': { type: 'array', string: true, describe: 'Run a consumer someone else wrote as NAME: NAME=CMD, split like a shell would (no shell runs it); it speaks docs/CONSUMER.md. Repeatable' },

@@ -1,7 +1,8 @@
 import { FSYNC_POLICIES, LOG_LEVELS, MAX_PAYLOAD_BYTES, MODE_TABLE, MODES, OVERFLOW_POLICIES, type FsyncPolicy, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
-import type { Fault } from '../model/faults.js';
+import { describeFault, type Fault } from '../model/faults.js';
 import { checkBrokerCrashes, checkPublisherCuts, checkSchedule, parseFaults } from './parse-faults.js';
 import { parseConsumerCommands } from './parse-consumer-cmd.js';
+import { withDrawnFaults } from './random-nemesis.js';
 import { UsageError } from '../model/errors.js';
 import { buildPlan, longestStallMs } from '../run/plan.js';
 import { DEFAULT_STALE_AFTER_MS, defaultIdleTimeoutMs } from '../run/transport-settings.js';
@@ -85,13 +86,17 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
   }
   const valid = Array.from({ length: consumers }, (_, i) => consumerName(i));
   const duration = checkNumber('duration', raw.duration ?? DEFAULTS.duration, { min: 0.2, max: 600, integer: false, what: 'a number of seconds from 0.2 to 600' });
-  const faults = scheduleFaults(raw, { duration, consumers: valid });
-  const stall = valid.filter((name) => faults.some((f) => f.kind === 'stall' && f.consumer === name));
+  const seed = checkNumber('seed', raw.seed ?? DEFAULTS.seed, integerIn(0, 0xffff_ffff));
   const joinLate = raw.joinLate ?? null;
   if (joinLate !== null && !valid.includes(joinLate)) throw new UsageError(`--join-late ${joinLate} is not a consumer of this run; valid: ${valid.join(', ')}`);
+  const publishUntil = raw.publishUntil === undefined ? null : checkNumber('publish-until', raw.publishUntil, { min: 0.1, max: 36_000, integer: false, what: 'a number of seconds after publishing starts (more than 0)' });
+  // --nemesis random writes its schedule in as fault flags, each drawn fault checked by this whole function (random-nemesis.ts):
+  // from here on a drawn schedule is parsed and checked exactly as a written one.
+  const drawn = raw.nemesis === undefined ? null : withDrawnFaults(raw, { seed, duration, consumers: valid, joinLate, publishUntil }, (written) => normalizeOptions(written, environment));
+  const faults = scheduleFaults(drawn ?? raw, { duration, consumers: valid });
+  const stall = valid.filter((name) => faults.some((f) => f.kind === 'stall' && f.consumer === name));
   const joinerFault = faults.find((f) => f.consumer === joinLate);
   if (joinerFault) throw new UsageError(`--join-late ${joinLate} is also ${joinerFault.kind === 'stall' ? 'stalled' : `given --${joinerFault.kind}`}; a late joiner must be one of the running consumers`);
-  const publishUntil = raw.publishUntil === undefined ? null : checkNumber('publish-until', raw.publishUntil, { min: 0.1, max: 36_000, integer: false, what: 'a number of seconds after publishing starts (more than 0)' });
   const overflow = raw.overflow ?? DEFAULTS.overflow;
   if (!(OVERFLOW_POLICIES as readonly string[]).includes(overflow)) throw new UsageError(`--overflow must be one of ${OVERFLOW_POLICIES.join(', ')}, got ${overflow}`);
   const modes = EXPANSIONS[mode] ?? [mode as Mode];
@@ -117,10 +122,11 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
     modes,
     faults,
     stall,
+    nemesis: drawn === null ? null : { kind: 'random', seed, flags: faults.map(describeFault).join(' ') },
     ...transportOptions(raw, modes, { duration, faults, publishUntil, joinLate }),
     publishUntil,
     overflow: overflow as OverflowPolicy,
-    seed: checkNumber('seed', raw.seed ?? DEFAULTS.seed, integerIn(0, 0xffff_ffff)),
+    seed,
     deleteRatio: checkNumber('delete-ratio', raw.deleteRatio ?? DEFAULTS.deleteRatio, { min: 0, max: 1, integer: false, what: 'a fraction from 0 to 1' }),
     joinLate,
     rogueFrames: checkNumber('rogue-frames', raw.rogueFrames ?? DEFAULTS.rogueFrames, integerIn(0, 1_000_000)),

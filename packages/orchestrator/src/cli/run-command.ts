@@ -9,6 +9,7 @@ import { openRunData } from '../run/data-dir.js';
 import { runMode } from '../run/run-mode.js';
 import { completedExit, judge, type Judgement } from './exit-code.js';
 import { runSession, type Session } from './session.js';
+import { announceSchedule } from './random-nemesis.js';
 
 /** The closing part of the report: the closing summary, or the whole --json document; and the HTML report if asked. */
 export function printDocument(document: JsonDocument, json: boolean, reportPath: string | null, command = 'orchestrator'): void {
@@ -21,6 +22,7 @@ export function printDocument(document: JsonDocument, json: boolean, reportPath:
 
 /** `orchestrator [run]`: every mode in turn, each reported as it ends, then the closing comparison. */
 export function runCommand(options: Options): Promise<number> {
+  announceSchedule('orchestrator', options);
   const log = { level: options.logLevel, file: options.logFile, mode: null };
   // Checked (bad input: exit 2) and made before anything starts; removed on every way out of the session.
   const data = options.modes.some((mode) => modeSpec(mode).durable) ? openRunData(options, (line) => process.stderr.write(`orchestrator: ${line}\n`)) : undefined;

@@ -10,6 +10,7 @@ import { runSeries } from '../run/series.js';
 import { normalizeOptions } from './normalize-options.js';
 import { completedExit, judge, type Judgement } from './exit-code.js';
 import { runSession } from './session.js';
+import { announceSchedule } from './random-nemesis.js';
 
 /** What `sweep` takes: the run's flags, with --rate and --keys as text (one of them a comma list). */
 export type SweepArguments = Omit<RawOptions, 'rate' | 'keys'> & { rate?: string | undefined; keys?: string | undefined };
@@ -41,6 +42,8 @@ export function planSweep(args: SweepArguments, environment: { stderrIsTTY: bool
 /** `orchestrator sweep --rate 100,400,1600` (or `--keys ...`): lossy at each point, damage against the expectation. */
 export function sweepCommand(by: SweepBy, runs: Options[]): Promise<number> {
   const first = runs[0]!;
+  // The draw reads neither --rate nor --keys: every point of the sweep has the same schedule.
+  announceSchedule('orchestrator sweep', first);
   const log = { level: first.logLevel, file: first.logFile, mode: null };
   return runSession('orchestrator sweep', log, async (session) => {
     const onPoint = (point: Parameters<typeof renderSweepProgress>[1]) => void (first.json || process.stderr.write(renderSweepProgress(by, point)));

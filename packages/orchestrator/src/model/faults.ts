@@ -84,10 +84,12 @@ function flagParameter(f: Fault): string {
  */
 const noLoss = (f: Fault): boolean => f.kind === 'loss' && (f.lossPct ?? 0) === 0;
 
+/** What a fault's flag takes, the flag's name left off: `consumer-2@4-12:50` (for --slow), `broker@2-4` (for --crash). */
+export const faultEntry = (f: Fault): string => `${f.consumer}@${seconds(f.from)}-${seconds(f.to)}${flagParameter(f)}`;
+
 /** A fault as the flag that asks for it: `--slow consumer-2@4-12:50`, `--loss consumer-2@0-4:20~75` (the baseline: `consumer-3@0.5-2.5 through a relay, no loss`). */
 export function describeFault(f: Fault): string {
-  const target = `${f.consumer}@${seconds(f.from)}-${seconds(f.to)}`;
-  return noLoss(f) ? `${target} through a relay, no loss` : `--${f.kind} ${target}${flagParameter(f)}`;
+  return noLoss(f) ? `${f.consumer}@${seconds(f.from)}-${seconds(f.to)} through a relay, no loss` : `--${f.kind} ${faultEntry(f)}`;
 }
 
 const PAST: Record<FaultKind, string> = { stall: 'stalled', slow: 'slowed', crash: 'crashed and restarted', partition: 'partitioned', loss: 'lossy link', delay: 'delayed link' };

@@ -68,6 +68,7 @@ export interface RawOptions {
   partition?: Array<string | number>;
   loss?: Array<string | number>;
   delay?: Array<string | number>;
+  nemesis?: string | undefined;
   staleAfter?: number | undefined;
   idleTimeout?: number | undefined;
   publishUntil?: number | undefined;
@@ -108,6 +109,8 @@ export interface Options {
   faults: Fault[];
   /** The consumers with a stall among their faults (the seed's `--stall`). */
   stall: string[];
+  /** Where `faults` came from when no person wrote them: drawn by `--nemesis random` from `seed`; null: written (or the seed's default). */
+  nemesis: DrawnSchedule | null;
   /** Where the mode's broker speaks when idle (resync, durable): a consumer that hears nothing this long, ms, counts itself stale. */
   staleAfterMs: number;
   /**
@@ -154,6 +157,16 @@ export interface Options {
   dataDir: string | null;
   /** Leave the data dir in place at the end (and say where it is) instead of removing it. */
   keepData: boolean;
+}
+
+/**
+ * A schedule `--nemesis random` drew: from which seed, and the fault flags that, given instead of
+ * `--nemesis random`, run the same faults (printed on stderr before the run starts).
+ */
+export interface DrawnSchedule {
+  kind: 'random';
+  seed: number;
+  flags: string;
 }
 
 /**

@@ -141,7 +141,7 @@ export function renderHtml(document: JsonDocument): string {
   const { config, runs } = document;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>state-divergence report</title><style>${STYLE}</style></head><body>
 <h1>state-divergence: ${runs.map((r) => MODE_SHORT[r.mode]).join(', ')}</h1>
-<p>${config.consumers} consumers (faults: ${esc(config.faults.map(describeFault).join(' '))}), ${config.keys} keys, ${config.rate} changes/s, ${config.duration} s per phase, seed ${config.seed}${config.datagramSize === undefined ? '' : `, ${config.datagramSize}-byte QUIC datagrams`}.</p>
+<p>${config.consumers} consumers (faults${config.nemesis ? `, drawn by --nemesis random from seed ${config.nemesis.seed}` : ''}: ${esc(config.faults.map(describeFault).join(' '))}), ${config.keys} keys, ${config.rate} changes/s, ${config.duration} s per phase, seed ${config.seed}${config.datagramSize === undefined ? '' : `, ${config.datagramSize}-byte QUIC datagrams`}.</p>
 <h2>What each column cost</h2>${costTable(runs)}
 ${runs.map((r) => modeSection(r, config)).join('\n')}
 </body></html>

@@ -61,6 +61,8 @@ export class PlanSteps implements StepHandlers {
   readonly record: PlanRecord = { stallWindow: { from: 0, to: Number.POSITIVE_INFINITY }, publishedInStall: 0, published: 0, recoveredAt: {}, stallBytes: [], brokerOutages: [] };
   /** Each crashed consumer's dead process, until its successor starts. */
   private readonly crashed = new Map<string, ChildHandle<'consumer'>>();
+  /** Each restarted consumer's successor until it is ready (settled either way): till then its handle is the dead predecessor's. */
+  private readonly successors = new Map<string, Promise<void>>();
   readonly nemesis: Nemesis;
   private readonly publisherDone: Promise<number>;
   /** Joiners and restarted consumers subscribing while the plan's clock runs on; awaited at publish-done and at the end. */
@@ -115,6 +117,24 @@ export class PlanSteps implements StepHandlers {
     });
     started.catch(() => {});
     this.starting.push(started);
+    if (event === 'restart') {
+      // A failed start fails the run through `starting`; whoever waits for the successor only waits.
+      const settled = started.then(() => {}, () => {});
+      this.successors.set(name, settled);
+      void settled.then(() => this.successors.get(name) === settled && this.successors.delete(name));
+    }
+  }
+
+  /**
+   * A process fault (freeze, slow, crash) of a consumer whose successor is still starting waits until
+   * it is ready, and every later step with it (the plan's order holds; its times slip, as the timeline
+   * records): until then the consumer's handle is its dead predecessor's, and the signal would hit
+   * nothing. Found by --nemesis random seed 13: a second crash 0.33 s into a restart SIGKILLed the
+   * dead process, the successor lived on, and the planned restart met `nameInUse` (exit 1).
+   */
+  private async successorsOf(names: string[]): Promise<void> {
+    const waits = names.flatMap((name) => this.successors.get(name) ?? []);
+    if (waits.length > 0) await this.context.watch.guard(Promise.all(waits));
   }
 
   async phase({ phase }: { phase: PhaseName }): Promise<void> {
@@ -141,7 +161,8 @@ export class PlanSteps implements StepHandlers {
   }
 
   /** SIGSTOP, then asks the broker what it had sent them: the transport's share of the stall counts from its answer. */
-  freeze({ consumers }: { consumers: string[] }): void {
+  async freeze({ consumers }: { consumers: string[] }): Promise<void> {
+    await this.successorsOf(consumers);
     const targets = this.named(consumers);
     this.nemesis.freeze(targets);
     this.context.logger.info({ consumers: pids(targets) }, 'stall started');
@@ -161,7 +182,8 @@ export class PlanSteps implements StepHandlers {
     this.sampleBytes(thawed, (stall, sample) => (stall.atThaw = sample));
   }
 
-  slow({ consumer, percent }: { consumer: string; percent: number }): void {
+  async slow({ consumer, percent }: { consumer: string; percent: number }): Promise<void> {
+    await this.successorsOf([consumer]);
     const [target] = this.named([consumer]);
     if (target === undefined) return;
     this.nemesis.slow(target, percent);
@@ -174,7 +196,8 @@ export class PlanSteps implements StepHandlers {
     this.context.logger.info({ consumer }, 'slow ended');
   }
 
-  crash({ consumer }: { consumer: string }): void {
+  async crash({ consumer }: { consumer: string }): Promise<void> {
+    await this.successorsOf([consumer]);
     const [target] = this.named([consumer]);
     if (target === undefined) return;
     this.context.watch.expectExit(target);
