@@ -110,7 +110,7 @@ describe('a run\'s failures', () => {
 });
 
 describe('the soak\'s runs', () => {
-  const design: SoakDesign = { minutes: 30, runs: null, seed: 5, longMinutes: 6, shortRuns: 2, shortDuration: 1 };
+  const design: SoakDesign = { minutes: 30, runs: null, seed: 5, longMinutes: 6, shortRuns: 2, shortDuration: 1, keepGoing: false };
   const plan = (secondsLeft: (done: SoakRun[]) => number, shape = design) => {
     const done: SoakRun[] = [];
     for (let run = nextRun(shape, done, secondsLeft(done)); run !== null; run = nextRun(shape, done, secondsLeft(done))) done.push(run);

@@ -61,7 +61,7 @@ if (!(Number.isInteger(argv['short-runs']) && argv['short-runs'] >= 0)) fail(`--
 if (!(argv['short-duration'] >= 0.2 && argv['short-duration'] <= 60)) fail(`--short-duration must be 0.2-60 seconds, got ${argv['short-duration']}`);
 if (!Number.isInteger(argv.seed)) fail(`--seed must be a whole number, got ${argv.seed}`);
 
-const design: SoakDesign = { minutes: argv.minutes ?? null, runs: argv.runs ?? null, seed: argv.seed, longMinutes, shortRuns: argv['short-runs'], shortDuration: argv['short-duration'] };
+const design: SoakDesign = { minutes: argv.minutes ?? null, runs: argv.runs ?? null, seed: argv.seed, longMinutes, shortRuns: argv['short-runs'], shortDuration: argv['short-duration'], keepGoing: argv['keep-going'] };
 const out = argv.out ?? fileURLToPath(new URL('../../soak.json', import.meta.url));
 const progress = (line: string) => process.stderr.write(`soak: ${line}\n`);
 
@@ -85,7 +85,7 @@ for (let run = next(); run !== null && !stop.signal.aborted; run = next()) {
   const judged = result.processes.filter((p) => p.judged).length;
   progress(`run ${run.index}: ${result.failures.length === 0 ? 'ok' : 'FAILED'} in ${result.wallSeconds} s (exit ${record.exitCode}; ${result.processes.length} processes sampled, ${judged} judged for trends)`);
   failures.push(...result.failures.map((f) => `run ${run!.index} (${command}): ${f}`));
-  if (failures.length > 0 && !argv['keep-going']) break;
+  if (failures.length > 0 && !design.keepGoing) break;
 }
 
 const soak: SoakResult = {

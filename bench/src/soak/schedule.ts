@@ -15,6 +15,8 @@ export interface SoakDesign {
   shortRuns: number;
   /** --duration of a short run, seconds per phase (a long one runs 2 s phases). */
   shortDuration: number;
+  /** Go on after a failing run (--keep-going) instead of stopping there. */
+  keepGoing: boolean;
 }
 
 /** One orchestrator invocation of the soak: `npx orchestrator --mode <mode> <flags>` reruns it. */

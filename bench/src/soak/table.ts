@@ -36,7 +36,7 @@ export function renderSoak(result: SoakResult): string[] {
   const lines = [
     '## The soak',
     '',
-    `\`npm run soak --${design.minutes === null ? '' : ` --minutes ${design.minutes}`}${design.runs === null ? '' : ` --runs ${design.runs}`}\`, seeds ${design.seed}–${design.seed + runs.length - 1}, measured ${result.measuredAt.slice(0, 16).replace('T', ' ')} UTC (${result.machine.cpus} cores, Node ${result.machine.node}).`,
+    `\`npm run soak --${design.minutes === null ? '' : ` --minutes ${design.minutes}`}${design.runs === null ? '' : ` --runs ${design.runs}`}${design.keepGoing ? ' --keep-going' : ''}\`, seeds ${design.seed}–${design.seed + runs.length - 1}, measured ${result.measuredAt.slice(0, 16).replace('T', ' ')} UTC (${result.machine.cpus} cores, Node ${result.machine.node}).`,
     `${result.passed ? '**Passed**' : '**FAILED**'}${result.interrupted ? ' (interrupted)' : ''} after ${minutes(result.wallSeconds)}: ${runs.length} runs, ${longs.length} long (${design.longMinutes} min each) and ${shorts.length} short (${design.shortDuration} s phases);`,
     `${unexplained} unexplained keys; ${leaked} processes left alive (the slowest run's last process was gone ${slowestExit} ms after its orchestrator exited; the rule allows ${rules.graceMs} ms).`,
     ...result.failures.slice(0, 10).map((f) => `- ${f}`),
