@@ -48,7 +48,7 @@ export function renderSoak(result: SoakResult): string[] {
   ];
   const rows = longs.flatMap(processRows);
   if (rows.length === 0) lines.push('No long run: no process lived long enough to be judged for trends.');
-  else lines.push('| run | process | start | after warm-up | end | RSS slopes /min | fd slopes /min | |', '|---|---|---|---|---|---|---|---|', ...rows);
+  else lines.push('| run | process | start | after warm-up | end of publishing | RSS slopes /min | fd slopes /min | |', '|---|---|---|---|---|---|---|---|', ...rows);
   const disk = longs.flatMap(diskLine);
   if (disk.length > 0) lines.push('', 'The durable data dir (allocated bytes, as `du`):', '', ...disk);
   return lines;
