@@ -14,6 +14,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { renderExperiments } from '@state-divergence/orchestrator';
+import { exitFlushed } from '@state-divergence/runtime';
 import { renderBenchTable } from '../bench/dist/table.js';
 
 const path = (relative) => fileURLToPath(new URL(`../${relative}`, import.meta.url));
@@ -80,7 +81,7 @@ if (process.argv.includes('--check')) {
   } catch {}
   if (current !== generated) {
     process.stderr.write(`results: ${RESULTS} is not what bench/results.json and bench/experiments.json give; run npm run results (never edit it by hand)\n`);
-    process.exit(1);
+    await exitFlushed(1, 'results');
   }
 } else {
   writeFileSync(RESULTS, generated);

@@ -40,7 +40,7 @@ test('every bundle lists its own source files, and none is newer than it after n
     expect(inputs.every((input) => !input.includes('node_modules'))).toBe(true);
     for (const input of inputs) expect(mtime(input)).toBeLessThan(mtime(`packages/${pkg}/dist/bundle/main.js`));
   }
-  expect(JSON.parse(readFile('packages/broker/dist/bundle/inputs.json')).inputs).toEqual(expect.arrayContaining(['packages/runtime/src/child.ts', 'packages/protocol/src/decoder.ts']));
+  expect(JSON.parse(readFile('packages/broker/dist/bundle/inputs.json')).inputs).toEqual(expect.arrayContaining(['packages/runtime/src/child.ts', 'packages/protocol/src/wire/decoder.ts']));
 });
 
 test('after an edit to runtime/src/child.ts and tsc -b, the orchestrator refuses in one line, exit 2, and starts nothing', async () => {

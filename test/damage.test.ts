@@ -1,4 +1,5 @@
-import { overlaps, wrongByDecile } from '@state-divergence/orchestrator/internal';
+import { assembleOutcome, overlaps, wrongByDecile } from '@state-divergence/orchestrator/internal';
+import { consumerReport, gathered, held } from './helpers/gathered-run.js';
 
 describe('where the damage is', () => {
   test('wrong fraction per hotness decile, hottest keys (lowest indices) first', () => {
@@ -31,5 +32,27 @@ describe('where the damage is', () => {
     expect(overlaps([{ name: 'a', wrongKeys: [] }, { name: 'b', wrongKeys: [] }])[0]!.jaccard).toBeNull();
     expect(overlaps([{ name: 'a', wrongKeys: [1] }])).toEqual([]);
     expect(overlaps([{ name: 'a', wrongKeys: [7] }, { name: 'b', wrongKeys: [7] }, { name: 'c', wrongKeys: [] }])).toHaveLength(3);
+  });
+});
+
+describe("a run's faultedOverlap compares only the faulted consumers that ended wrong", () => {
+  test('one stalled consumer wrong, one slowed consumer correct: no pair (the correct one disagrees with nobody)', () => {
+    // consumer-a missed offsets 9-12 (keys 2, 3, 0, 4 wrong); consumer-b holds the authority; consumer-c is healthy.
+    const wrong = consumerReport(held([5, 7, 3, 4, 6, 8]));
+    const right = consumerReport(held([11, 7, 9, 10, 12, 8]));
+    const run = gathered(null, [['consumer-a', wrong], ['consumer-b', right], ['consumer-c', right]]);
+    run.consumers[2]!.faulted = false;
+    const result = assembleOutcome(run);
+    const check = (name: string) => result.check.consumers.find((c) => c.name === name)!;
+    expect(check('consumer-a').wrongKeys.length).toBeGreaterThan(0);
+    expect(check('consumer-b').wrongKeys).toEqual([]);
+    expect(result.damage.faultedOverlap).toEqual([]);
+  });
+
+  test('two faulted consumers both wrong: their pair is there', () => {
+    const a = consumerReport(held([11, 7, 9, 10, 6, 8])); // k4 wrong
+    const b = consumerReport(held([5, 7, 9, 10, 12, 8])); // k0 wrong
+    const result = assembleOutcome(gathered(null, [['consumer-a', a], ['consumer-b', b]]));
+    expect(result.damage.faultedOverlap).toEqual([{ a: 'consumer-a', b: 'consumer-b', both: 0, onlyA: 1, onlyB: 1, jaccard: 0 }]);
   });
 });

@@ -83,9 +83,8 @@ test('an offset start replays 20,000 events from the log a page at a time and jo
   await publisher.publish(1, KEYS);
   expect(await nextEvent(client, 'a live EVENT')).toMatchObject({ type: 'event', offset: 22_001 });
   const report = await broker.process.gather(REPLY_MS);
-  expect(report.subscribers.replayer).toMatchObject({ replayedEvents: 21_900, dropped: 0, backfills: 0 });
-  expect(report.durable).toMatchObject({ fsync: 'none', replayedEvents: 21_900, oldest: 1 });
-  expect(report.durable!.replayBytes).toBe(21_900 * 102);
+  expect(report.subscribers.replayer).toMatchObject({ replayedEvents: 21_900, replayBytes: 21_900 * 102, dropped: 0, backfills: 0 });
+  expect(report.durable).toEqual({ fsync: 'none', logBytes: expect.any(Number), fsyncs: expect.any(Number), oldest: 1 });
   expect(publisher.problems).toEqual([]);
   await client.close();
   await publisher.close();

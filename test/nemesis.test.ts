@@ -1,12 +1,21 @@
 /**
- * The nemesis's timers, against a fake child: a slowed consumer's duty cycle
- * must not reach past the end of its window.
+ * The nemesis against a fake child: a slowed consumer's duty cycle must not reach
+ * past the end of its window, and a freeze or a thaw counts only once confirmed
+ * (the fake's `confirm` is answered by the test; a real process's is
+ * freeze-confirm.test.ts).
  */
 import type { ChildHandle } from '@state-divergence/orchestrator';
 import { Nemesis, Timeline } from '@state-divergence/orchestrator/internal';
 
-/** Just enough of a child for the nemesis: it records what it was sent. */
-function fakeChild(name: string) {
+type Confirmation = Awaited<ReturnType<ChildHandle['confirm']>>;
+const CONFIRMED: Confirmation = { outcome: 'confirmed', waitedMs: 3 };
+
+/**
+ * Just enough of a child for the nemesis: it records what it was sent. `confirm` answers with
+ * `answer` (at once, unless the test holds it back); `stoppedNow` says `stopped` (by default:
+ * whether it was sent SIGSTOP last).
+ */
+function fakeChild(name: string, options: { answer?: () => Promise<Confirmation>; stopped?: () => boolean } = {}) {
   const signals: string[] = [];
   let frozen = false;
   const child = {
@@ -24,8 +33,17 @@ function fakeChild(name: string) {
       frozen = false;
       signals.push('SIGCONT');
     },
+    confirm: options.answer ?? (() => Promise.resolve(CONFIRMED)),
+    stoppedNow: options.stopped ?? (() => frozen),
   };
   return { child: child as unknown as ChildHandle, signals };
+}
+
+/** A confirmation the test answers when it chooses. */
+function heldBack() {
+  let answer: (c: Confirmation) => void = () => {};
+  const pending = new Promise<Confirmation>((resolve) => (answer = resolve));
+  return { pending: () => pending, answer };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -36,12 +54,12 @@ test('a stall that starts where a slow window ends stays frozen: the last cycle\
   const { child, signals } = fakeChild('consumer-3');
   nemesis.slow(child, 90); // stopped for 90 ms of every 100: a SIGCONT is pending right now
   nemesis.unslow('consumer-3');
-  nemesis.freeze([child]);
+  await nemesis.freeze([child]);
   await sleep(250); // past the cancelled SIGCONT and two more periods
   expect(child.frozen).toBe(true);
   expect(nemesis.activeFault('consumer-3')).toBe('stall');
   expect(signals).toEqual(['SIGSTOP', 'SIGCONT', 'SIGSTOP']);
-  nemesis.thaw([child]);
+  await nemesis.thaw([child]);
   expect(timeline.events.map((e) => e.type)).toEqual(['slow', 'unslow', 'freeze', 'thaw']);
 });
 
@@ -56,6 +74,70 @@ test('a slowed consumer is stopped for its share of every period, and continued 
   expect(stops).toBeGreaterThanOrEqual(3); // one per 100 ms period
   expect(signals.at(-1)).toBe('SIGCONT');
   nemesis.stop(); // nothing left to end
+});
+
+test('a slow counts the periods its SIGSTOP had taken effect by their SIGCONT: one read each, no wait', async () => {
+  const timeline = new Timeline(() => 0);
+  const nemesis = new Nemesis(timeline);
+  let reads = 0;
+  // Seen stopped at every other SIGCONT: the others' stop never took effect (their SIGCONT cancels it).
+  const { child, signals } = fakeChild('consumer-2', { stopped: () => reads++ % 2 === 0 });
+  nemesis.slow(child, 50);
+  await sleep(330);
+  const tally = nemesis.unslow('consumer-2')!;
+  const stops = signals.filter((s) => s === 'SIGSTOP').length;
+  expect(tally.periods).toBe(stops);
+  expect(reads).toBe(stops); // one read per period, the last one's at unslow
+  expect(tally.stoppedPeriods).toBe(Math.ceil(stops / 2));
+  expect(timeline.events.at(-1)).toMatchObject({ type: 'unslow', consumer: 'consumer-2', periods: stops, stoppedPeriods: Math.ceil(stops / 2) });
+});
+
+test('a freeze is recorded, and the consumer STALLED, only once its stop is confirmed; its thaw stops STALLED before the SIGCONT, and is recorded once confirmed', async () => {
+  let clock = 0;
+  const timeline = new Timeline(() => clock);
+  const nemesis = new Nemesis(timeline);
+  const stop = heldBack();
+  let answer = stop.pending;
+  const { child, signals } = fakeChild('consumer-3', { answer: () => answer() });
+  const freezing = nemesis.freeze([child]);
+  expect(signals).toEqual(['SIGSTOP']);
+  await sleep(20);
+  expect(nemesis.activeFault('consumer-3')).toBeNull(); // sent, not yet seen to take effect
+  expect(timeline.events).toEqual([]);
+  clock = 1_040;
+  stop.answer({ outcome: 'confirmed', waitedMs: 40 });
+  const [frozen] = await freezing;
+  expect(frozen).toMatchObject({ confirmed: true, waitedMs: 40, wallMs: expect.any(Number) });
+  expect(nemesis.activeFault('consumer-3')).toBe('stall');
+  expect(timeline.events).toEqual([{ at: 1_040, type: 'freeze', consumer: 'consumer-3', pid: 4242, waitedMs: 40 }]);
+
+  const cont = heldBack();
+  answer = cont.pending;
+  const thawing = nemesis.thaw([child]);
+  expect(signals).toEqual(['SIGSTOP', 'SIGCONT']);
+  expect(nemesis.activeFault('consumer-3')).toBeNull(); // no longer STALLED from the SIGCONT on
+  expect(timeline.events).toHaveLength(1);
+  clock = 3_001;
+  cont.answer({ outcome: 'confirmed', waitedMs: 1 });
+  await thawing;
+  expect(timeline.events.at(-1)).toEqual({ at: 3_001, type: 'thaw', consumer: 'consumer-3', pid: 4242, waitedMs: 1 });
+});
+
+test('a consumer that exits before its SIGSTOP takes effect is not frozen: nothing recorded, no thaw later; one never seen stopped fails the run, naming it', async () => {
+  const timeline = new Timeline(() => 0);
+  const nemesis = new Nemesis(timeline);
+  const { child: dying } = fakeChild('consumer-2', { answer: () => Promise.resolve({ outcome: 'gone', waitedMs: 12 }) });
+  expect(await nemesis.freeze([dying])).toMatchObject([{ confirmed: false, waitedMs: 12 }]);
+  expect(nemesis.activeFault('consumer-2')).toBeNull();
+  expect(await nemesis.thaw([dying])).toEqual([]);
+  expect(timeline.events).toEqual([]);
+
+  const { child: stuck } = fakeChild('consumer-3', { answer: () => Promise.resolve({ outcome: 'timeout', waitedMs: 5_000, states: { 4242: ['R', 'T'] } }) });
+  await expect(nemesis.freeze([stuck])).rejects.toMatchObject({
+    code: 'E_SIGNAL',
+    message: 'consumer-3 (pid 4242) was sent SIGSTOP and is not stopped (state T) after 5.0 s; its threads\' states: pid 4242: RT',
+  });
+  expect(nemesis.activeFault('consumer-3')).toBeNull();
 });
 
 test('a broker crash: SIGKILL, the broker\'s fault while it is away, and each successor counted as it comes back', () => {

@@ -1,5 +1,5 @@
 /**
- * A pool's messages pass the same guards as every child's (ipc-guards.ts): its init carries whole
+ * A pool's messages pass the same guards as every child's (ipc/guards.ts): its init carries whole
  * consumer inits, at least one; a request, brokerLost, progress and ended may name a member, and
  * a member named must be a string.
  */

@@ -5,7 +5,7 @@
  * not by the healthy count; a run of CROWD (12) or fewer listed one by one as before; --json
  * keeping all of them.
  */
-import { CROWD, renderClosing, renderHtml, renderMode } from '@state-divergence/orchestrator/internal';
+import { CROWD, overlaps, renderClosing, renderHtml, renderMode } from '@state-divergence/orchestrator/internal';
 import { ALIKE, crowdDocument, FOREIGN as FOREIGN_NAME, LISTED, name } from './helpers/crowd-run.js';
 
 const doc = crowdDocument();
@@ -46,10 +46,17 @@ describe('the text report of 256 consumers', () => {
     expect(longer).toContain('506 healthy consumers (no fault): 502 CORRECT; 6 of them listed one by one below');
   });
 
-  test('the pairs of faulted consumers compared: six, then how many more', () => {
-    const pairs = lines.filter((l) => / and consumer-\d+: \d+ keys wrong for both/.test(l));
-    expect(pairs).toHaveLength(6);
-    expect(text).toContain('    ... and 9 more pairs of faulted consumers (--json: faultedOverlap)');
+  test('the pairs of faulted consumers that ended wrong: six, then how many more', () => {
+    const pairLines = (t: string) => t.split('\n').filter((l) => / and consumer-\d+: \d+ keys wrong for both/.test(l));
+    // Of the six faulted consumers only consumer-7 ended wrong: there is no pair to compare (damage.test.ts).
+    expect(run!.faultedOverlap).toEqual([]);
+    expect(pairLines(text)).toEqual([]);
+    // Six that all ended wrong make fifteen pairs: six shown, the rest counted.
+    const sixWrong = overlaps(LISTED.slice(0, 6).map((n, i) => ({ name: n, wrongKeys: [i, 100] })));
+    const crowdedPairs = renderMode({ ...run!, faultedOverlap: sixWrong }, doc.config);
+    expect(sixWrong).toHaveLength(15);
+    expect(pairLines(crowdedPairs)).toHaveLength(6);
+    expect(crowdedPairs).toContain('    ... and 9 more pairs of faulted consumers (--json: faultedOverlap)');
   });
 
   test('the closing line names the wrong ones, most wrong first', () => {

@@ -52,9 +52,9 @@ function run(mode: Mode, c2Marks?: Marks, more: GatheredRun['events'] = [], cut 
     { at: event(0), type: 'phase', phase: 'converged' },
     { at: event(0.5), type: 'phase', phase: 'stalled' },
     { at: event(0.5), type: 'slow', consumer: 'consumer-4', pid: 4, percent: 80 },
-    { at: event(1), type: 'freeze', consumer: 'consumer-2', pid: 2 },
-    { at: event(2.5), type: 'unslow', consumer: 'consumer-4', pid: 4 },
-    { at: event(3), type: 'thaw', consumer: 'consumer-2', pid: 2 },
+    { at: event(1), type: 'freeze', consumer: 'consumer-2', pid: 2, waitedMs: 1 },
+    { at: event(2.5), type: 'unslow', consumer: 'consumer-4', pid: 4, periods: 20, stoppedPeriods: 20 },
+    { at: event(3), type: 'thaw', consumer: 'consumer-2', pid: 2, waitedMs: 0 },
     { at: event(3), type: 'phase', phase: 'recovering' },
     { at: event(3.02), type: 'publisher-done', published: 12 },
     { at: event(4), type: 'phase', phase: 'quiesced' },
@@ -159,5 +159,26 @@ describe('the timeline\'s runs of drops when a subscription ends mid-run', () =>
     expect(titles(svg)).toContain('consumer-2: 3 later marks not kept: the broker keeps only the first 4, 2.80 s');
     expect(dropTitles(timeline())).toEqual(['consumer-2: dropping, 1.04 s–3.10 s']); // nothing cut, nothing said
     expect(timeline()).not.toContain('not kept');
+  });
+});
+
+describe('a stall is drawn as it happened', () => {
+  const bandsOf = (html: string) => timeDrawings(html.split('<h2>').slice(2)[0]!).map((svg) => [...svg.matchAll(/<rect class="fault-band" data-fault="stall"[^>]*><title>([^<]*)<\/title>/g)].map((m) => m[1]));
+  const spansOf = (html: string) => [...timeDrawings(html.split('<h2>').slice(2)[0]!).at(-1)!.matchAll(/<rect class="span span-fault"[^>]*><title>(consumer-2: stalled[^<]*)<\/title>/g)].map((m) => m[1]);
+
+  test('from its confirmed freeze to its confirmed thaw (the run\'s events), not from its schedule', () => {
+    const late = run('lossy');
+    // The SIGSTOP at 1 s showed in /proc 40 ms later, the SIGCONT at 3 s 10 ms later.
+    late.events = late.events.map((e) => (e.type === 'freeze' ? { ...e, at: event(1.04), waitedMs: 40 } : e.type === 'thaw' ? { ...e, at: event(3.01), waitedMs: 10 } : e));
+    const html = renderHtml({ version: DOCUMENT_VERSION, config, runs: [late] });
+    expect(bandsOf(html)).toEqual(Array(3).fill(['consumer-2 stalled 1.04-3.01 s']));
+    expect(spansOf(html)).toEqual(['consumer-2: stalled 1.04-3.01 s, 1.04 s–3.01 s']);
+  });
+
+  test('a stall whose freeze was never confirmed (its consumer died first) keeps its schedule', () => {
+    const died = run('lossy');
+    died.events = died.events.filter((e) => e.type !== 'freeze' && e.type !== 'thaw');
+    const html = renderHtml({ version: DOCUMENT_VERSION, config, runs: [died] });
+    expect(bandsOf(html)).toEqual(Array(3).fill(['consumer-2 stalled 1-3 s']));
   });
 });

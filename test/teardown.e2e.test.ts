@@ -16,7 +16,12 @@ const reaper = reapAfterEach();
  */
 const INTERRUPTED = ['--duration', '0.5', '--stall', 'consumer-3@0.5-60'];
 
-/** Starts a run (lossy unless told) and waits (bounded) until consumer-3 is frozen. */
+/**
+ * Starts a run (lossy unless told) and waits (bounded) until the orchestrator logs consumer-3
+ * frozen; `stateWhenLogged` is its state read as soon as the line is seen. The orchestrator logs
+ * a freeze only once /proc shows it (nemesis.ts), so that must be T: before it did, a loaded
+ * machine caught it in R here, SIGSTOP sent but not yet taken effect.
+ */
 async function startFrozenRun(extra: string[] = INTERRUPTED, mode = 'lossy') {
   const logFile = tempLogFile();
   reaper.track(logFile);
@@ -24,14 +29,16 @@ async function startFrozenRun(extra: string[] = INTERRUPTED, mode = 'lossy') {
   const deadline = Date.now() + 30_000;
   let stallLine: LogLine | undefined;
   while (!stallLine && Date.now() < deadline) {
-    await sleep(100);
+    await sleep(20);
     stallLine = readLog(logFile).find((line) => line.msg === 'stall started');
   }
   expect(stallLine).toBeDefined();
-  const frozen = (stallLine!.consumers as Array<{ name: string; pid: number }>)[0]!;
+  const frozen = (stallLine!.consumers as Array<{ name: string; pid: number; waitedMs: number }>)[0]!;
+  const stateWhenLogged = processState(frozen.pid);
+  expect(frozen).toMatchObject({ name: 'consumer-3', waitedMs: expect.any(Number) });
   const log = readLog(logFile);
   const pidOf = (proc: string) => log.find((line) => line.proc === proc && line.msg === 'ready')!.pid;
-  return { demo, logFile, frozen, pids: pidsInLog(log), pidOf };
+  return { demo, logFile, frozen, stateWhenLogged, pids: pidsInLog(log), pidOf };
 }
 
 function processState(pid: number): string {
@@ -50,7 +57,7 @@ describe('teardown', () => {
     ['SIGHUP', 129], // a terminal closed under the run
   ] as const)('%s in the middle of the stall reaps every process, the frozen one included, without waiting for QUIC', async (signal, code) => {
     const run = await startFrozenRun();
-    expect(processState(run.frozen.pid)).toBe('T'); // really SIGSTOPped
+    expect(run.stateWhenLogged).toBe('T'); // really SIGSTOPped when the orchestrator said so
     expect(run.pids).toContain(run.frozen.pid);
     const interruptedAt = Date.now();
     run.demo.kill(signal);
@@ -94,7 +101,7 @@ describe('teardown', () => {
 
   test('SIGKILL of the orchestrator mid-stall: its guardian kills every process of the run within 10 s, the stopped one included, then exits', async () => {
     const run = await startFrozenRun([...INTERRUPTED, '--pool-size', '1']); // each consumer's own group, reaped by name
-    expect(processState(run.frozen.pid)).toBe('T');
+    expect(run.stateWhenLogged).toBe('T');
     const log = readLog(run.logFile);
     const guardian = log.find((line) => line.proc === 'guardian' && line.msg === 'guarding');
     expect(guardian).toBeDefined(); // it was watching before the first child started

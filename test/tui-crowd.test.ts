@@ -3,12 +3,11 @@
  * nothing going on folded into one row, every faulted, foreign or off one in a row of its own up
  * to LIVE_ROWS, the frame within 40 lines; 12 consumers or fewer listed one by one as before.
  */
-import { EventEmitter } from 'node:events';
-import { render } from 'ink';
 import { createElement as h } from 'react';
 import { Dashboard } from '@state-divergence/orchestrator/tui';
 import type { LiveSnapshot } from '@state-divergence/orchestrator';
 import { CROWD, LIVE_ROWS, textProgress } from '@state-divergence/orchestrator/internal';
+import { frameAt } from './helpers/ink-frame.js';
 
 type Live = LiveSnapshot['consumers'][number];
 const name = (i: number) => `consumer-${i}`;
@@ -28,16 +27,8 @@ function snapshot(consumers: Live[]): LiveSnapshot {
 
 const phase = { mode: 'resync' as const, phase: 'stalled' as const, seconds: 7.5 };
 
-/** The frame ink draws on a terminal 120 columns wide (the tmux check's; ink-testing-library's is 100). */
-function frameOf(s: LiveSnapshot): string {
-  const stdout = Object.assign(new EventEmitter(), { columns: 120, rows: 40, frame: '', write(frame: string) { stdout.frame = frame; } });
-  const instance = render(h(Dashboard, { snapshot: s, phase }), { stdout: stdout as unknown as NodeJS.WriteStream, debug: true, patchConsole: false, exitOnCtrlC: false });
-  // Read the frame before unmounting: under CI=true ink's unmount writes its CI-mode last frame,
-  // which debug mode never fills, and that blank write would replace the one we want.
-  const frame = stdout.frame;
-  instance.unmount();
-  return frame.replace(/\n$/, '');
-}
+/** The frame on a 120×40 terminal (the tmux check's). */
+const frameOf = (s: LiveSnapshot): string => frameAt(h(Dashboard, { snapshot: s, phase, size: { columns: 120, rows: 40 } }));
 /** The consumers with a row of their own: a line that starts with a name. */
 const rows = (frame: string) => frame.split('\n').flatMap((l) => /^ (consumer-\d+\*?) /.exec(l)?.[1] ?? []);
 

@@ -2,11 +2,11 @@
  * The live view, rendered from hand-built snapshots with ink-testing-library.
  * (The README names the tmux check for the real terminal; the notes hold a capture.)
  */
-import { render } from 'ink-testing-library';
 import { createElement as h } from 'react';
 import { Dashboard, sparkline } from '@state-divergence/orchestrator/tui';
 import type { LiveSnapshot } from '@state-divergence/orchestrator';
 import { textProgress } from '@state-divergence/orchestrator/internal';
+import { frameAt } from './helpers/ink-frame.js';
 
 const snapshot: LiveSnapshot = {
   mode: 'lossy',
@@ -31,7 +31,7 @@ const snapshot: LiveSnapshot = {
 
 describe('live view', () => {
   test('shows the mode, the phase with its progress, and one row per consumer', () => {
-    const frame = render(h(Dashboard, { snapshot, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } })).lastFrame()!;
+    const frame = frameAt(h(Dashboard, { snapshot, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } }));
     expect(frame).toContain('at-most-once (production defaults)');
     expect(frame).toMatch(/stalled\s+█+░+ 7\.5s \/ 20s/);
     expect(frame).toMatch(/consumer-1\s+applying\s+applied\s+3000\s+diverged\s+0 \/ 2000\s+behind\s+3/);
@@ -46,35 +46,35 @@ describe('live view', () => {
   });
 
   test('while the broker is down (killed, its successor not ready) the publisher line says so instead of its drops', () => {
-    const frame = render(h(Dashboard, { snapshot: { ...snapshot, brokerDown: true }, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } })).lastFrame()!;
+    const frame = frameAt(h(Dashboard, { snapshot: { ...snapshot, brokerDown: true }, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } }));
     expect(frame).toContain('broker DOWN (killed; restarting)');
     expect(frame).not.toContain('broker drops');
   });
 
   test('the footer states every fault window, as the report shades them', () => {
-    const frame = render(h(Dashboard, { snapshot, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } })).lastFrame()!;
+    const frame = frameAt(h(Dashboard, { snapshot, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } }));
     expect(frame).toContain('faults: consumer-3 stalled 4-12 s, consumer-1 slowed 2-6 s (80 %)');
-    expect(render(h(Dashboard, { snapshot: { ...snapshot, faults: [] }, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } })).lastFrame()!).not.toContain('faults:');
+    expect(frameAt(h(Dashboard, { snapshot: { ...snapshot, faults: [] }, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } }))).not.toContain('faults:');
   });
 
   test('the lossy footer is only for lossy; before the first sample the rows are empty, not invented', () => {
-    const frame = render(h(Dashboard, { snapshot: undefined, phase: { mode: 'resync', phase: 'converged', seconds: 0 } })).lastFrame()!;
+    const frame = frameAt(h(Dashboard, { snapshot: undefined, phase: { mode: 'resync', phase: 'converged', seconds: 0 } }));
     expect(frame).toContain('resync (snapshot + lag signal + delta)');
     expect(frame).not.toContain('never told');
     expect(frame).not.toContain('consumer-');
   });
 
   test('changes flow control holds back are the publisher\'s backlog, shown on its line', () => {
-    const frame = render(h(Dashboard, { snapshot: { ...snapshot, publisherBacklog: 130 }, phase: { mode: 'lossless', phase: 'stalled', seconds: 7.5 } })).lastFrame()!;
+    const frame = frameAt(h(Dashboard, { snapshot: { ...snapshot, publisherBacklog: 130 }, phase: { mode: 'lossless', phase: 'stalled', seconds: 7.5 } }));
     expect(frame).toContain('backlog 130 keys held back');
   });
 
   test('a consumer someone else wrote is starred, and the footer says what the star means', () => {
     const foreign = { ...snapshot, consumers: snapshot.consumers.map((c) => (c.name === 'consumer-3' ? { ...c, foreign: true } : c)) };
-    const frame = render(h(Dashboard, { snapshot: foreign, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } })).lastFrame()!;
+    const frame = frameAt(h(Dashboard, { snapshot: foreign, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } }));
     expect(frame).toMatch(/consumer-3\*\s+STALLED/);
     expect(frame).toContain('* a consumer someone else wrote');
-    expect(render(h(Dashboard, { snapshot, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } })).lastFrame()!).not.toContain('someone else');
+    expect(frameAt(h(Dashboard, { snapshot, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } }))).not.toContain('someone else');
   });
 
   describe('a network fault and the stale signal', () => {
@@ -94,7 +94,7 @@ describe('live view', () => {
     const phase = { mode: 'resync' as const, phase: 'stalled' as const, seconds: 2.3 };
 
     test('live view: the link fault as its state, STALE while it hears nothing, the time it was stale after; the publisher\'s link on its line', () => {
-      const frame = render(h(Dashboard, { snapshot: networked, phase })).lastFrame()!;
+      const frame = frameAt(h(Dashboard, { snapshot: networked, phase }));
       expect(frame).toMatch(/consumer-2\s+PARTITIONED\s+applied\s+3000 .* STALE 1\.3 s/);
       expect(frame).toMatch(/consumer-1\s+applying\s+applied\s+3000 .* stale 0\.8 s/);
       expect(frame).not.toMatch(/consumer-3.*stale/i);
@@ -104,7 +104,7 @@ describe('live view', () => {
 
     test('a consumer never stale, or with no publisher link fault, shows neither', () => {
       const quiet = { ...networked, publisherLink: null, consumers: networked.consumers.map((c) => ({ ...c, staleness: c.staleness && { now: false, ms: 0 } })) };
-      const frame = render(h(Dashboard, { snapshot: quiet, phase })).lastFrame()!;
+      const frame = frameAt(h(Dashboard, { snapshot: quiet, phase }));
       expect(frame).not.toMatch(/stale|link /i);
     });
 

@@ -26,6 +26,7 @@ import type { CpuPerEvent } from './cpu-window.js';
 import { insaneFigures } from './sanity.js';
 import { appendPerSec, backfillReadPerSec, commitLatency, POLICIES, type PolicyKey } from './durable.js';
 import { relayCost } from './relay.js';
+import { exitFlushed } from '@state-divergence/runtime';
 
 const argv = yargs(hideBin(process.argv))
   .scriptName('bench')
@@ -85,13 +86,14 @@ async function measureRelay(): Promise<RelayFigures> {
 }
 
 /** Writes the results and their table, then exits 1 if a figure is missing or insane. */
-function finish(results: BenchResults): never {
+async function finish(results: BenchResults): Promise<never> {
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
   process.stdout.write(renderBenchTable(results).join('\n') + '\n');
   const problems = insaneFigures(results);
   for (const problem of problems) process.stderr.write(`bench: ${problem}\n`);
-  process.exit(problems.length === 0 ? 0 : 1);
+  // The table on a pipe is still in this process here: exitFlushed waits for it.
+  return exitFlushed(problems.length === 0 ? 0 : 1, 'bench');
 }
 
 if (argv.only !== undefined) {
@@ -100,9 +102,9 @@ if (argv.only !== undefined) {
     stored = JSON.parse(readFileSync(out, 'utf8')) as BenchResults;
   } catch {
     process.stderr.write(`bench: --only ${argv.only} stores into the results at ${out}, which cannot be read: run the whole bench first\n`);
-    process.exit(2);
+    stored = await exitFlushed(2, 'bench'); // never returns: the assignment only tells the compiler so
   }
-  finish({ ...stored, relay: await measureRelay() });
+  await finish({ ...stored, relay: await measureRelay() });
 }
 
 const started = performance.now();
@@ -267,4 +269,4 @@ const results: BenchResults = {
   relay: await measureRelay(),
   wallSeconds: round((performance.now() - started) / 1000, 1),
 };
-finish(results);
+await finish(results);

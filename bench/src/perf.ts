@@ -17,6 +17,7 @@ import { hideBin } from 'yargs/helpers';
 import type { RawOptions } from '@state-divergence/orchestrator';
 import { at400, fanoutPair, firehoseRun } from './perf-sections.js';
 import { round } from './table.js';
+import { exitFlushed } from '@state-divergence/runtime';
 
 const SECTIONS = ['at400', 'firehose', 'fanout'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -38,7 +39,7 @@ const only = argv.only.split(',') as Section[];
 const unknown = only.filter((s) => !(SECTIONS as readonly string[]).includes(s));
 if (unknown.length > 0) {
   process.stderr.write(`perf: --only must name sections of ${SECTIONS.join(', ')}, got ${unknown.join(', ')}\n`);
-  process.exit(2);
+  await exitFlushed(2, 'perf');
 }
 const raw = JSON.parse(argv.raw) as RawOptions;
 
@@ -65,7 +66,8 @@ for (const section of only) {
   summary[section] = Object.fromEntries(keys.map((k) => [k, round(median(runs.map((r) => r[k] as number)))]));
 }
 process.stdout.write(`${JSON.stringify({ raw, runs: argv.runs, load1AtEnd: round(loadavg()[0]!, 2), median: summary }, null, 1)}\n`);
-process.exit(0);
+// On a pipe most of that is still in this process: exitFlushed waits for it.
+await exitFlushed(0, 'perf');
 
 /** Waits for --max-load, polling every 10 s, at most --wait-minutes. */
 async function quietEnough(): Promise<void> {

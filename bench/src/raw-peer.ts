@@ -12,7 +12,7 @@
  */
 import net from 'node:net';
 import { getEachMessage, getOneMessage, sendMessage } from 'execa';
-import { createLogger } from '@state-divergence/runtime';
+import { createLogger, exitFlushed } from '@state-divergence/runtime';
 import { openQuicStream, startQuicServer, type QuicByteStream } from '@state-divergence/runtime/quic';
 
 export const FRAME_BYTES = 64;
@@ -146,5 +146,5 @@ for await (const raw of getEachMessage()) {
     running = true;
     peer.start?.();
   } else if (command.type === 'count') send({ type: 'count', frames: Math.floor(receivedBytes / FRAME_BYTES) });
-  else process.exit(0);
+  else await exitFlushed(0, 'raw-peer');
 }

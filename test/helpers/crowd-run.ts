@@ -118,7 +118,7 @@ export function crowdDocument(count = 256, mode: Mode = 'lossy'): JsonDocument {
   g.events = [
     { at: at(0), type: 'phase', phase: 'converged' },
     { at: at(1), type: 'phase', phase: 'stalled' },
-    ...(names.includes(name(7)) ? [{ at: at(1), type: 'freeze' as const, consumer: name(7), pid: 7 }, { at: at(3), type: 'thaw' as const, consumer: name(7), pid: 7 }] : []),
+    ...(names.includes(name(7)) ? [{ at: at(1), type: 'freeze' as const, consumer: name(7), pid: 7, waitedMs: 1 }, { at: at(3), type: 'thaw' as const, consumer: name(7), pid: 7, waitedMs: 0 }] : []),
     { at: at(3), type: 'phase', phase: 'recovering' },
     { at: at(3.02), type: 'publisher-done', published: 12 },
     { at: at(4), type: 'phase', phase: 'quiesced' },

@@ -64,7 +64,7 @@ export function restartRun(mode: Mode, consumers: Array<[string, ConsumerReport 
     role: 'broker',
     epoch: durable ? EPOCHS.first : EPOCHS.second,
     recovered: durable ? { records: 8, tornTail: 1 } : null,
-    durable: durable ? { fsync: 'periodic', logBytes: 5_120, fsyncs: 12, replayedEvents: 9, replayBytes: 900, oldest: 1 } : null,
+    durable: durable ? { fsync: 'periodic', logBytes: 5_120, fsyncs: 12, oldest: 1 } : null,
     head: durable ? 15 : 7,
     lastWriteOffsets: durable ? OFFSETS.durable : OFFSETS.memory,
     digest: '0',

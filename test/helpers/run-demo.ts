@@ -32,13 +32,16 @@ export interface LogLine {
   [field: string]: unknown;
 }
 
-/** Every line of an NDJSON log, parsed (throws on a line that is not JSON). */
+/**
+ * Every line of an NDJSON log, parsed (throws on a line that is not JSON). A log read while the run
+ * writes it may end in a line still being written (a write that crosses a page is seen a page at a
+ * time): a last line without its newline is not a line yet, and is left for the next read.
+ */
 export function readLog(file: string): LogLine[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.length > 0)
-    .map((line) => JSON.parse(line) as LogLine);
+  const lines = readFileSync(file, 'utf8').split('\n');
+  lines.pop(); // after the last newline: empty, or a line not yet whole
+  return lines.filter((line) => line.length > 0).map((line) => JSON.parse(line) as LogLine);
 }
 
 /** True when the pid is gone (or a zombie awaiting a reaper: it runs no code). */

@@ -22,7 +22,7 @@ import { errorMessage, withDeadline, type Logger } from '@state-divergence/runti
 import { readFrames } from '@state-divergence/runtime/quic';
 import { Acker } from './acker.js';
 import type { Intake } from './intake.js';
-import type { Subscriber } from './subscriber.js';
+import type { Subscriber } from './subscriber/subscriber.js';
 import type { SubscriptionSpec, Topic } from './topic.js';
 import type { TransportSource } from './transport-tally.js';
 
@@ -94,7 +94,7 @@ export async function servePublisher(frames: Frames, name: string, context: Sess
     judgePublish(frame, context);
     if (frame.type !== 'publish') throw new ProtocolViolation(ErrorCode.unexpectedFrame, `publisher sent ${frame.type}; only publish is allowed`);
     // Lossless: pausing here stops reads from this stream; QUIC flow control does the rest.
-    const room = topic.queuePolicy === 'block' ? topic.waitForRoom() : undefined;
+    const room = topic.waitsForRoom ? topic.waitForRoom() : undefined;
     if (room) await room;
     const committed = intake.accept(frame.change, frame.body);
     if (committed === undefined) acker.soon();

@@ -35,14 +35,12 @@ export function restoreFromLog(topic: Topic, log: BrokerLog): void {
   topic.restore(lastWrites, log.recovery.head, log.recovery.highestVersion);
 }
 
-/** BrokerReport.durable: what the log cost in this incarnation, and what was replayed from it. */
-export function durableReport(topic: Topic, log: BrokerLog, fsync: FsyncPolicy): DurableReport {
+/**
+ * BrokerReport.durable: what the log cost in this incarnation. What it replayed is in each
+ * subscriber's entry only: a total here, over every name served (a rogue client's too), was a
+ * second figure for what the run's cost sums over its consumers, and the two disagreed.
+ */
+export function durableReport(log: BrokerLog, fsync: FsyncPolicy): DurableReport {
   const { logBytes, fsyncs } = log.stats();
-  let replayedEvents = 0;
-  let replayBytes = 0;
-  for (const stats of topic.stats.values()) {
-    replayedEvents += stats.replayedEvents;
-    replayBytes += stats.replayBytes;
-  }
-  return { fsync, logBytes, fsyncs, replayedEvents, replayBytes, oldest: log.oldest };
+  return { fsync, logBytes, fsyncs, oldest: log.oldest };
 }

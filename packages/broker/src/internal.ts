@@ -3,13 +3,14 @@
  * export): nothing but tests imports this; the broker itself is the `.` and `./bundle` entries.
  */
 export { CompactedTable } from './compacted-table.js';
-export { DropLog } from './drop-log.js';
+export { DropRanges } from './subscriber/drop-ranges.js';
 export { Acker } from './acker.js';
 export { servePublisher, type SessionContext } from './client-session.js';
 export { LogIntake, memoryIntake, StorageFailure } from './intake.js';
 export { Topic } from './topic.js';
-export { SubscriberStats } from './subscriber-stats.js';
+export { SubscriberStats } from './subscriber/subscriber-stats.js';
 export { lastWrites, subscriberReports } from './topic-views.js';
+export { durableReport } from './durable-broker.js';
 export * from './log/index.js';
 export { DATA_FILE, LOCK_FILE } from './log/data-dir.js';
 export { dataFileProblem } from './log/data-file.js';

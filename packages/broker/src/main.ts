@@ -58,7 +58,7 @@ await runChild('broker', async ({ init, logger, ending }) => {
       role: 'broker',
       epoch,
       recovered: log === undefined || log.recovery.created ? null : { records: log.recovery.records, tornTail: log.recovery.tornTail },
-      durable: log === undefined || init.durable === null ? null : durableReport(topic, log, init.durable.fsync),
+      durable: log === undefined || init.durable === null ? null : durableReport(log, init.durable.fsync),
       head: topic.headOffset,
       subscribers: subscriberReports(topic),
       lastWriteOffsets: topic.table.lastWriteOffsets(init.keys),

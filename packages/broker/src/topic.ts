@@ -1,9 +1,10 @@
 import { encodeEventFromPublishBody, queuePolicyOf, type Change, type Mode, type OverflowPolicy, type QueuePolicy } from '@state-divergence/protocol';
 import { CompactedTable } from './compacted-table.js';
 import type { LogReader } from './log-port.js';
-import { Subscriber } from './subscriber.js';
-import type { SubscriberOptions } from './subscriber-options.js';
-import { SubscriberStats } from './subscriber-stats.js';
+import { FULL_QUEUE_POLICIES } from './subscriber/full-queue.js';
+import { Subscriber } from './subscriber/subscriber.js';
+import type { SubscriberOptions } from './subscriber/subscriber-options.js';
+import { SubscriberStats } from './subscriber/subscriber-stats.js';
 
 /** What a subscription's session supplies; the Topic supplies the rest. */
 export type SubscriptionSpec = Pick<SubscriberOptions, 'name' | 'capacity' | 'batchMaxEvents' | 'coalesceMs' | 'write' | 'farewell' | 'logger'>;
@@ -12,7 +13,8 @@ export type SubscriptionSpec = Pick<SubscriberOptions, 'name' | 'capacity' | 'ba
  * The change stream: assigns offsets and fans each event out to every
  * subscriber. An event is encoded once; all queues share the same bytes.
  *
- * What a full queue does is the mode's queue policy (protocol's modes.ts):
+ * What a full queue does is the mode's queue policy (protocol's modes.ts), one object each in
+ * subscriber/full-queue.ts:
  * an `--overflow` policy drops the new event for that subscriber only, or the
  *            oldest queued one, or ends its subscription;
  * block    - the publisher's reader waits (waitForRoom) before each event until
@@ -43,6 +45,8 @@ export class Topic {
   closing = false;
   /** What a full subscriber queue does in this run: the mode's policy, or `--overflow`'s where the mode leaves it to the flag. */
   readonly queuePolicy: QueuePolicy;
+  /** Its policy makes the publisher's reader wait for room before each event (block). */
+  readonly waitsForRoom: boolean;
 
   constructor(
     readonly mode: Mode,
@@ -51,7 +55,11 @@ export class Topic {
     readonly log?: LogReader,
   ) {
     this.queuePolicy = queuePolicyOf(mode, overflow);
-    if (this.queuePolicy === 'backfill' && log === undefined) throw new Error(`queue policy backfill (mode ${mode}) needs a log to back-fill from`);
+    const policy = FULL_QUEUE_POLICIES[this.queuePolicy];
+    if (policy.needsLog && log === undefined) {
+      throw new Error(`queue policy ${this.queuePolicy} (mode ${mode}) needs a log to back-fill from`);
+    }
+    this.waitsForRoom = policy.waitsForRoom;
   }
 
   /**
@@ -85,8 +93,9 @@ export class Topic {
       onTurnDue: () => {
         this.turnDue = true;
       },
-      onEnd: (ended) => {
-        if (this.subscribers.get(ended.name) === ended) this.subscribers.delete(ended.name);
+      // Called only once the subscription has ended, after the constructor: `subscriber` is set by then.
+      onEnd: () => {
+        if (this.subscribers.get(spec.name) === subscriber) this.subscribers.delete(spec.name);
       },
     });
     if (replayAfter === undefined) subscriber.startAt(this.head, opening);
@@ -130,7 +139,7 @@ export class Topic {
    * The publisher's reader calls this after each change: undefined, or a promise of the next
    * turn of the event loop when a subscriber's writer is waiting for it with half its queue
    * full. Reads of a stream whose data is already buffered resolve within microtasks, and a
-   * writer's write goes out on the next turn (Subscriber.schedulePump): after the broker was
+   * writer's write goes out on the next turn (SubscriberWriter.schedule): after the broker was
    * off the CPU for a while, it read the publisher's backlog in one go and every queue
    * overflowed with its writer idle (measured at the firehose, 20,000/s: the healthy
    * consumers' 6-8 k drops each came in runs that started at the same offset for all three

@@ -1,5 +1,5 @@
 import { isGuardianCommand, type GuardianMessage } from '@state-divergence/protocol';
-import { createLogger, type Logger } from '@state-divergence/runtime';
+import { createLogger, exitFlushed, type Logger } from '@state-divergence/runtime';
 
 /**
  * The guardian: a small process outside every process group of the run and
@@ -17,7 +17,7 @@ let logger: Logger | undefined;
 
 const send = (message: GuardianMessage) => process.send?.(message);
 
-function reap(why: string): never {
+function reap(why: string): void {
   for (const [pgid, name] of groups) {
     for (const signal of ['SIGCONT', 'SIGKILL'] as const) {
       try {
@@ -29,7 +29,8 @@ function reap(why: string): never {
     logger?.warn({ reaped: name, pgid }, 'reaped a process group the orchestrator left behind');
   }
   if (groups.size > 0) logger?.warn({ why, groups: groups.size, orchestratorPid: parent }, 'the orchestrator died mid-run; every process of its run was killed');
-  process.exit(0);
+  groups.clear();
+  void exitFlushed(0, 'guardian');
 }
 
 process.on('message', (raw) => {
@@ -47,7 +48,7 @@ process.on('message', (raw) => {
       groups.delete(raw.pgid);
       break;
     case 'done':
-      process.exit(0);
+      void exitFlushed(0, 'guardian');
   }
 });
 process.on('disconnect', () => reap('its IPC channel closed'));

@@ -8,6 +8,7 @@ import { staleBundles } from '../dist/run/child/bundle-freshness.js';
 const stale = staleBundles();
 if (stale !== undefined) {
   process.stderr.write(`orchestrator: ${stale}\n`);
-  process.exit(2); // as for bad input: one line, nothing started
+  const { exitFlushed } = await import('@state-divergence/runtime');
+  await exitFlushed(2, 'orchestrator'); // as for bad input: one line, nothing started
 }
 await import('../dist/bundle/main.js');

@@ -19,3 +19,4 @@ export { generateRunCertificate } from './run/tls.js';
 export type { JsonConfig, JsonDocument, JsonRun } from './report/document.js';
 export { renderExperiments } from './report/experiments-text.js';
 export type { ExperimentsDocument } from './check/experiments-document.js';
+export { renderFlagReference } from './cli/flag-reference.js';

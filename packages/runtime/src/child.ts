@@ -1,7 +1,8 @@
 import { getEachMessage, getOneMessage, sendMessage } from 'execa';
-import { initProblem, isChildInit, isOfRole, isOrchestratorCommand, type ChildInit, type ChildRole, type InitOf, type ChildMessage, type Counters, type DigestVerdict, type LastWrites, type LinkShape, type Report } from '@state-divergence/protocol';
-import { serveRequest } from './serve-request.js';
+import { initProblem, isChildInit, isOfRole, isOrchestratorCommand, type ChildInit, type ChildRole, type InitOf, type ChildMessage } from '@state-divergence/protocol';
+import { serveRequest, type RoleHandlers } from './serve-request.js';
 import { createLogger, setLogPhase, type Logger } from './logger.js';
+import { exitFlushed } from './exit.js';
 
 /**
  * How long a child gives its QUIC endpoints to close before it exits anyway.
@@ -13,40 +14,6 @@ import { createLogger, setLogPhase, type Logger } from './logger.js';
  */
 const CLOSE_BUDGET_MS = 100;
 const PROGRESS_INTERVAL_MS = 1_000;
-
-/** What a role implements; the lifecycle around it is the same for every child. */
-export interface RoleHandlers {
-  /** Sent in `ready` (the broker's listening port). */
-  port?: number;
-  counters(): Counters;
-  gather(): Report;
-  start?(durationMs: number): void;
-  /** Consumers: compare the local digest with the broker's. */
-  digest?(): Promise<DigestVerdict>;
-  /** Publisher and consumers: live version per key (0: absent or deleted). */
-  versions?(): Float64Array;
-  /** Broker: each key's last-write offset and each subscriber's drops, for the live view (it must stay cheap: see LastWrites). */
-  lastWrites?(): LastWrites;
-  /** Broker: a subscriber's process is gone. */
-  endSubscriber?(name: string, reason: string): void;
-  /** Publisher and consumers: the broker was killed (see the `brokerLost` command). */
-  brokerLost?(): void;
-  /** Relay: shape each direction of its link from now on (see LinkShape). */
-  shape?(up: LinkShape, down: LinkShape): void;
-  /**
-   * A pool: the consumers it hosts, by name. A request or `brokerLost` naming one (`member`) is that
-   * one's; each reports its own counters once a second, as a process of its own would.
-   */
-  members?: ReadonlyMap<string, Hosted>;
-  /** Releases transports. Must not wait for a graceful QUIC close. */
-  close(): Promise<void>;
-}
-
-/** One role hosted in a process with others (a pool's member): its handlers and its own logger (its own `proc`). */
-export interface Hosted {
-  handlers: RoleHandlers;
-  logger: Logger;
-}
 
 export interface ChildContext<I extends ChildInit> {
   init: I;
@@ -90,7 +57,7 @@ async function awaitInit(roles: ChildRole[]): Promise<ChildInit> {
   await sendMessage({ type: 'booted', pid: process.pid } satisfies ChildMessage);
   const first = await initArrived;
   const named = roles.join(' or ');
-  if (isOrchestratorCommand(first) && first.type === 'stop') process.exit(0);
+  if (isOrchestratorCommand(first) && first.type === 'stop') return exitFlushed(0, named);
   if (!isChildInit(first)) return refuseInit(named, initProblem(first) ?? 'its init is unreadable');
   if (!roles.includes(first.role)) return refuseInit(named, `init.role is "${first.role}", not "${named}"`);
   return first;
@@ -101,7 +68,7 @@ async function refuseInit(role: string, problem: string): Promise<never> {
   const message = `a ${role} process cannot start: ${problem}`;
   process.stderr.write(`${message}\n`);
   await sendMessage({ type: 'fatal', message } satisfies ChildMessage).catch(() => {});
-  process.exit(1);
+  return exitFlushed(1, role);
 }
 
 /** What a command may change in the child's own lifecycle. */
@@ -189,7 +156,7 @@ export async function runChildOf(...entries: RoleEntry[]): Promise<void> {
       const closed = handlers?.close() ?? Promise.resolve();
       await Promise.race([closed.catch(() => {}), new Promise((resolve) => setTimeout(resolve, CLOSE_BUDGET_MS))]);
       logger.debug({ code }, 'exit');
-      process.exit(code);
+      await exitFlushed(code, init.name);
     }
     return new Promise<never>(() => {});
   };

@@ -1,8 +1,41 @@
-import type { ChildMessage, OrchestratorCommand } from '@state-divergence/protocol';
+import type { ChildMessage, Counters, DigestVerdict, LastWrites, LinkShape, OrchestratorCommand, Report } from '@state-divergence/protocol';
 import { errorMessage } from './error-message.js';
 import type { Logger } from './logger.js';
 import { processResources } from './resources.js';
-import type { RoleHandlers } from './child.js';
+
+/** What a role implements: the lifecycle around it is the same for every child (child.ts), and every request is served through it (below). */
+export interface RoleHandlers {
+  /** Sent in `ready` (the broker's listening port). */
+  port?: number;
+  counters(): Counters;
+  gather(): Report;
+  start?(durationMs: number): void;
+  /** Consumers: compare the local digest with the broker's. */
+  digest?(): Promise<DigestVerdict>;
+  /** Publisher and consumers: live version per key (0: absent or deleted). */
+  versions?(): Float64Array;
+  /** Broker: each key's last-write offset and each subscriber's drops, for the live view (it must stay cheap: see LastWrites). */
+  lastWrites?(): LastWrites;
+  /** Broker: a subscriber's process is gone. */
+  endSubscriber?(name: string, reason: string): void;
+  /** Publisher and consumers: the broker was killed (see the `brokerLost` command). */
+  brokerLost?(): void;
+  /** Relay: shape each direction of its link from now on (see LinkShape). */
+  shape?(up: LinkShape, down: LinkShape): void;
+  /**
+   * A pool: the consumers it hosts, by name. A request or `brokerLost` naming one (`member`) is that
+   * one's; each reports its own counters once a second, as a process of its own would.
+   */
+  members?: ReadonlyMap<string, Hosted>;
+  /** Releases transports. Must not wait for a graceful QUIC close. */
+  close(): Promise<void>;
+}
+
+/** One role hosted in a process with others (a pool's member): its handlers and its own logger (its own `proc`). */
+export interface Hosted {
+  handlers: RoleHandlers;
+  logger: Logger;
+}
 
 type Request = Extract<OrchestratorCommand, { type: 'request' }>;
 

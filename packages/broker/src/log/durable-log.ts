@@ -5,7 +5,7 @@ import { DATA_FILE, prepareDataDir } from './data-dir.js';
 import { GroupCommit } from './group-commit.js';
 import { isFsyncPolicy } from './policy.js';
 import { decodeRecord, encodeRecord } from './record.js';
-import { recover } from './recovery.js';
+import { recover } from './crash-recovery.js';
 import { LogRefusal } from './refusal.js';
 import { trimToRetention } from './retention.js';
 import { openStores, type LogStores } from './stores.js';

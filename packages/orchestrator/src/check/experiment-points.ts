@@ -1,4 +1,5 @@
 import type { Mode } from '@state-divergence/protocol';
+import { overlaps } from './damage.js';
 import { expectedWrongUnrounded } from './expectation.js';
 import { worstP99 } from './latency.js';
 import type { ModeResult } from './run-types.js';
@@ -72,7 +73,9 @@ export function queuePoint(result: ModeResult, settings: { capacity: number; rat
 }
 
 export function overlapPoint(result: ModeResult, windows: OverlapPoint['windows']): OverlapPoint {
-  const [pair] = result.damage.faultedOverlap;
+  // The experiment's pair is its two stalled consumers, whether or not both ended wrong
+  // (the run's faultedOverlap compares only the wrong ones).
+  const [pair] = overlaps(result.check.consumers.filter((c) => c.faulted));
   if (pair === undefined) throw new Error('the overlap experiment needs two faulted consumers');
   return { windows, jaccard: pair.jaccard, both: pair.both, onlyOne: pair.onlyA + pair.onlyB, wrong: [pair.both + pair.onlyA, pair.both + pair.onlyB] };
 }

@@ -1,4 +1,4 @@
-import type { BrokerReport, ConsumerReport } from '@state-divergence/protocol';
+import type { BrokerReport, ConsumerReport, SubscriberReport } from '@state-divergence/protocol';
 import { checkSafely, type CheckInput, type CheckResult } from './checker.js';
 import { overlaps } from './damage.js';
 import { damageBy } from './damage-by-consumer.js';
@@ -105,6 +105,20 @@ function outagesSincePublishing(run: GatheredRun): Array<{ from: number; to: num
 const withoutOldest = ({ oldest: _oldest, ...rest }: NonNullable<BrokerReport['durable']>) => rest;
 
 /**
+ * What the broker sent the run's consumers from its log (a replay, a back-fill after a full queue):
+ * the one source of the cost's replayBytes and of the durable block's figures. It counts every
+ * consumer the log served, not only the stalled one: on a busy machine a healthy consumer's queue
+ * fills too, and the broker back-fills it instead of dropping (modes.e2e saw 396,018 bytes of
+ * which the stalled consumer's were 229,026).
+ */
+function replayedByConsumers(subscribers: SubscriberReport[]): { replayedEvents: number; replayBytes: number } {
+  return {
+    replayedEvents: subscribers.reduce((sum, s) => sum + s.replayedEvents, 0),
+    replayBytes: subscribers.reduce((sum, s) => sum + s.replayBytes, 0),
+  };
+}
+
+/**
  * Turns what was gathered into the run's result: the checker's verdicts plus
  * measurements. Every figure a report shows is computed here, once, so the
  * renderers only draw. `checker` is replaceable so a test can make it throw.
@@ -121,6 +135,7 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
   const subscribers = run.consumers.flatMap((c) => broker?.subscribers[c.name] ?? []);
   const converged = Object.values(recovery).map((r) => r.convergedAfterThawMs).filter((ms): ms is number => ms !== null);
   const faultedChecks = result.consumers.filter((c) => c.faulted);
+  const replayed = replayedByConsumers(subscribers);
   return {
     mode: run.mode,
     published: publisher.published,
@@ -135,7 +150,7 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
     recovery,
     resumption,
     brokerOutages: outagesSincePublishing(run),
-    durable: broker?.durable ? { ...withoutOldest(broker.durable), acknowledgedLost: publisher.acknowledgedLost } : null,
+    durable: broker?.durable ? { ...withoutOldest(broker.durable), ...replayed, acknowledgedLost: publisher.acknowledgedLost } : null,
     faults: Object.fromEntries(run.consumers.map((c) => [c.name, c.faults])),
     cost: {
       publisherRate: rates.achievedRate,
@@ -144,14 +159,16 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
       faultedWrongAtEnd: faultedChecks.reduce((sum, c) => sum + c.wrongKeys.length, 0),
       resyncBytes: subscribers.reduce((sum, s) => sum + s.resyncBytes, 0),
       fullSnapshotBytes: subscribers.reduce((sum, s) => sum + s.fullSnapshotBytes, 0),
-      replayBytes: subscribers.reduce((sum, s) => sum + s.replayBytes, 0),
+      replayBytes: replayed.replayBytes,
       reconnectBytes: Object.values(resumption).reduce((sum, r) => sum + r.resumes.reduce((n, s) => n + s.catchUpBytes, 0), 0),
       wrongAtEnd: result.consumers.reduce((sum, c) => sum + c.wrongKeys.length, 0),
       diskBytes: broker?.durable?.logBytes ?? null,
       fsyncs: broker?.durable?.fsyncs ?? null,
       convergedAfterThawMs: converged.length > 0 ? Math.max(...converged) : null,
     },
-    damage: { ...damageBy(run, result), faultedOverlap: overlaps(faultedChecks) },
+    // Only replicas that ended wrong are compared: the seed's point is two wrong copies wrong about
+    // different keys; a faulted consumer that ended correct disagrees with nobody.
+    damage: { ...damageBy(run, result), faultedOverlap: overlaps(faultedChecks.filter((c) => c.wrongKeys.length > 0)) },
     drain: run.drain,
     wrongOverTime: run.wrongOverTime,
     rogue: run.rogue,

@@ -136,7 +136,8 @@ export interface ModeResult {
   /** The broker's outages, measured, in seconds since publishing started (as `faults`). */
   brokerOutages: Array<{ from: number; to: number }>;
   /** Durable: what the log cost and replayed (the broker's last incarnation), and what the publisher lost (null without a log). */
-  durable: (Omit<DurableReport, 'oldest'> & { acknowledgedLost: number }) | null;
+  /** replayedEvents and replayBytes: the run's consumers' (replayedByConsumers), the figure the cost's replayBytes is. */
+  durable: (Omit<DurableReport, 'oldest'> & { replayedEvents: number; replayBytes: number; acknowledgedLost: number }) | null;
   /** Each consumer's faults, as scheduled (none for a healthy one). */
   faults: Record<string, Fault[]>;
   cost: Cost;
@@ -212,7 +213,7 @@ export interface GatheredRun {
   }>;
   publisher: PublisherReport;
   broker: BrokerReport | null;
-  /** Wall-clock ms of SIGSTOP and SIGCONT. */
+  /** Wall-clock ms of the fault window, the `stalled` phase, opened by a freeze at its confirmation (run/steps.ts PlanRecord). */
   stallWindow: { from: number; to: number };
   publishedInStall: number;
   drain: DrainResult;

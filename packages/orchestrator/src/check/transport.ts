@@ -8,8 +8,8 @@ export interface BrokerSample {
 
 /**
  * One stall, as the broker saw it: its answers to the status requests sent
- * right after the SIGSTOP and right after the SIGCONT (null: that answer never
- * came, or the run ended first).
+ * as soon as the SIGSTOP and the SIGCONT were confirmed in /proc (null: that
+ * answer never came, or the run ended first).
  */
 export interface StallBytes {
   consumer: string;
@@ -23,7 +23,8 @@ export interface StallBytes {
  * quiche's congestion window is full (10 datagrams at first; more once it has
  * grown), so the bigger the datagram, the later the broker's queue starts to
  * fill, and the less of the stall it sees. Measured from the broker's answer
- * right after the SIGSTOP (an IPC round trip, about a millisecond).
+ * once the SIGSTOP was confirmed (an IPC round trip later, about a millisecond):
+ * from when the consumer could no longer read.
  */
 export type Absorption =
   /** A write blocked `seconds` after the freeze, once the transport had taken `bytes`: from then on the broker's queue filled. */

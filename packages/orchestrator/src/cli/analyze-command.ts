@@ -1,12 +1,22 @@
+import type { Argv } from 'yargs';
+import { fitWidth, stdoutColumns } from '../report/fit-width.js';
 import { renderMode } from '../report/render-text.js';
 import { analyzeLog } from './analyze-log.js';
 import { printDocument } from './run-command.js';
 import { EXIT } from './session.js';
 
+/** The flags of `orchestrator analyze <log>`. */
+export function analyzeArguments<T>(parser: Argv<T>) {
+  return parser.options({
+    json: { type: 'boolean', default: false, describe: 'Print the --json document' },
+    report: { type: 'string', describe: 'Also write the HTML report to this path' },
+  });
+}
+
 /** `orchestrator analyze LOG [--json] [--report PATH]`: the same report (or document), from a log file alone. */
 export function analyzeCommand(args: { log: string; json: boolean; report: string | undefined }): number {
   const document = analyzeLog(args.log);
-  if (!args.json) for (const run of document.runs) process.stdout.write('\n' + renderMode(run, document.config) + '\n');
+  if (!args.json) for (const run of document.runs) process.stdout.write(fitWidth('\n' + renderMode(run, document.config) + '\n', stdoutColumns()));
   printDocument(document, args.json, args.report ?? null, 'orchestrator analyze');
   return EXIT.ok;
 }

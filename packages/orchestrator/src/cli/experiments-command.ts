@@ -1,3 +1,4 @@
+import { fitWidth, stdoutColumns } from '../report/fit-width.js';
 import { writeFileSync } from 'node:fs';
 import { churnPoint, hotnessPoint, networkPoint, overlapPoint, queuePoint, restartPoint } from '../check/experiment-points.js';
 import { experimentsDocument, type ExperimentPoint } from '../check/experiments-document.js';
@@ -126,7 +127,7 @@ function runExperiments(runs: ExperimentRun[], output: { json: boolean; report: 
     };
     const results = await runSeries(runs, { ...session, observer: silentProgress, measure: judged, onPoint: (p) => void process.stderr.write(progressLine(p)) });
     const document = experimentsDocument(results, { duration: output.duration, seed: output.seed, design: output.design });
-    process.stdout.write(output.json ? JSON.stringify(document) + '\n' : renderExperiments(document));
+    process.stdout.write(output.json ? JSON.stringify(document) + '\n' : fitWidth(renderExperiments(document), stdoutColumns()));
     if (output.report !== null) {
       writeFileSync(output.report, renderExperimentsHtml(document));
       process.stderr.write(`orchestrator experiments: HTML report written to ${output.report}\n`);

@@ -1,8 +1,9 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { exitFlushed } from '@state-divergence/runtime';
 import { UsageError } from '../model/errors.js';
 import type { RawOptions } from '../model/options.js';
-import { analyzeCommand } from './analyze-command.js';
+import { analyzeArguments, analyzeCommand } from './analyze-command.js';
 import { runArguments } from './arguments.js';
 import { normalizeOptions } from './normalize-options.js';
 import { runCommand } from './run-command.js';
@@ -44,10 +45,7 @@ async function main(argv: string[]): Promise<number> {
       .command(
         'analyze <log>',
         "Rebuild a run's report from its NDJSON log (--log-file): the same text, or with --json the same document",
-        (y) =>
-          y
-            .positional('log', { type: 'string', demandOption: true, describe: 'The log file a run wrote with --log-file' })
-            .options({ json: { type: 'boolean', default: false, describe: 'Print the --json document' }, report: { type: 'string', describe: 'Also write the HTML report to this path' } }),
+        (y) => analyzeArguments(y.positional('log', { type: 'string', demandOption: true, describe: 'The log file a run wrote with --log-file' })),
         (args) => {
           exitCode = analyzeCommand(args);
         },
@@ -55,6 +53,8 @@ async function main(argv: string[]): Promise<number> {
       .strict()
       .version(false)
       .help()
+      // --help exits through exitFlushed below like every other path: yargs' own process.exit would not wait for stdout.
+      .exitProcess(false)
       .wrap(Math.min(110, process.stdout.columns || 110))
       .fail((message, error) => {
         // yargs' own complaints (unknown flag, missing value) are bad input; anything else is not ours to relabel.
@@ -70,10 +70,11 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// Every way out waits for stdout and stderr to drain (runtime/src/exit.ts): on a pipe, a --json document is mostly still in this process when main resolves.
 main(hideBin(process.argv)).then(
-  (code) => process.exit(code),
+  (code) => exitFlushed(code, 'orchestrator'),
   (error: unknown) => {
     process.stderr.write(`orchestrator: unexpected failure: ${(error as Error)?.stack ?? String(error)}\n`);
-    process.exit(EXIT.failed);
+    return exitFlushed(EXIT.failed, 'orchestrator');
   },
 );

@@ -1,19 +1,22 @@
 import { writeFileSync } from 'node:fs';
 import type { Options } from '../model/options.js';
-import { DOCUMENT_VERSION, toJsonConfig, toJsonRun, type JsonDocument, type JsonRun } from '../report/document.js';
+import { DOCUMENT_VERSION, toJsonConfig, toJsonRun, type JsonConfig, type JsonDocument, type JsonRun } from '../report/document.js';
 import { silentProgress, textProgress } from '../report/progress.js';
+import { fitWidth, stdoutColumns } from '../report/fit-width.js';
 import { renderHtml } from '../report/render-html.js';
 import { renderClosing, renderMode } from '../report/render-text.js';
 import { modeSpec } from '@state-divergence/protocol';
 import { openRunData } from '../run/data-dir.js';
 import { runMode } from '../run/run-mode.js';
 import { completedExit, judge, type Judgement } from './exit-code.js';
+import { holdLog, type HeldLog } from './held-log.js';
 import { runSession, type Session } from './session.js';
 import { announceSchedule } from './random-nemesis.js';
 
 /** The closing part of the report: the closing summary, or the whole --json document; and the HTML report if asked. */
 export function printDocument(document: JsonDocument, json: boolean, reportPath: string | null, command = 'orchestrator'): void {
-  process.stdout.write(json ? JSON.stringify(document) + '\n' : renderClosing(document.runs, document.config));
+  const columns = stdoutColumns();
+  process.stdout.write(json ? JSON.stringify(document) + '\n' : fitWidth(renderClosing(document.runs, document.config, columns), columns));
   if (reportPath !== null) {
     writeFileSync(reportPath, renderHtml(document));
     process.stderr.write(`${command}: HTML report written to ${reportPath}\n`);
@@ -23,26 +26,31 @@ export function printDocument(document: JsonDocument, json: boolean, reportPath:
 /** `orchestrator [run]`: every mode in turn, each reported as it ends, then the closing comparison. */
 export function runCommand(options: Options): Promise<number> {
   announceSchedule('orchestrator', options);
-  const log = { level: options.logLevel, file: options.logFile, mode: null };
+  // The live view when a person is watching; plain lines when stdout is a file or a pipe, or with --no-tui.
+  const watched = !options.json && options.tui && Boolean(process.stdout.isTTY);
+  // Lines that would land under the live view's frame wait until it is gone (held-log.ts).
+  const held = watched && process.stderr.isTTY && options.logFile === null ? holdLog() : undefined;
+  const config = toJsonConfig(options);
+  const runOptions = held ? { ...options, logFile: held.path } : options;
+  const log = { level: runOptions.logLevel, file: runOptions.logFile, mode: null };
   // Checked (bad input: exit 2) and made before anything starts; removed on every way out of the session.
   const data = options.modes.some((mode) => modeSpec(mode).durable) ? openRunData(options, (line) => process.stderr.write(`orchestrator: ${line}\n`)) : undefined;
-  return runSession('orchestrator', log, async (session) => {
+  const run = runSession('orchestrator', log, async (session) => {
     try {
-      return await runModes(options, session, data?.root);
+      return await runModes(runOptions, config, { watched, held }, session, data?.root);
     } finally {
       data?.release();
     }
   });
+  return held ? run.finally(() => held.release()) : run;
 }
 
 /** Every mode in turn, each reported as it ends, then the closing comparison; the exit code. */
-async function runModes(options: Options, session: Session, dataDir: string | undefined): Promise<number> {
-  const print = (text: string) => process.stdout.write(text);
-  // The live view when a person is watching; plain lines when stdout is a file or a pipe, or with --no-tui.
-  // ink and react are loaded only then: importing them costs ~0.4 s of start-up that --json and plain runs never use.
-  const live = !options.json && options.tui && process.stdout.isTTY ? (await import('../report/tui.js')).liveView(session.quit) : undefined;
+async function runModes(options: Options, config: JsonConfig, view: { watched: boolean; held: HeldLog | undefined }, session: Session, dataDir: string | undefined): Promise<number> {
+  const print = (text: string) => process.stdout.write(fitWidth(text, stdoutColumns()));
+  // ink and react are loaded only for the live view: importing them costs ~0.4 s of start-up that --json and plain runs never use.
+  const live = view.watched ? (await import('../report/tui.js')).liveView(session.quit) : undefined;
   const observer = options.json ? silentProgress : (live ?? textProgress((line) => print(line + '\n')));
-  const config = toJsonConfig(options);
   // The log carries the run's configuration and, per mode, its complete result:
   // `orchestrator analyze` rebuilds the report from it, if it reads this document version.
   const { logger } = session;
@@ -64,6 +72,7 @@ async function runModes(options: Options, session: Session, dataDir: string | un
     }
   } finally {
     live?.close();
+    view.held?.flush();
   }
   for (const report of reports) print(report);
   printDocument({ version: DOCUMENT_VERSION, config, runs }, options.json, options.report);

@@ -1,5 +1,5 @@
 import type { LogSettings } from '@state-divergence/protocol';
-import { createLogger, type Logger } from '@state-divergence/runtime';
+import { createLogger, exitFlushed, type Logger } from '@state-divergence/runtime';
 import { RunError } from '../model/errors.js';
 import type { ChildRegistry } from '../run/child/child-handle.js';
 import { GuardedRegistry, startGuardian } from '../run/child/guardian.js';
@@ -42,9 +42,10 @@ export async function runSession(command: string, log: LogSettings, body: (sessi
   };
   const onSignal = (signal: NodeJS.Signals) => {
     if (interruptedBy) {
-      // Second signal: no more patience. SIGKILL works on stopped processes too.
+      // Second signal: no more patience. SIGKILL works on stopped processes too; what was written still goes out.
       for (const child of registry) child.kill();
-      process.exit(SIGNAL_EXIT[signal] ?? EXIT.failed);
+      void exitFlushed(SIGNAL_EXIT[signal] ?? EXIT.failed, command);
+      return;
     }
     process.stderr.write(`${command}: ${signal}, stopping every process of the run\n`);
     interrupt(signal, `interrupted by ${signal}`);

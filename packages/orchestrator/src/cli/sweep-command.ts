@@ -1,3 +1,4 @@
+import { fitWidth, stdoutColumns } from '../report/fit-width.js';
 import { writeFileSync } from 'node:fs';
 import { UsageError } from '../model/errors.js';
 import type { Options, RawOptions } from '../model/options.js';
@@ -53,7 +54,7 @@ export function sweepCommand(by: SweepBy, runs: Options[]): Promise<number> {
       return sweepPoint(result, options);
     };
     const points = await runSeries(runs.map((options) => ({ options })), { ...session, observer: silentProgress, measure, onPoint });
-    process.stdout.write(first.json ? JSON.stringify({ sweep: { by, points } }) + '\n' : renderSweep(by, points));
+    process.stdout.write(first.json ? JSON.stringify({ sweep: { by, points } }) + '\n' : fitWidth(renderSweep(by, points), stdoutColumns()));
     if (first.report !== null) {
       writeFileSync(first.report, renderSweepHtml(by, points));
       process.stderr.write(`orchestrator sweep: HTML report written to ${first.report}\n`);

@@ -19,8 +19,15 @@ export interface PublishingOrigin {
 export type RunEvent =
   | { at: number; type: 'spawned'; name: string; pid: number }
   | { at: number; type: 'phase'; phase: PhaseName }
-  | { at: number; type: 'freeze' | 'thaw' | 'unslow' | 'crash' | 'restart' | 'joined'; consumer: string; pid: number }
+  | { at: number; type: 'crash' | 'restart' | 'joined'; consumer: string; pid: number }
+  /**
+   * A stall's start and end, `at` when /proc showed it done (every process of the consumer's group
+   * in state T; none): `waitedMs` after the SIGSTOP or SIGCONT was sent (run/nemesis.ts).
+   */
+  | { at: number; type: 'freeze' | 'thaw'; consumer: string; pid: number; waitedMs: number }
   | { at: number; type: 'slow'; consumer: string; pid: number; percent: number }
+  /** A slow's end: of its `periods` (each a SIGSTOP), `stoppedPeriods` were seen stopped when their SIGCONT was due. */
+  | { at: number; type: 'unslow'; consumer: string; pid: number; periods: number; stoppedPeriods: number }
   /**
    * The broker's outage (--crash broker@FROM-TO): SIGKILLed (`pid`, the process that died), and back
    * once its successor (`pid`) is listening on the same port; `restarts` counts them in this run.

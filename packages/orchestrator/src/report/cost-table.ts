@@ -48,12 +48,17 @@ export function costNotes(runs: JsonRun[]): string[] {
   return runs.some((r) => r.durable !== null && r.brokerOutages.length > 0) ? ["log bytes and fsyncs: the broker's last incarnation, since its restart"] : [];
 }
 
-/** The rows as a fixed-width table: figures right-aligned under each mode. */
-export function costTableText(runs: JsonRun[]): string[] {
+/**
+ * The rows as a fixed-width table: figures right-aligned under each mode, three spaces apart, or
+ * fewer when that is what fits `columns` (a terminal narrower than the table: 80 columns for four modes).
+ */
+export function costTableText(runs: JsonRun[], columns = Infinity): string[] {
   const rows = costRows(runs);
   const header = runs.map((r) => MODE_SHORT[r.mode]);
   const labelWidth = Math.max(...rows.map((r) => r.label.length));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r.cells[i]!.length)));
-  const format = (label: string, cells: string[]) => `  ${label.padEnd(labelWidth)}` + cells.map((cell, i) => `   ${cell.padStart(widths[i]!)}`).join('');
+  const width = (gap: number) => 2 + labelWidth + widths.reduce((sum, w) => sum + gap + w, 0);
+  const gap = [3, 2].find((g) => width(g) <= columns) ?? 1;
+  const format = (label: string, cells: string[]) => `  ${label.padEnd(labelWidth)}` + cells.map((cell, i) => `${' '.repeat(gap)}${cell.padStart(widths[i]!)}`).join('');
   return [format('', header), ...rows.map((r) => format(r.label, r.cells)), ...costNotes(runs).map((note) => `  (${note})`)];
 }

@@ -14,7 +14,7 @@ import type { Options } from '../model/options.js';
  * misread. A document (or a log's `config` line) without it is version 1, the
  * shape written before the field existed.
  */
-export const DOCUMENT_VERSION = 8;
+export const DOCUMENT_VERSION = 9;
 
 /** The flags of a run as the document carries them (`modes` is derived from `mode`). */
 export type JsonConfig = Omit<Options, 'modes'>;
@@ -116,6 +116,7 @@ export function toJsonRun(r: ModeResult) {
     durable: r.durable,
     /** Why no consumer's `expectedWrong` is predicted in this run; null: each is, where what it missed is known. */
     noPrediction: r.damage.noPrediction,
+    /** Each pair of faulted consumers that both ended wrong: keys wrong for both, for only one, Jaccard (a correct one is in no pair). */
     faultedOverlap: r.damage.faultedOverlap,
     /** --datagram-size, and per stall what the transport absorbed before the broker's queue filled. */
     transport: r.transport,

@@ -5,9 +5,13 @@ import { crowded } from './crowd.js';
  * The live view and the progress lines of a crowded run (crowd.ts: more than CROWD consumers):
  * the consumers with nothing going on fold into one row, every other one keeps its own row, up
  * to LIVE_ROWS of them so the live view fits a 40-line terminal (its frame takes nine lines, and
- * a long publisher or faults line may wrap once each). A run of CROWD or fewer is listed whole.
+ * a long publisher or faults line may wrap once each), fewer on a shorter one (liveRowsFor: 8 on
+ * 24 lines). A run of CROWD or fewer is listed whole.
  */
 export const LIVE_ROWS = 24;
+const FRAME_MARGIN = 40 - LIVE_ROWS;
+/** The rows a crowded run's live view has room for on a terminal this many lines high (the plain progress lines: LIVE_ROWS). */
+export const liveRowsFor = (terminalRows: number): number => Math.max(1, Math.min(LIVE_ROWS, terminalRows - FRAME_MARGIN));
 
 /** Off right now: diverged, dropped for, stale, or not simply applying (frozen, slowed, crashed, resyncing, ended, its link faulted). */
 const offNow = (c: ConsumerLive): boolean => c.state !== 'applying' || (c.diverged ?? 0) > 0 || c.dropped > 0 || c.staleness?.now === true;

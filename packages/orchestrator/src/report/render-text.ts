@@ -204,10 +204,10 @@ function summarise(result: JsonRun, options: JsonConfig): string {
 }
 
 /** The closing comparison: what each column got right and what it cost. */
-export function renderClosing(results: JsonRun[], options: JsonConfig): string {
+export function renderClosing(results: JsonRun[], options: JsonConfig, columns?: number): string {
   const lines = results.map((r) => `  ${summarise(r, options)}`);
   if (results.length > 1) {
-    lines.push('', ...costTableText(results), '');
+    lines.push('', ...costTableText(results, columns), '');
     const modes = results.map((r) => r.mode);
     if (modes.some((m) => modeSpec(m).silentLoss) && modes.some(throttlesPublisher)) {
       lines.push('  Neither seed column is free: one is silently wrong, the other lets the slowest consumer throttle everyone.');

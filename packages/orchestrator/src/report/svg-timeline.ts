@@ -1,7 +1,8 @@
 import { esc } from './html-escape.js';
 import { timeBackdrop, timeTicksSvg } from './svg-time.js';
 import { FAULT_COLOURS, secondsText, type TimeAxis } from './time-axis.js';
-import { STALE_COLOUR, TONES, type TimelineRow } from './timeline-rows.js';
+import type { TimelineRow } from './timeline-fold.js';
+import { STALE_COLOUR, TONES } from './timeline-rows.js';
 
 /** Wider than a chart: it spans the page, one row per process. */
 const W = 1280;

@@ -34,12 +34,33 @@ export function brokerFaults(run: JsonRun): Fault[] {
   return run.brokerOutages.map((o) => ({ kind: 'crash', consumer: 'broker', from: o.from, to: o.to }));
 }
 
-/** The axis of one mode's run: the consumers' faults, the broker's outages and the publisher's link faults (`--partition publisher@…`), as the flags asked for them. */
+/**
+ * A consumer's faults as they happened where that was measured: each stall from its confirmed
+ * freeze to its confirmed thaw (the run's `freeze` and `thaw` events: when /proc showed the
+ * consumer stopped, and running again), the n-th stall by its n-th freeze. A stall with no
+ * confirmed freeze (its consumer died first) keeps its schedule, and so does one never thawed
+ * (the run ended inside it) at its end; every other fault is drawn as the flags asked for it.
+ */
+export function consumerFaults(run: JsonRun, consumer: JsonRun['consumers'][number]): Fault[] {
+  const { ofEvent } = clocks(run);
+  const mine = run.events.filter((e) => (e.type === 'freeze' || e.type === 'thaw') && e.consumer === consumer.name);
+  const freezes = mine.filter((e) => e.type === 'freeze');
+  let stalls = 0;
+  return consumer.faults.map((f) => {
+    if (f.kind !== 'stall') return f;
+    const freeze = freezes[stalls++];
+    if (freeze === undefined) return f;
+    const thaw = mine.find((e) => e.type === 'thaw' && e.at >= freeze.at);
+    return { ...f, from: ofEvent(freeze.at), to: thaw === undefined ? f.to : ofEvent(thaw.at) };
+  });
+}
+
+/** The axis of one mode's run: the consumers' faults (stalls as confirmed: consumerFaults), the broker's outages and the publisher's link faults (`--partition publisher@…`). */
 export function timeAxis(run: JsonRun, config: Pick<JsonConfig, 'duration' | 'faults'>): TimeAxis {
   const phaseSeconds = config.duration;
   const { ofEvent } = clocks(run);
   const phases = run.events.flatMap((e) => (e.type === 'phase' ? [{ t: Math.max(0, ofEvent(e.at)), phase: e.phase }] : []));
-  const faults = [...run.consumers.flatMap((c) => c.faults), ...brokerFaults(run), ...publisherFaults(config.faults)].map((f) => ({ ...f, label: `${f.consumer} ${faultWindow(f)}` })).sort((a, b) => a.from - b.from);
+  const faults = [...run.consumers.flatMap((c) => consumerFaults(run, c)), ...brokerFaults(run), ...publisherFaults(config.faults)].map((f) => ({ ...f, label: `${f.consumer} ${faultWindow(f)}` })).sort((a, b) => a.from - b.from);
   const quiesced = phases.find((p) => p.phase === 'quiesced');
   const end = quiesced === undefined
     ? Math.max(run.wrongOverTime.t.at(-1) ?? 0, ...faults.map((f) => f.to), ...phases.map((p) => p.t))

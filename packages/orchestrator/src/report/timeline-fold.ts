@@ -1,5 +1,26 @@
 import type { TimeAxis } from './time-axis.js';
-import type { TimelineMark, TimelineRow, TimelineSpan } from './timeline-rows.js';
+
+/** A row of the HTML report's timeline (timeline-rows.ts builds them, svg-timeline.ts draws them): its marks and spans. */
+export interface TimelineMark {
+  t: number;
+  what: string;
+  colour: string;
+}
+
+export interface TimelineSpan {
+  from: number;
+  to: number;
+  what: string;
+  colour: string;
+  /** A fault window on its consumer's row, drops at the broker, a write the broker waited on, or a time the consumer was stale. */
+  kind: 'fault' | 'drops' | 'blocked' | 'stale';
+}
+
+export interface TimelineRow {
+  name: string;
+  marks: TimelineMark[];
+  spans: TimelineSpan[];
+}
 
 /**
  * A crowded run's healthy consumers (crowd.ts) on one timeline row instead of a row each. Their

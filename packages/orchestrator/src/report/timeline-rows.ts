@@ -3,8 +3,8 @@ import type { RunEvent } from '../model/events.js';
 import { faultWindow, PUBLISHER, type Fault, type FaultKind } from '../model/faults.js';
 import type { JsonRun } from './document.js';
 import { resumeWords } from './restart-text.js';
-import { brokerFaults, clocks, FAULT_COLOURS, type TimeAxis } from './time-axis.js';
-import { mergeRows } from './timeline-fold.js';
+import { brokerFaults, clocks, consumerFaults, FAULT_COLOURS, type TimeAxis } from './time-axis.js';
+import { mergeRows, type TimelineMark, type TimelineRow, type TimelineSpan } from './timeline-fold.js';
 
 /**
  * The timeline's data: one row per process, each mark and span in seconds since
@@ -24,27 +24,6 @@ export const TONES = {
 /** A consumer's own stale spans (no frame from the broker for --stale-after), drawn above its row's line. */
 export const STALE_COLOUR = '#ca8a04';
 type Tone = keyof typeof TONES;
-
-export interface TimelineMark {
-  t: number;
-  what: string;
-  colour: string;
-}
-
-export interface TimelineSpan {
-  from: number;
-  to: number;
-  what: string;
-  colour: string;
-  /** A fault window on its consumer's row, drops at the broker, a write the broker waited on, or a time the consumer was stale. */
-  kind: 'fault' | 'drops' | 'blocked' | 'stale';
-}
-
-export interface TimelineRow {
-  name: string;
-  marks: TimelineMark[];
-  spans: TimelineSpan[];
-}
 
 const EVENT_FAULT: Partial<Record<RunEvent['type'], FaultKind>> = { freeze: 'stall', thaw: 'stall', slow: 'slow', unslow: 'slow', crash: 'crash', restart: 'crash' };
 
@@ -157,7 +136,7 @@ function consumerRow(run: JsonRun, consumer: JsonRun['consumers'][number], axis:
     what: resumeWords(r, i === 0 && restored !== null && r.from === restored.offset),
     colour: r.outcome === 'latest' ? TONES.connection.colour : TONES.recovery.colour,
   }));
-  const faults = consumer.faults.map(faultSpan);
+  const faults = consumerFaults(run, consumer).map(faultSpan);
   const drops = dropSpans([...brokerMarks, ...ends], publishingEnded(run, axis), cut);
   const stale = consumer.staleSpans.map(([from, to]) => ({ from, to, what: 'stale: heard nothing from the broker', colour: STALE_COLOUR, kind: 'stale' as const }));
   return { name: consumer.name, marks: [...events, ...atBroker, ...cutMark, ...syncs, ...resumes], spans: [...faults, ...drops, ...stale] };

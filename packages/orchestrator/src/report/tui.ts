@@ -1,9 +1,9 @@
-import { Box, render, Text, useInput, type Instance } from 'ink';
+import { Box, render, Text, useInput, useStdout, type Instance } from 'ink';
 import { createElement as h, useEffect, useState, type ReactElement } from 'react';
 import { modeSpec, type Mode } from '@state-divergence/protocol';
 import { crowded, someNames } from './crowd.js';
 import { MODE_LABELS } from './labels.js';
-import { appliedRange, foldLive, type LiveHealthy } from './live-fold.js';
+import { appliedRange, foldLive, liveRowsFor, type LiveHealthy } from './live-fold.js';
 import { staleWords } from './progress.js';
 import type { PhaseName } from '../model/events.js';
 import { faultWindows } from '../model/faults.js';
@@ -30,20 +30,55 @@ function progressBar(seconds: number, total: number): string {
   return '█'.repeat(filled) + '░'.repeat(BAR_WIDTH - filled);
 }
 
+/** The terminal the view is drawn on (process.stdout's; the tests give 80×24 and 120×40). */
+export interface TerminalSize {
+  columns: number;
+  rows: number;
+}
+const DEFAULT_SIZE: TerminalSize = { columns: 120, rows: 40 };
+/** A row's stale cell ("  STALE 12.3 s"): room kept for it when any consumer tracks staleness. */
+const STALE_CELL = 14;
+/** A sparkline shorter than this says nothing: the room goes to the cells before it. */
+const MIN_SPARK = 6;
+
 /**
- * How rows are laid out: the name column fits the longest name (12 as the seed had it, wider for
- * consumer-100 and up), and a crowded run's rows are one line each, cut at the terminal's edge
- * rather than wrapped, so its rows can be counted against the terminal's height (live-fold.ts);
- * their sparkline is half as long, so a row with its stale time (108 columns) fits 120.
+ * How rows are laid out for the terminal's width. Every consumer row is one line, cut at the
+ * terminal's edge rather than wrapped: a row whose cells wrapped inside a box of cells overlapped
+ * the next one at 80 columns ("consumer-1applying applied 2380diverged 0 / 200behind 9"), and rows
+ * that are one line each can be counted against the terminal's height. Wide (the whole row fits):
+ * the name column fits the longest name (12 as the seed had it), cells 2-3 apart, the sparkline
+ * after them (half as long in a crowded run). Narrow (under WIDE columns, 80 among them): columns
+ * as wide as their longest entry, one space apart, the keyspace said once in the title instead of
+ * on every row, and the sparkline gets what is left (none under MIN_SPARK).
  */
 interface Layout {
   nameWidth: number;
-  oneLine: boolean;
+  stateWidth: number;
+  /** Spaces after a count. */
+  gap: number;
+  /** " / 2000" after each diverged count (wide only). */
+  keysOnRows: boolean;
   sparkWidth: number;
 }
 
-/** A row of cells: side by side (wrapping inside a cell when the terminal is narrow), or one line cut at the edge. */
-const row = (layout: Layout, ...cells: ReactElement[]): ReactElement => (layout.oneLine ? h(Text, { wrap: 'truncate-end' }, ...cells) : h(Box, null, ...cells));
+function layoutFor(size: TerminalSize, consumers: ConsumerLive[], healthy: LiveHealthy | null, keys: number, many: boolean): Layout {
+  const names = [...consumers.map((c) => c.name.length + (c.foreign ? 1 : 0)), ...(healthy === null ? [] : [`${healthy.count} healthy`.length])];
+  const staleRoom = consumers.some((c) => c.staleness !== null) ? STALE_CELL : 0;
+  const room = size.columns - 2; // the view's paddingX
+  const cells = (l: Omit<Layout, 'sparkWidth'>) => l.nameWidth + l.stateWidth + ('applied '.length + 7 + l.gap) + ('diverged '.length + 5 + (l.keysOnRows ? ` / ${keys}`.length : 0) + l.gap) + ('behind '.length + 5 + l.gap);
+  const maxSpark = many ? SPARK_WIDTH / 2 : SPARK_WIDTH;
+  const wide = { nameWidth: Math.max(12, ...names.map((n) => n + 1)), stateWidth: STATE_WIDTH, gap: 3, keysOnRows: true };
+  if (cells(wide) + maxSpark <= room) {
+    return { ...wide, sparkWidth: Math.max(0, Math.min(maxSpark, room - cells(wide) - staleRoom)) };
+  }
+  const states = consumers.map((c) => c.state.length);
+  const narrow = { nameWidth: Math.max(...names, 0) + 1, stateWidth: Math.max('applying'.length, ...states) + 1, gap: 1, keysOnRows: false };
+  const left = Math.min(maxSpark, room - cells(narrow) - staleRoom);
+  return { ...narrow, sparkWidth: left >= MIN_SPARK ? left : 0 };
+}
+
+/** A row of cells on one line, cut at the terminal's edge. */
+const row = (...cells: ReactElement[]): ReactElement => h(Text, { wrap: 'truncate-end' }, ...cells);
 
 /**
  * One consumer: diverged (its latest write was dropped: it will never arrive;
@@ -54,14 +89,14 @@ function ConsumerRow({ c, keys, layout }: { c: ConsumerLive; keys: number; layou
   // Something is being done to it: yellow, red once it has diverged.
   const colour = c.diverged ? 'red' : c.state === 'STALLED' || c.state === 'slowed' || isLinkState(c.state) ? 'yellow' : 'green';
   const count = (n: number | null) => (n === null ? '?' : String(n)).padStart(5);
+  const gap = ' '.repeat(layout.gap);
   return row(
-    layout,
     h(Text, { color: colour }, `${c.name}${c.foreign ? '*' : ''}`.padEnd(layout.nameWidth)),
-    h(Text, { color: STATE_COLOUR[c.state] }, c.state.padEnd(STATE_WIDTH)),
-    h(Text, null, `applied ${String(c.applied).padStart(7)}   `),
-    h(Text, { color: c.diverged ? 'red' : 'green' }, `diverged ${count(c.diverged)} / ${keys}  `),
-    h(Text, { color: 'gray' }, `behind ${count(c.behind)}  `.padEnd(16)),
-    h(Text, { color: 'red' }, sparkline(c.divergedSeries, layout.sparkWidth)),
+    h(Text, { color: STATE_COLOUR[c.state] }, c.state.padEnd(layout.stateWidth)),
+    h(Text, null, `applied ${String(c.applied).padStart(7)}${gap}`),
+    h(Text, { color: c.diverged ? 'red' : 'green' }, `diverged ${count(c.diverged)}${layout.keysOnRows ? ` / ${keys}` : ''}${gap}`),
+    h(Text, { color: 'gray' }, `behind ${count(c.behind)}${gap}`),
+    ...(layout.sparkWidth > 0 ? [h(Text, { color: 'red' }, sparkline(c.divergedSeries, layout.sparkWidth))] : []),
     ...staleCell(c),
   );
 }
@@ -70,12 +105,12 @@ function ConsumerRow({ c, keys, layout }: { c: ConsumerLive; keys: number; layou
 function HealthyRow({ healthy, keys, layout }: { healthy: LiveHealthy; keys: number; layout: Layout }): ReactElement {
   // The most any of them is behind: "≤ 12" (none more), or just 0.
   const behind = (healthy.behindMax === null ? '?' : healthy.behindMax === 0 ? '0' : `≤ ${healthy.behindMax}`).padStart(5);
+  const gap = ' '.repeat(layout.gap);
   return row(
-    layout,
     h(Text, { color: 'green' }, `${healthy.count} healthy`.padEnd(layout.nameWidth)),
-    h(Text, { color: STATE_COLOUR.applying }, 'applying'.padEnd(STATE_WIDTH)),
-    h(Text, null, `applied ${appliedRange(healthy).padStart(7)}   `),
-    h(Text, { color: 'green' }, `diverged ${'0'.padStart(5)} / ${keys}  `),
+    h(Text, { color: STATE_COLOUR.applying }, 'applying'.padEnd(layout.stateWidth)),
+    h(Text, null, `applied ${appliedRange(healthy).padStart(7)}${gap}`),
+    h(Text, { color: 'green' }, `diverged ${'0'.padStart(5)}${layout.keysOnRows ? ` / ${keys}` : ''}${gap}`),
     h(Text, { color: 'gray' }, `behind ${behind}`),
   );
 }
@@ -90,20 +125,19 @@ function staleCell(c: ConsumerLive): ReactElement[] {
 }
 
 /** The live view of one mode: pure, rendered from a snapshot (tested with ink-testing-library). */
-export function Dashboard({ snapshot, phase }: { snapshot: LiveSnapshot | undefined; phase: { mode: Mode; phase: PhaseName; seconds: number } }): ReactElement {
+export function Dashboard({ snapshot, phase, size = DEFAULT_SIZE }: { snapshot: LiveSnapshot | undefined; phase: { mode: Mode; phase: PhaseName; seconds: number }; size?: TerminalSize }): ReactElement {
   const s = snapshot;
   const many = crowded(s?.consumers.length ?? 0);
-  const fold = foldLive(s?.consumers ?? []);
+  const fold = foldLive(s?.consumers ?? [], liveRowsFor(size.rows));
   const dropped = s?.consumers.filter((c) => c.dropped > 0) ?? [];
   const drops = someNames(dropped.map((c) => `${c.name} ${c.dropped}`), many ? LISTED : Infinity) || 'none';
   const faults = s === undefined ? [] : many ? s.faults.slice(0, LISTED) : s.faults;
   const moreFaults = s !== undefined && faults.length < s.faults.length ? ` and ${s.faults.length - faults.length} more` : '';
-  const names = (s?.consumers ?? []).map((c) => c.name.length + (c.foreign ? 1 : 0));
-  const layout: Layout = { nameWidth: Math.max(12, ...names.map((n) => n + 1)), oneLine: many, sparkWidth: many ? SPARK_WIDTH / 2 : SPARK_WIDTH };
+  const layout = layoutFor(size, fold.shown, fold.healthy, s?.keys ?? 0, many);
   return h(
     Box,
-    { flexDirection: 'column', paddingX: 1 },
-    h(Text, { bold: true }, MODE_LABELS[phase.mode]),
+    { flexDirection: 'column', paddingX: 1, width: size.columns },
+    h(Text, { bold: true, wrap: 'truncate-end' }, MODE_LABELS[phase.mode], ...(s !== undefined && !layout.keysOnRows ? [h(Text, { bold: false }, `  (${s.keys} keys)`)] : [])),
     h(
       Box,
       null,
@@ -115,8 +149,10 @@ export function Dashboard({ snapshot, phase }: { snapshot: LiveSnapshot | undefi
     ...fold.shown.map((c) => h(ConsumerRow, { key: c.name, c, keys: s!.keys, layout })),
     ...(fold.hidden.length === 0 ? [] : [h(Text, { color: 'yellow', wrap: 'truncate-end' }, `+ ${fold.hidden.length} more faulted or off, no room for their rows: ${fold.hidden.map((c) => c.name).join(', ')}`)]),
     h(Text, null, ' '),
-    row(
-      layout,
+    // The publisher's line may wrap, whole words at a time: it is text, not a row of cells.
+    h(
+      Text,
+      many ? { wrap: 'truncate-end' } : null,
       h(Text, null, `publisher  published ${s?.published ?? 0}   rate ${Math.round(s?.publisherRate ?? 0)}/s (last 2 s)${s?.publisherBacklog ? `   backlog ${s.publisherBacklog} keys held back` : ''}   ${s?.brokerDown ? 'broker DOWN (killed; restarting)' : `broker drops: ${drops}`}`),
       ...(s?.publisherLink ? [h(Text, { color: STATE_COLOUR[LINK_STATE[s.publisherLink]] }, `   link ${LINK_STATE[s.publisherLink]}`)] : []),
     ),
@@ -125,13 +161,24 @@ export function Dashboard({ snapshot, phase }: { snapshot: LiveSnapshot | undefi
   );
 }
 
+/** The terminal's size now (a stream that is not a terminal has none: the default). */
+const sizeOf = (stdout: NodeJS.WriteStream): TerminalSize => ({ columns: stdout.columns || DEFAULT_SIZE.columns, rows: stdout.rows || DEFAULT_SIZE.rows });
+
 function App({ store, onQuit }: { store: TuiStore; onQuit: () => void }): ReactElement {
   const [state, setState] = useState(store.state);
   useEffect(() => store.subscribe(setState), [store]);
+  // Laid out for the terminal's size, again whenever it is resized.
+  const { stdout } = useStdout();
+  const [size, setSize] = useState(() => sizeOf(stdout));
+  useEffect(() => {
+    const resized = () => setSize(sizeOf(stdout));
+    stdout.on('resize', resized);
+    return () => void stdout.off('resize', resized);
+  }, [stdout]);
   useInput((input, key) => {
     if (input === 'q' || key.escape || (key.ctrl && input === 'c')) onQuit();
   });
-  return h(Dashboard, state);
+  return h(Dashboard, { ...state, size });
 }
 
 class TuiStore {

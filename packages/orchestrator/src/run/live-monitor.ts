@@ -66,7 +66,7 @@ export class LiveMonitor {
       broker: () => ChildHandle<'broker'> | null;
       consumers: () => Array<ChildHandle<'consumer'>>;
       faulted: (name: string) => boolean;
-      /** The fault a consumer (or the publisher's link) is under right now: a frozen or crashed one cannot answer. */
+      /** The fault a consumer (or the publisher's link) is under right now: a frozen or crashed one cannot answer. A stall only once confirmed (nemesis.ts). */
       faultOf: (name: string) => FaultKind | null;
       keys: number;
       totalSeconds: number;
@@ -95,8 +95,9 @@ export class LiveMonitor {
       publisher.status(REPLY_MS).catch(() => publisher.latest),
     ]);
     const live = consumers();
-    // A slowed consumer is asked: it answers within its period. A frozen or crashed one is not.
-    const silent = (c: ChildHandle) => faultOf(c.name) === 'stall' || faultOf(c.name) === 'crash' || !c.alive;
+    // A slowed consumer is asked: it answers within its period. A frozen or crashed one is not, nor
+    // one sent SIGSTOP whose stop is not confirmed yet (it shows as running until it is).
+    const silent = (c: ChildHandle) => faultOf(c.name) === 'stall' || faultOf(c.name) === 'crash' || !c.alive || (c.frozen && faultOf(c.name) !== 'slow');
     const answers = await Promise.all(live.map((c) => (silent(c) ? undefined : Promise.all([c.versions(REPLY_MS), c.status(REPLY_MS)]).catch(() => undefined))));
     const published = publisherCounters?.published ?? 0;
     const publisherRate = this.rate(published);

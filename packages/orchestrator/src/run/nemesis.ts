@@ -1,13 +1,36 @@
 import { CLEAR_LINK, PARTITIONED_LINK, type LinkShape } from '@state-divergence/protocol';
+import { wallClockMs } from '@state-divergence/runtime';
+import { RunError } from '../model/errors.js';
 import { BROKER, isNetworkKind, SLOW_PERIOD_MS, type Fault, type FaultKind, type NetworkFaultKind } from '../model/faults.js';
 import type { ChildHandle } from './child/child-handle.js';
+import type { Confirmation } from './child/confirm-state.js';
 import type { Timeline } from './timeline.js';
 
 /** A slowed consumer's duty cycle: the period's timer and the SIGCONT that ends its stopped share. */
 interface Throttle {
   timer: NodeJS.Timeout | undefined;
   pendingThaw: NodeJS.Timeout | undefined;
+  /** A period's SIGCONT is due (its SIGSTOP was sent and not answered yet). */
+  thawDue: boolean;
   target: ChildHandle;
+  tally: SlowTally;
+}
+
+/** A slow's periods: how many got their SIGSTOP, and in how many the process was seen stopped when its SIGCONT was due. */
+export interface SlowTally {
+  periods: number;
+  stoppedPeriods: number;
+}
+
+/**
+ * A freeze or a thaw as it took effect: `waitedMs` from the signal until /proc showed it, `wallMs`
+ * (Date.now) then. `confirmed` false: the process exited before it did (its death is the watcher's).
+ */
+export interface Confirmed {
+  target: ChildHandle;
+  confirmed: boolean;
+  waitedMs: number;
+  wallMs: number;
 }
 
 /**
@@ -23,7 +46,8 @@ export function linkShapeOf(fault: Fault): LinkShape {
 
 /**
  * The faults, each with a matching start and stop, each recorded with its pid
- * (Jepsen's nemesis). A frozen process stops reading its socket without closing
+ * (Jepsen's nemesis); a freeze and a thaw when /proc shows them done, not when
+ * their signal is sent. A frozen process stops reading its socket without closing
  * it: to the broker it is a consumer that is merely slow. A slowed one is frozen
  * for part of every period, like a container throttled by its CPU quota. A
  * crashed one is SIGKILLed: its process, subscription and local copy are gone.
@@ -32,6 +56,7 @@ export function linkShapeOf(fault: Fault): LinkShape {
  */
 export class Nemesis {
   private readonly throttles = new Map<string, Throttle>();
+  /** Confirmed stopped (state T), until their SIGCONT is sent. */
   private readonly frozen = new Set<string>();
   private readonly crashed = new Set<string>();
   /** Clients whose link is shaped now, and how. */
@@ -41,31 +66,69 @@ export class Nemesis {
 
   constructor(private readonly timeline: Timeline) {}
 
-  freeze(targets: ChildHandle[]): void {
-    for (const target of targets) {
-      target.freeze();
-      this.frozen.add(target.name);
-      this.timeline.record({ type: 'freeze', consumer: target.name, pid: target.pid });
-    }
+  /**
+   * SIGSTOP to every target at once (one step freezes them together), then each is frozen once
+   * /proc shows its whole process group stopped: only then is it recorded, and only then does the
+   * live view call it STALLED. A target that exits first is not frozen (`confirmed` false); one
+   * that is still not stopped after the bound fails the run: a stall that cannot be confirmed
+   * would make every figure measured in it a guess.
+   */
+  async freeze(targets: ChildHandle[]): Promise<Confirmed[]> {
+    for (const target of targets) target.freeze();
+    return Promise.all(
+      targets.map(async (target) => {
+        const confirmation = await target.confirm('stopped');
+        const done = this.settle(target, confirmation, 'SIGSTOP');
+        if (done.confirmed) {
+          this.frozen.add(target.name);
+          this.timeline.record({ type: 'freeze', consumer: target.name, pid: target.pid, waitedMs: done.waitedMs });
+        }
+        return done;
+      }),
+    );
   }
 
-  thaw(targets: ChildHandle[]): void {
-    for (const target of targets) {
-      this.frozen.delete(target.name);
-      if (!target.frozen) continue;
-      target.thaw();
-      this.timeline.record({ type: 'thaw', consumer: target.name, pid: target.pid });
-    }
+  /**
+   * SIGCONT to every target that was confirmed frozen, then each is thawed once /proc shows none
+   * of its group stopped. It stops being STALLED before its SIGCONT is sent, never after: the live
+   * view must not call a running process frozen.
+   */
+  async thaw(targets: ChildHandle[]): Promise<Confirmed[]> {
+    const thawing = targets.filter((target) => this.frozen.delete(target.name));
+    for (const target of targets) if (target.frozen) target.thaw(); // one that exited before its stop took effect: harmless
+    return Promise.all(
+      thawing.map(async (target) => {
+        const done = this.settle(target, await target.confirm('running'), 'SIGCONT');
+        if (done.confirmed) this.timeline.record({ type: 'thaw', consumer: target.name, pid: target.pid, waitedMs: done.waitedMs });
+        return done;
+      }),
+    );
   }
 
-  /** Stopped `percent` % of every period until `unslow`: SIGSTOP at the period's start, SIGCONT after its share. */
+  private settle(target: ChildHandle, confirmation: Confirmation, signal: 'SIGSTOP' | 'SIGCONT'): Confirmed {
+    if (confirmation.outcome === 'timeout') {
+      const seen = Object.entries(confirmation.states).map(([pid, states]) => `pid ${pid}: ${states.join('') || 'gone'}`).join(', ');
+      const wanted = signal === 'SIGSTOP' ? 'stopped (state T)' : 'running again (no thread in state T)';
+      throw new RunError('E_SIGNAL', `${target.name} (pid ${target.pid}) was sent ${signal} and is not ${wanted} after ${(confirmation.waitedMs / 1000).toFixed(1)} s; its threads' states: ${seen}`);
+    }
+    return { target, confirmed: confirmation.outcome === 'confirmed', waitedMs: confirmation.waitedMs, wallMs: wallClockMs() };
+  }
+
+  /**
+   * Stopped `percent` % of every period until `unslow`: SIGSTOP at the period's start, SIGCONT after
+   * its share. Confirming each SIGSTOP by polling /proc would cost more than the period; instead
+   * one read just before each SIGCONT says whether that period's stop took effect (a SIGCONT sent
+   * before it did cancels it: that period was never stopped). `unslow` reports the count.
+   */
   slow(target: ChildHandle, percent: number): void {
     const stoppedMs = (SLOW_PERIOD_MS * percent) / 100;
-    const throttle: Throttle = { timer: undefined, pendingThaw: undefined, target };
+    const throttle: Throttle = { timer: undefined, pendingThaw: undefined, thawDue: false, target, tally: { periods: 0, stoppedPeriods: 0 } };
     const cycle = () => {
       if (!target.alive) return;
       target.freeze();
-      throttle.pendingThaw = setTimeout(() => target.thaw(), stoppedMs);
+      throttle.tally.periods += 1;
+      throttle.thawDue = true;
+      throttle.pendingThaw = setTimeout(() => this.endPeriod(throttle), stoppedMs);
     };
     cycle();
     throttle.timer = setInterval(cycle, SLOW_PERIOD_MS);
@@ -73,15 +136,24 @@ export class Nemesis {
     this.timeline.record({ type: 'slow', consumer: target.name, pid: target.pid, percent });
   }
 
-  unslow(name: string): void {
+  /** A period's SIGCONT, after one read of whether its SIGSTOP took effect. */
+  private endPeriod(throttle: Throttle): void {
+    if (throttle.thawDue && throttle.target.stoppedNow()) throttle.tally.stoppedPeriods += 1;
+    throttle.thawDue = false;
+    throttle.target.thaw();
+  }
+
+  /** Ends the duty cycle with the last period's SIGCONT; its tally (undefined: it was not slowed). */
+  unslow(name: string): SlowTally | undefined {
     const throttle = this.throttles.get(name);
-    if (throttle === undefined) return;
+    if (throttle === undefined) return undefined;
     clearInterval(throttle.timer);
     // The cycle's SIGCONT must not fire later: a stall that starts where this slow ends would be undone by it.
     clearTimeout(throttle.pendingThaw);
     this.throttles.delete(name);
-    throttle.target.thaw();
-    this.timeline.record({ type: 'unslow', consumer: name, pid: throttle.target.pid });
+    this.endPeriod(throttle);
+    this.timeline.record({ type: 'unslow', consumer: name, pid: throttle.target.pid, ...throttle.tally });
+    return throttle.tally;
   }
 
   crash(target: ChildHandle): void {

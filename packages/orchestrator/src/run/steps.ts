@@ -1,12 +1,12 @@
 import { throttlesPublisher, type Mode } from '@state-divergence/protocol';
 import { setLogPhase, sleep, wallClockMs, withDeadline, type Logger } from '@state-divergence/runtime';
-import type { PhaseName } from '../model/events.js';
+import type { PhaseName, RunEvent } from '../model/events.js';
 import type { RunObserver } from '../model/live.js';
 import type { ChildHandle } from './child/child-handle.js';
 import type { RunClock } from './clock.js';
 import type { Cluster } from './cluster.js';
 import type { StepHandlers } from './interpret-plan.js';
-import { Nemesis } from './nemesis.js';
+import { Nemesis, type Confirmed } from './nemesis.js';
 import type { Timeline } from './timeline.js';
 import type { ClusterWatch } from './watch.js';
 import type { BrokerSample, StallBytes } from '../check/transport.js';
@@ -15,20 +15,26 @@ import { RunError } from '../model/errors.js';
 import { describeFault, type Fault } from '../model/faults.js';
 
 const STATUS_TIMEOUT_MS = 2_000;
+/** The events that start a fault: the first of them in the `stalled` phase opens the fault window. */
+const FAULT_STARTS: ReadonlySet<RunEvent['type']> = new Set(['freeze', 'slow', 'crash', 'broker-crash', 'net-fault']);
 /** How long the plan waits, when publishing ends, for the publisher's last change before it goes on. */
 const LAST_CHANGE_GRACE_MS = 500;
 
 /** What carrying out the plan measured, for the outcome. */
 export interface PlanRecord {
-  /** Wall-clock ms of the first SIGSTOP and the last SIGCONT (latency and rates in the stall are cut by it). */
+  /**
+   * Wall-clock ms of the fault window, the `stalled` phase (latency and rates in the stall are cut
+   * by it): from its start, or, when a freeze opens it, from that freeze's confirmation; to the
+   * start of `recovering`, after the last fault ended (a thaw: once confirmed).
+   */
   stallWindow: { from: number; to: number };
   /** Changes published between them. */
   publishedInStall: number;
   /** What the publisher said it published, in its `done`. */
   published: number;
-  /** Wall-clock ms each faulted consumer's last fault ended (thaw, unslow, restart): its own recovery starts there. */
+  /** Wall-clock ms each faulted consumer's last fault ended (a thaw once confirmed, unslow, restart): its own recovery starts there. */
   recoveredAt: Record<string, number>;
-  /** What the broker had sent each frozen consumer at its SIGSTOP and SIGCONT (check/transport.ts). */
+  /** What the broker had sent each frozen consumer once its SIGSTOP and its SIGCONT were confirmed (check/transport.ts). */
   stallBytes: StallBytes[];
   /** Each broker outage (--crash broker@FROM-TO), wall-clock ms: from its SIGKILL until its successor said ready. */
   brokerOutages: BrokerOutage[];
@@ -49,7 +55,8 @@ interface StepContext {
 
 /** Every process of the run, for messages that go to all of them (a pool's members hear them through their pool). */
 const everyone = (cluster: Cluster): ChildHandle[] => [cluster.broker, cluster.publisher, ...(cluster.rogue ? [cluster.rogue] : []), ...cluster.pools, ...cluster.consumers, ...cluster.relays.values()];
-const pids = (targets: ChildHandle[]) => targets.map((c) => ({ name: c.name, pid: c.pid }));
+/** Who a confirmed freeze or thaw was, for its log line: name, pid, and how long /proc took to show it. */
+const confirmedPids = (done: Confirmed[]) => done.map((o) => ({ name: o.target.name, pid: o.target.pid, waitedMs: o.waitedMs }));
 
 /**
  * The plan's steps, carried out against a running cluster: phase changes (told
@@ -160,26 +167,53 @@ export class PlanSteps implements StepHandlers {
     this.context.cluster.rogue?.send({ type: 'start', durationMs: 0 });
   }
 
-  /** SIGSTOP, then asks the broker what it had sent them: the transport's share of the stall counts from its answer. */
+  /**
+   * SIGSTOP, and once each is confirmed stopped (nemesis.ts) the log line, and a question to the
+   * broker of what it had sent them: the transport's share of the stall counts from its answer,
+   * so from when they could no longer read. A freeze that opens the fault window opens it at the
+   * confirmation (the last of them), and the publisher's count in the stall starts there too.
+   */
   async freeze({ consumers }: { consumers: string[] }): Promise<void> {
+    const { watch, logger } = this.context;
     await this.successorsOf(consumers);
     const targets = this.named(consumers);
-    this.nemesis.freeze(targets);
-    this.context.logger.info({ consumers: pids(targets) }, 'stall started');
-    const stalls = targets.map((t): StallBytes => ({ consumer: t.name, atFreeze: null, atThaw: null }));
+    const opens = this.opensWindow();
+    const outcomes = await watch.guard(this.nemesis.freeze(targets));
+    const frozen = outcomes.filter((o) => o.confirmed);
+    for (const o of outcomes.filter((o) => !o.confirmed)) logger.warn({ consumer: o.target.name, childPid: o.target.pid, waitedMs: o.waitedMs }, 'stall not started: the consumer exited before its SIGSTOP took effect');
+    if (frozen.length === 0) return;
+    logger.info({ consumers: confirmedPids(frozen) }, 'stall started');
+    const stalls = frozen.map((o): StallBytes => ({ consumer: o.target.name, atFreeze: null, atThaw: null }));
     this.record.stallBytes.push(...stalls);
     this.open.push(...stalls);
     this.sampleBytes(stalls, (stall, sample) => (stall.atFreeze = sample));
+    if (opens) {
+      this.record.stallWindow.from = Math.max(...frozen.map((o) => o.wallMs));
+      this.publishedAtStall = await this.publishedNow();
+    }
   }
 
-  thaw({ consumers }: { consumers: string[] }): void {
-    const targets = this.named(consumers);
-    this.nemesis.thaw(targets);
-    for (const name of consumers) this.record.recoveredAt[name] = wallClockMs();
-    this.context.logger.info({ consumers: pids(targets) }, 'stall ended');
-    const thawed = this.open.filter((s) => consumers.includes(s.consumer));
+  /** SIGCONT, and once each is confirmed running again: its recovery counts from then, the log line, and the broker's bytes at the thaw. */
+  async thaw({ consumers }: { consumers: string[] }): Promise<void> {
+    const outcomes = await this.context.watch.guard(this.nemesis.thaw(this.named(consumers)));
+    const thawed = outcomes.filter((o) => o.confirmed);
+    for (const o of thawed) this.record.recoveredAt[o.target.name] = o.wallMs;
+    if (thawed.length > 0) this.context.logger.info({ consumers: confirmedPids(thawed) }, 'stall ended');
+    const names = thawed.map((o) => o.target.name);
+    const closing = this.open.filter((s) => names.includes(s.consumer));
     this.open = this.open.filter((s) => !consumers.includes(s.consumer));
-    this.sampleBytes(thawed, (stall, sample) => (stall.atThaw = sample));
+    this.sampleBytes(closing, (stall, sample) => (stall.atThaw = sample));
+  }
+
+  /** True when no fault has started since the `stalled` phase began: the next one to take effect opens the fault window. */
+  private opensWindow(): boolean {
+    const { events } = this.context.timeline;
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i]!;
+      if (e.type === 'phase') return e.phase === 'stalled';
+      if (FAULT_STARTS.has(e.type)) return false;
+    }
+    return false;
   }
 
   async slow({ consumer, percent }: { consumer: string; percent: number }): Promise<void> {
@@ -191,9 +225,9 @@ export class PlanSteps implements StepHandlers {
   }
 
   unslow({ consumer }: { consumer: string }): void {
-    this.nemesis.unslow(consumer);
+    const tally = this.nemesis.unslow(consumer);
     this.record.recoveredAt[consumer] = wallClockMs();
-    this.context.logger.info({ consumer }, 'slow ended');
+    this.context.logger.info({ consumer, ...tally }, 'slow ended');
   }
 
   async crash({ consumer }: { consumer: string }): Promise<void> {

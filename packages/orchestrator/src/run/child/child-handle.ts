@@ -1,4 +1,5 @@
 import type { ChildMessage, ChildRole, CountersOf, DigestVerdict, LastWrites, OrchestratorCommand, ProcessResources, ReportOf } from '@state-divergence/protocol';
+import type { Confirmation, Wanted } from './confirm-state.js';
 
 export type Listener = (message: ChildMessage) => void;
 
@@ -22,6 +23,7 @@ export interface ChildHandle<out R extends ChildRole = ChildRole> {
   readonly port: number | undefined;
   /** Latest counters the child pushed (a frozen child's stay at what it last said). */
   readonly latest: CountersOf<R> | undefined;
+  /** SIGSTOP sent and no SIGCONT since (whether it has taken effect yet is `confirm`'s to say). */
   readonly frozen: boolean;
   readonly alive: boolean;
   /** Resolves when the process has exited, with how. */
@@ -33,8 +35,13 @@ export interface ChildHandle<out R extends ChildRole = ChildRole> {
   versions(timeoutMs: number): Promise<Float64Array>;
   lastWrites(timeoutMs: number): Promise<LastWrites>;
   on(listener: Listener): void;
+  /** SIGSTOP and SIGCONT to its process group: they only ask; see `confirm`. */
   freeze(): void;
   thaw(): void;
+  /** Waits (bounded) until /proc shows every process of its group stopped (state T), or none; or that it exited first. */
+  confirm(wanted: Wanted): Promise<Confirmation>;
+  /** One read of its own state, no wait: stopped (T) right now? */
+  stoppedNow(): boolean;
   /** SIGCONT, ask over IPC, wait a bounded time, SIGKILL. Never throws. */
   stop(): Promise<void>;
   /** Immediate: SIGCONT and SIGKILL to the process group (for a second Ctrl-C). */

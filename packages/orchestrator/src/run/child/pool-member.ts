@@ -105,6 +105,14 @@ export class PoolMember implements ChildHandle<'consumer'> {
     this.refuse('thawed');
   }
 
+  confirm(): never {
+    this.refuse('frozen or thawed');
+  }
+
+  stoppedNow(): never {
+    this.refuse('frozen');
+  }
+
   kill(): void {
     this.refuse('killed');
   }

@@ -1,14 +1,20 @@
+import { confirmGroup, stoppedNow, type Confirmation, type Wanted } from './confirm-state.js';
+
 /**
  * A child's process group (the child leads it: it is spawned detached). Signals
  * go to the whole group, so anything the child starts is frozen, thawed and
  * killed with it; if the group is gone, to the pid; if that is gone, nowhere.
+ * A signal only asks: `confirm` reads /proc until it has taken effect.
  */
 export class ProcessGroup {
   private stopped = false;
 
   constructor(readonly pid: number) {}
 
-  /** True between freeze() and thaw(): the process cannot run, answer IPC or act on SIGTERM. */
+  /**
+   * True between freeze() and thaw(): SIGSTOP was sent, so the process may no longer answer IPC or
+   * act on SIGTERM. Not proof that it is stopped yet: that is `confirm('stopped')`.
+   */
   get frozen(): boolean {
     return this.stopped;
   }
@@ -32,6 +38,16 @@ export class ProcessGroup {
   thaw(): void {
     this.signal('SIGCONT');
     this.stopped = false;
+  }
+
+  /** Waits (bounded) until every process of the group is stopped, or none is (confirm-state.ts). */
+  confirm(wanted: Wanted): Promise<Confirmation> {
+    return confirmGroup(this.pid, wanted);
+  }
+
+  /** One read of the leader's state, no wait: whether its SIGSTOP has taken effect by now. */
+  stoppedNow(): boolean {
+    return stoppedNow(this.pid);
   }
 
   /** SIGKILL works on a stopped process too; SIGCONT first so nothing stays stopped if it survives. */

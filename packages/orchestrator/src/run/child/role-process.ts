@@ -3,6 +3,7 @@ import type { Logger } from '@state-divergence/runtime';
 import { RunError } from '../../model/errors.js';
 import { ChildChannel, type ContractBreach } from './channel.js';
 import type { ChildHandle, Listener } from './child-handle.js';
+import type { Confirmation, Wanted } from './confirm-state.js';
 import { ProcessGroup } from './process-group.js';
 import type { StartedProcess } from './started-process.js';
 
@@ -98,6 +99,14 @@ export class RoleProcess<R extends ChildRole> implements ChildHandle<R> {
 
   thaw(): void {
     this.group.thaw();
+  }
+
+  confirm(wanted: Wanted): Promise<Confirmation> {
+    return this.group.confirm(wanted);
+  }
+
+  stoppedNow(): boolean {
+    return this.group.stoppedNow();
   }
 
   kill(): void {

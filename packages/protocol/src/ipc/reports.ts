@@ -1,4 +1,4 @@
-import type { FsyncPolicy } from './modes.js';
+import type { FsyncPolicy } from '../modes.js';
 /**
  * What children tell the orchestrator about themselves over IPC: counters (live,
  * cheap, asked for often) and reports (complete, gathered once at the end of a
@@ -167,10 +167,7 @@ export interface DurableReport {
   logBytes: number;
   /** fsync/fdatasync calls this incarnation made. */
   fsyncs: number;
-  /** Events and bytes sent to subscribers from the log (every subscriber's replayedEvents, summed). */
-  replayedEvents: number;
-  replayBytes: number;
-  /** Oldest retained offset (head + 1 when the log is empty). */
+  /** Oldest retained offset (head + 1 when the log is empty). What the log replayed is each subscriber's own (replayedEvents, replayBytes). */
   oldest: number;
 }
 

@@ -1,5 +1,5 @@
-import type { LogSettings } from './ipc.js';
-import { isRecord } from './ipc-guards.js';
+import type { LogSettings } from './messages.js';
+import { isRecord } from './shape-kit.js';
 
 /**
  * Messages between the orchestrator and its guardian over the IPC channel. The

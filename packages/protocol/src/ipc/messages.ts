@@ -7,11 +7,27 @@
  * parallel while the certificate is made and the broker binds.
  */
 
-import type { BrokerCounters, BrokerReport, ConsumerCounters, ConsumerReport, Counters, DigestVerdict, LastWrites, PoolCounters, PoolReport, ProcessResources, PublisherCounters, PublisherReport, RelayCounters, RelayReport, Report, RogueCounters, RogueReport } from './ipc-reports.js';
-import type { LinkShape } from './link-shape.js';
-import type { FsyncPolicy, Mode, OverflowPolicy } from './modes.js';
-// Each mode's name and meaning live in modes.ts, the one table of what a mode does.
-export { FSYNC_POLICIES, MODES, OVERFLOW_POLICIES, PERIODIC_FSYNC_MS, type FsyncPolicy, type Mode, type OverflowPolicy } from './modes.js';
+import type {
+  BrokerCounters,
+  BrokerReport,
+  ConsumerCounters,
+  ConsumerReport,
+  Counters,
+  DigestVerdict,
+  LastWrites,
+  PoolCounters,
+  PoolReport,
+  ProcessResources,
+  PublisherCounters,
+  PublisherReport,
+  RelayCounters,
+  RelayReport,
+  Report,
+  RogueCounters,
+  RogueReport,
+} from './reports.js';
+import type { LinkShape } from '../link-shape.js';
+import type { FsyncPolicy, Mode, OverflowPolicy } from '../modes.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

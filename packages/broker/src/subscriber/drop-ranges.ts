@@ -8,7 +8,7 @@
  * still placed correctly, because a wrong range would make the checker explain a
  * wrong key by a drop that never happened.
  */
-export class DropLog {
+export class DropRanges {
   readonly ranges: Array<[number, number]> = [];
   count = 0;
 

@@ -1,5 +1,5 @@
 import { encodeEventFromPublishBody } from '@state-divergence/protocol';
-import type { LogReader } from './log-port.js';
+import type { LogReader } from '../log-port.js';
 
 /** One page of the log, encoded as EVENT frames, ready for one write. */
 export interface Page {

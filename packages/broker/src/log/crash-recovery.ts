@@ -14,11 +14,12 @@ function versionOf(dir: string, where: string, record: StoredRecord): number {
 }
 
 /**
- * Reads the whole log back from its tail, checking every record, and repairs what a crash can
- * leave. A record that fails its CRC, or is shorter than its header, is a torn write if it is
- * the last one: dropped and counted. Anywhere else it is corruption, and so is a gap in the
- * offsets or a table entry past the head: refused in one line naming the offset (a log that
- * serves history with a hole in it would be wrong silently).
+ * The durable log's crash recovery, run by DurableLog.open (not a subscriber's resync, which is
+ * subscriber/resync-delta.ts). Reads the whole log back from its tail, checking every record, and
+ * repairs what a crash can leave. A record that fails its CRC, or is shorter than its header, is a
+ * torn write if it is the last one: dropped and counted. Anywhere else it is corruption, and so is
+ * a gap in the offsets or a table entry past the head: refused in one line naming the offset (a
+ * log that serves history with a hole in it would be wrong silently).
  *
  * Dropping a torn record also takes back its key's entry in the compacted table (written in the
  * same transaction): the key's previous write is found in the log, or, if retention already

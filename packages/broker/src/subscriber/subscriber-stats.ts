@@ -1,7 +1,7 @@
 import type { BlockedWrite, SubscriberCounters, SubscriberMark, SubscriberMarkKind, SubscriberReport } from '@state-divergence/protocol';
-import { DropLog } from './drop-log.js';
-import type { RecoveryCosts } from './recovery.js';
-import { TransportTally } from './transport-tally.js';
+import { DropRanges } from './drop-ranges.js';
+import type { ResyncCosts } from './resync-delta.js';
+import { TransportTally } from '../transport-tally.js';
 
 /** A write pending this long is blocked, not merely slow: a healthy one takes a few ms. */
 const BLOCKED_WRITE_MS = 100;
@@ -38,9 +38,9 @@ export class SubscriberStats {
   backfills = 0;
   /** QUIC's own counters for its connections (the broker's side: where events are sent and resent). */
   readonly transport = new TransportTally();
-  readonly drops = new DropLog();
-  /** Recovery's running totals: each subscription's Recovery adds to this object. */
-  readonly costs: RecoveryCosts = { lags: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0 };
+  readonly drops = new DropRanges();
+  /** What its resyncs cost, in running totals: each subscription's ResyncDelta (and back-fill) adds to them. */
+  readonly costs: ResyncCosts = { lags: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0 };
   /** Why the latest subscription ended; null while one is live. */
   endedEarly: string | null = null;
   /** The offset the broker disconnected this name at, until it subscribes again (LastWrites.disconnectedAt). */

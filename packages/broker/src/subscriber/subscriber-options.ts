@@ -1,8 +1,7 @@
 import type { QueuePolicy } from '@state-divergence/protocol';
 import type { Logger } from '@state-divergence/runtime';
-import type { CompactedTable } from './compacted-table.js';
-import type { LogReader } from './log-port.js';
-import type { Subscriber } from './subscriber.js';
+import type { CompactedTable } from '../compacted-table.js';
+import type { LogReader } from '../log-port.js';
 import type { SubscriberStats } from './subscriber-stats.js';
 
 export interface SubscriberOptions {
@@ -34,6 +33,6 @@ export interface SubscriberOptions {
    */
   onTurnDue: () => void;
   /** Called once when the subscription ends, whatever the reason: the name is free again. */
-  onEnd: (subscriber: Subscriber) => void;
+  onEnd: () => void;
   logger: Logger;
 }

@@ -1,15 +1,15 @@
 import { encodeLag, encodeSyncEnd, SyncKind } from '@state-divergence/protocol';
-import type { CompactedTable } from './compacted-table.js';
+import type { CompactedTable } from '../compacted-table.js';
 
-/** A pending recovery: everything after `from` will be sent as a delta. */
+/** A pending resync: everything after `from` will be sent as a delta. */
 export interface Lag {
   from: number;
   /** Broker-initiated (overflow) recoveries start with a LAG frame; a client's RESUME already knows. */
   signal: boolean;
 }
 
-/** One recovery, ready to write: afterwards the subscriber's stream stands at `head`. */
-export interface RecoveryFrames {
+/** One resync, ready to write: afterwards the subscriber's stream stands at `head`. */
+export interface DeltaFrames {
   from: number;
   head: number;
   /** Keys in the delta (STATE frames, tombstones included). */
@@ -17,8 +17,11 @@ export interface RecoveryFrames {
   frames: Buffer[];
 }
 
-/** What one subscriber's recoveries have cost (SubscriberReport's fields of the same names). */
-export interface RecoveryCosts {
+/**
+ * What one subscriber's resyncs have cost (SubscriberReport's fields of the same names);
+ * fullSnapshotBytes also grows at each back-fill, for the cost table to set beside it.
+ */
+export interface ResyncCosts {
   lags: number;
   resyncBytes: number;
   resyncFrames: number;
@@ -26,25 +29,27 @@ export interface RecoveryCosts {
 }
 
 /**
- * One subscriber's pending recovery, and what its recoveries have cost. Lags
- * that arrive before the writer can send merge: the delta starts at the
- * earliest lag point, and opens with a LAG frame if any of them was the broker's.
+ * A subscriber's resync from the compacted table (a full queue under `resync`, or a RESUME on a
+ * broker without a log): its pending delta, and what its resyncs have cost. Not the durable
+ * log's crash recovery (log/crash-recovery.ts). Lags that arrive before the writer can send
+ * merge: the delta starts at the earliest lag point, and opens with a LAG frame if any of them
+ * was the broker's.
  */
-export class Recovery {
+export class ResyncDelta {
   private lag: Lag | undefined;
 
   constructor(
     private readonly table: CompactedTable,
     private readonly headOffset: () => number,
-    /** Running totals this recovery adds to: they belong to the subscriber's name, and outlive one subscription. */
-    private readonly spent: RecoveryCosts = { lags: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0 },
+    /** Running totals this resync adds to: they belong to the subscriber's name, and outlive one subscription. */
+    private readonly spent: ResyncCosts = { lags: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0 },
   ) {}
 
   get pending(): boolean {
     return this.lag !== undefined;
   }
 
-  get costs(): RecoveryCosts {
+  get costs(): ResyncCosts {
     return { ...this.spent };
   }
 
@@ -60,7 +65,7 @@ export class Recovery {
   }
 
   /** LAG (if broker-initiated), the delta since the lag point, SYNC_END at the head; nothing is pending afterwards. */
-  take(): RecoveryFrames | undefined {
+  take(): DeltaFrames | undefined {
     const lag = this.lag;
     if (lag === undefined) return undefined;
     this.lag = undefined;
