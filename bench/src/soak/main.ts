@@ -12,6 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { exitFlushed } from '@state-divergence/runtime';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { DEFAULT_RULES } from './rules.js';
@@ -24,6 +25,7 @@ import { rulesText } from './rules-text.js';
 
 const fail = (message: string): never => {
   process.stderr.write(`soak: ${message} (npm run soak -- --help says what each flag takes)\n`);
+  // Nothing has run yet: exit now (stderr is written synchronously to a pipe or a file).
   process.exit(2);
 };
 
@@ -105,11 +107,11 @@ writeFileSync(out, JSON.stringify(soak, null, 1) + '\n');
 process.stdout.write(renderSoak(soak).join('\n') + '\n');
 if (stop.signal.aborted) {
   process.stderr.write(`soak: interrupted after ${results.length} runs; what ran is in ${out}\n`);
-  process.exit(stop.signal.reason === 'SIGTERM' ? 143 : 130);
+  await exitFlushed(stop.signal.reason === 'SIGTERM' ? 143 : 130, 'soak');
 }
 if (failures.length > 0) {
   process.stderr.write(`soak: FAILED: ${failures[0]}${failures.length > 1 ? ` (and ${failures.length - 1} more in ${out})` : ''}\n`);
-  process.exit(1);
+  await exitFlushed(1, 'soak');
 }
 const judgedCount = results.reduce((sum, r) => sum + r.processes.filter((p) => p.judged).length, 0);
 process.stderr.write(`soak: passed: ${results.length} runs in ${Math.round(clock())} s, no unexplained key, nothing left running; ${judgedCount} processes lived long enough to be judged for trends, none grew (${out})\n`);
