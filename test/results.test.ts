@@ -9,7 +9,7 @@ const RESULTS = fileURLToPath(new URL('../docs/RESULTS.md', import.meta.url));
 const check = (...args: string[]) => execa('node', [SCRIPT, '--check', ...args], { reject: false, env: { NODE_OPTIONS: '' } });
 
 describe('docs/RESULTS.md is generated from the stored JSON, never edited by hand', () => {
-  test('the committed page is exactly what npm run results draws from bench/results.json and bench/experiments.json', async () => {
+  test('the committed page is exactly what npm run results draws from bench/results.json, bench/experiments.json and bench/soak.json', async () => {
     const result = await check();
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
@@ -28,6 +28,6 @@ describe('docs/RESULTS.md is generated from the stored JSON, never edited by han
     expect(result.exitCode).toBe(1);
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^results: .*RESULTS\.md is not what bench\/results\.json and bench\/experiments\.json give; run npm run results/);
+    expect(lines[0]).toMatch(/^results: .*RESULTS\.md is not what bench\/results\.json, bench\/experiments\.json and bench\/soak\.json give; run npm run results/);
   });
 });

@@ -34,18 +34,28 @@ export class BrokerLink {
   private closing = false;
   private up: Promise<void> = Promise.resolve();
   private markUp: () => void = () => {};
-  /** Resolves when the current session is dropped, so a write stuck on a dead peer is abandoned. */
-  private dropped!: Promise<void>;
-  private markDropped!: () => void;
+  /**
+   * The writes in flight on the current session, each one's way to give up waiting: called when
+   * the session is dropped, so a write stuck on a dead peer is abandoned. One entry per write,
+   * removed as it completes. Not a promise of the session's drop raced against each write: every
+   * Promise.race adds a reaction to that promise, pending for the session's whole life, so each
+   * write's reaction (a promise, two closures, a context) was kept until the session dropped.
+   * The soak found it: 22,113 promises more in 4 minutes at 400 changes/s, ~1.3 MiB a minute.
+   */
+  private readonly abandons = new Set<() => void>();
 
   private constructor(session: BrokerSession, private readonly options: LinkOptions) {
     this.session = session;
-    this.armDropped();
     this.watch(session, this.generation);
   }
 
   static async connect(options: LinkOptions): Promise<BrokerLink> {
     const session = await connectToBroker(options.endpoint, { role: Role.publisher, name: options.name }, options.logger);
+    return BrokerLink.over(session, options);
+  }
+
+  /** A link over a session already open: connect's second half (a unit test gives it a session of its own). */
+  static over(session: BrokerSession, options: LinkOptions): BrokerLink {
     return new BrokerLink(session, options);
   }
 
@@ -61,10 +71,16 @@ export class BrokerLink {
    * the stream's reader (watch) is the one judge of whether it was refused or failed.
    */
   async write(bytes: Uint8Array): Promise<void> {
-    const { session, dropped } = this;
+    const { session } = this;
     if (session === null) return;
     const written = session.write(bytes).catch((error: unknown) => this.options.logger.debug({ err: error }, 'publish write failed'));
-    await Promise.race([written, dropped]);
+    await new Promise<void>((resolve) => {
+      this.abandons.add(resolve);
+      void written.then(() => {
+        this.abandons.delete(resolve);
+        resolve();
+      });
+    });
   }
 
   /** The orchestrator says the broker was killed (a TCP peer would have seen a reset). */
@@ -83,10 +99,6 @@ export class BrokerLink {
 
   private stopped(): boolean {
     return this.closing || this.options.ending();
-  }
-
-  private armDropped(): void {
-    this.dropped = new Promise((resolve) => (this.markDropped = resolve));
   }
 
   /** Every frame the broker sends a publisher after WELCOME: ACKs, or an ERROR before it closes the stream. */
@@ -115,8 +127,8 @@ export class BrokerLink {
     const generation = ++this.generation;
     void this.session?.close();
     this.session = null;
-    this.markDropped();
-    this.armDropped();
+    for (const abandon of this.abandons) abandon();
+    this.abandons.clear();
     if (wasUp) {
       this.lostAt = performance.now();
       this.up = new Promise((resolve) => (this.markUp = resolve));

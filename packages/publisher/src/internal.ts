@@ -6,3 +6,4 @@ export { Authority } from './authority.js';
 export { Ledger } from './ledger.js';
 export { createKeyChooser } from './key-chooser.js';
 export { pace } from './pacer.js';
+export { BrokerLink } from './broker-link.js';
