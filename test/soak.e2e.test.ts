@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,11 +17,13 @@ const clock = () => (performance.now() - started) / 1000;
 
 describe('the short soak (npm run soak with short runs only), the real processes over real QUIC', () => {
   test('each run judged with unexplained 0, every process of it sampled by name, none left alive; exit 0 and the stored result says so', async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'state-divergence-soak-test-')), 'soak.json');
+    const dir = mkdtempSync(join(tmpdir(), 'state-divergence-soak-test-'));
+    const out = join(dir, 'soak.json');
     const result = await execa('node', [SOAK, '--runs', '3', '--long-minutes', '0', '--short-duration', '0.5', '--seed', '11', '--out', out], { reject: false, env: { NODE_OPTIONS: '' } });
+    const soak = JSON.parse(readFileSync(out, 'utf8')) as SoakResult;
+    rmSync(dir, { recursive: true, force: true });
     expect(result.stderr.split('\n').pop()).toMatch(/^soak: passed: \d+ runs in \d+ s, no unexplained key, nothing left running; 0 processes lived long enough to be judged for trends, none grew/);
     expect(result.exitCode).toBe(0);
-    const soak = JSON.parse(readFileSync(out, 'utf8')) as SoakResult;
     expect(soak.passed).toBe(true);
     expect(soak.runs.map((r) => r.mode)).toEqual(['lossy', 'lossless', 'resync']);
     for (const run of soak.runs) {

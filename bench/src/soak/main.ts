@@ -86,7 +86,9 @@ for (let run = next(); run !== null && !stop.signal.aborted; run = next()) {
   results.push(result);
   const judged = result.processes.filter((p) => p.judged).length;
   progress(`run ${run.index}: ${result.failures.length === 0 ? 'ok' : 'FAILED'} in ${result.wallSeconds} s (exit ${record.exitCode}; ${result.processes.length} processes sampled, ${judged} judged for trends)`);
-  failures.push(...result.failures.map((f) => `run ${run!.index} (${command}): ${f}`));
+  // A long run's command is hundreds of written faults: the line names it, the stored result holds it.
+  const which = command.length <= 200 ? command : `${run.mode}, seed ${run.seed}: its ${run.flags.length} flags are runs[${results.length - 1}].command in ${out}`;
+  failures.push(...result.failures.map((f) => `run ${run!.index} (${which}): ${f}`));
   if (failures.length > 0 && !design.keepGoing) break;
 }
 

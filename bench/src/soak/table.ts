@@ -37,9 +37,11 @@ export function renderSoak(result: SoakResult): string[] {
     '## The soak',
     '',
     `\`npm run soak --${design.minutes === null ? '' : ` --minutes ${design.minutes}`}${design.runs === null ? '' : ` --runs ${design.runs}`}${design.keepGoing ? ' --keep-going' : ''}\`, seeds ${design.seed}–${design.seed + runs.length - 1}, measured ${result.measuredAt.slice(0, 16).replace('T', ' ')} UTC (${result.machine.cpus} cores, Node ${result.machine.node}).`,
+    '',
     `${result.passed ? '**Passed**' : '**FAILED**'}${result.interrupted ? ' (interrupted)' : ''} after ${minutes(result.wallSeconds)}: ${runs.length} runs, ${longs.length} long (${design.longMinutes} min each) and ${shorts.length} short (${design.shortDuration} s phases);`,
     `${unexplained} unexplained keys; ${leaked} processes left alive (the slowest run's last process was gone ${slowestExit} ms after its orchestrator exited; the rule allows ${rules.graceMs} ms).`,
-    ...result.failures.slice(0, 10).map((f) => `- ${f}`),
+    // Each failure by its run's mode and seed: a long run's command (hundreds of written faults) is in the stored result.
+    ...runs.flatMap((r) => r.failures.map((f) => `- run ${r.index} (${r.kind}, ${r.mode}, seed ${r.seed}): ${f}`)).slice(0, 10),
     '',
     `Each long run's processes, judged after a ${rules.warmupSeconds} s warm-up up to the end of publishing: RSS (MiB) / open descriptors at the process's`,
     `first sample, after warm-up (the median of the next 10 samples) and at the end of publishing; the least-squares slopes over the first and the later`,
