@@ -1,5 +1,5 @@
-import type { SweepPoint } from '../check/sweep-point.js';
-import { barChart, esc } from './svg-charts.js';
+import type { SweepPoint } from './sweep-point.js';
+import { barChart, esc } from '../report/svg-charts.js';
 import { EXPECTATION, type SweepBy } from './sweep-text.js';
 
 const STYLE =

@@ -1,4 +1,4 @@
-import type { SweepPoint } from '../check/sweep-point.js';
+import type { SweepPoint } from './sweep-point.js';
 
 export type SweepBy = 'rate' | 'keys';
 
