@@ -74,7 +74,7 @@ export class PlanSteps implements StepHandlers {
   private readonly successors = new Map<string, Promise<void>>();
   readonly nemesis: Nemesis;
   private readonly publisherDone: Promise<number>;
-  /** Joiners and restarted consumers subscribing while the plan's clock runs on; awaited at publish-done and at the end. */
+  /** Joiners and restarted consumers subscribing while the plan's clock runs on; awaited at publishDone and at the end. */
   private readonly starting: Array<Promise<unknown>> = [];
   /** Stalls not thawed yet, and the broker answers still on their way (sampleBytes). */
   private open: StallBytes[] = [];
@@ -291,7 +291,7 @@ export class PlanSteps implements StepHandlers {
    * A new broker on the same port (the clients reconnect to the endpoint they know), with the
    * same certificate, token and data dir. Not awaited by the plan (booting takes a while, and
    * a thaw at this instant must not wait for it); a consumer that starts now waits for it, and
-   * publish-done and the end wait for it. Its death from here on ends the run as usual.
+   * publishDone and the end wait for it. Its death from here on ends the run as usual.
    */
   brokerRestart(): void {
     const { cluster, watch, logger } = this.context;
