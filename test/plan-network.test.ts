@@ -4,7 +4,7 @@
  */
 import type { ChildHandle, Fault } from '@state-divergence/orchestrator';
 import { CLEAR_LINK, PARTITIONED_LINK, type OrchestratorCommand } from '@state-divergence/protocol';
-import { buildPlan, checkPlan, faultedConsumers, longestStallMs, Nemesis, networkFaulted, Timeline, type PlanStep } from '@state-divergence/orchestrator/internal';
+import { buildPlan, checkPlan, faultedConsumers, longestStallMs, Nemesis, networkFaulted, EventLog, type PlanStep } from '@state-divergence/orchestrator/internal';
 
 const partition: Fault = { kind: 'partition', consumer: 'consumer-3', from: 1, to: 3 };
 const loss: Fault = { kind: 'loss', consumer: 'consumer-2', from: 0.5, to: 4, lossPct: 20, correlationPct: 75 };
@@ -65,8 +65,8 @@ describe('the nemesis shapes a link through its relay', () => {
   }
 
   test('partition: everything dropped both ways; loss and delay: the same values both ways; heal: CLEAR_LINK both ways', () => {
-    const timeline = new Timeline(() => 5);
-    const nemesis = new Nemesis(timeline);
+    const eventLog = new EventLog(() => 5);
+    const nemesis = new Nemesis(eventLog);
     const three = fakeRelay('consumer-3');
     const two = fakeRelay('consumer-2');
     const pub = fakeRelay('publisher');
@@ -83,7 +83,7 @@ describe('the nemesis shapes a link through its relay', () => {
     nemesis.healLink(three.relay, 'consumer-3');
     expect(three.sent.at(-1)).toEqual({ type: 'shape', up: CLEAR_LINK, down: CLEAR_LINK });
     expect(nemesis.activeFault('consumer-3')).toBeNull();
-    expect(timeline.events).toEqual([
+    expect(eventLog.events).toEqual([
       { at: 5, type: 'net-fault', consumer: 'consumer-3', fault: partition },
       { at: 5, type: 'net-fault', consumer: 'consumer-2', fault: loss },
       { at: 5, type: 'net-fault', consumer: 'publisher', fault: delay },
@@ -92,6 +92,6 @@ describe('the nemesis shapes a link through its relay', () => {
   });
 
   test('a process fault is no link shape', () => {
-    expect(() => new Nemesis(new Timeline(() => 0)).shapeLink(fakeRelay('consumer-1').relay, stall)).toThrow('stall is not a network fault');
+    expect(() => new Nemesis(new EventLog(() => 0)).shapeLink(fakeRelay('consumer-1').relay, stall)).toThrow('stall is not a network fault');
   });
 });

@@ -29,7 +29,7 @@ export { buildPlan, checkPlan, faultedConsumers, longestStallMs, networkFaulted,
 export { interpretPlan, type StepHandlers } from './run/interpret-plan.js';
 export { Nemesis } from './run/nemesis.js';
 export { PlanSteps } from './run/steps.js';
-export { Timeline } from './run/timeline.js';
+export { EventLog } from './run/event-log.js';
 export { watchCluster } from './run/watch.js';
 export { describeFault, faultWindow } from './model/faults.js';
 export { splitCommand } from './cli/split-command.js';
