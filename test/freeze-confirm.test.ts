@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { createLogger } from '@state-divergence/runtime';
-import { confirmGroup, Nemesis, parseStat, RoleProcess, Timeline } from '@state-divergence/orchestrator/internal';
+import { confirmGroup, Nemesis, parseStat, RoleProcess, EventLog } from '@state-divergence/orchestrator/internal';
 
 const logger = createLogger('test', { level: 'silent', file: null, mode: null });
 /** The nemesis never talks to its target over IPC: a channel on which nothing ever arrives. */
@@ -77,13 +77,13 @@ test('stat fields are counted from the command name\'s last parenthesis: a name 
 test('every freeze the nemesis records, the process is in state T at that moment, every thread of it; every thaw, none is', async () => {
   const consumer = realConsumer('consumer-3', true);
   await booted(consumer.pid);
-  // The timeline's clock is read as each event is recorded: read /proc there too, the process's own state first (one quick read).
+  // The event log's clock is read as each event is recorded: read /proc there too, the process's own state first (one quick read).
   const seen: Array<{ own: string | undefined; threads: string[] }> = [];
-  const timeline = new Timeline(() => {
+  const eventLog = new EventLog(() => {
     seen.push({ own: parseStat(safeRead(`/proc/${consumer.pid}/stat`))?.state, threads: groupThreadStates(consumer.pid) });
     return 0;
   });
-  const nemesis = new Nemesis(timeline);
+  const nemesis = new Nemesis(eventLog);
   const states: Array<string | null> = [];
   for (let round = 0; round < 20; round++) {
     const [frozen] = await nemesis.freeze([consumer]);
@@ -91,7 +91,7 @@ test('every freeze the nemesis records, the process is in state T at that moment
     states.push(nemesis.activeFault('consumer-3'));
     await nemesis.thaw([consumer]);
   }
-  expect(timeline.events.map((e) => e.type)).toEqual(Array.from({ length: 20 }, () => ['freeze', 'thaw']).flat());
+  expect(eventLog.events.map((e) => e.type)).toEqual(Array.from({ length: 20 }, () => ['freeze', 'thaw']).flat());
   const atFreeze = seen.filter((_, i) => i % 2 === 0);
   const atThaw = seen.filter((_, i) => i % 2 === 1);
   expect(atFreeze.map((s) => s.own)).toEqual(Array(20).fill('T'));
@@ -119,8 +119,8 @@ test('a signal to the group is confirmed for every process in it, not only its l
 test('a consumer killed while its SIGSTOP is pending is not frozen: the wait ends when it is gone, and nothing is recorded', async () => {
   const consumer = realConsumer('consumer-2');
   await booted(consumer.pid);
-  const timeline = new Timeline(() => 0);
-  const nemesis = new Nemesis(timeline);
+  const eventLog = new EventLog(() => 0);
+  const nemesis = new Nemesis(eventLog);
   // It dies between its SIGSTOP and the first read: a SIGKILL wakes even a stopped process, so it never shows state T again.
   const signalled = consumer.freeze.bind(consumer);
   consumer.freeze = () => {
@@ -130,7 +130,7 @@ test('a consumer killed while its SIGSTOP is pending is not frozen: the wait end
   const startedAt = performance.now();
   expect(await nemesis.freeze([consumer])).toMatchObject([{ confirmed: false }]);
   expect(performance.now() - startedAt).toBeLessThan(4_000); // the 5 s bound is for a stop that never shows
-  expect(timeline.events).toEqual([]);
+  expect(eventLog.events).toEqual([]);
   expect(nemesis.activeFault('consumer-2')).toBeNull();
   expect(await consumer.exited).toBe('killed by SIGKILL');
 });

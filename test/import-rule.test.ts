@@ -1,10 +1,11 @@
 /**
  * The import rule of docs/ARCHITECTURE.md, checked rather than hoped for: tests reach packages only
  * through their exports (never `packages/<pkg>/src/...` by path), and a package's `./internal`
- * export is imported by tests alone, never by another package, the bench or an example.
+ * export is imported by tests alone, never by another package, the bench or an example; and inside
+ * the orchestrator, each folder imports only the folders below it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -31,4 +32,62 @@ test('nothing but tests imports a package\'s ./internal export', () => {
   expect(outside.length).toBeGreaterThan(50); // the scan found the code it guards
   const offenders = outside.flatMap((file) => specifiers(file).filter((s) => /^@state-divergence\/[^/]+\/internal$/.test(s)).map((s) => `${relative(root, file)}: ${s}`));
   expect(offenders).toEqual([]);
+});
+
+/**
+ * Inside the orchestrator, each folder and the folders it may import (docs/ARCHITECTURE.md,
+ * "Inside the orchestrator"): every folder builds on the ones below it only, so report code never
+ * reaches run code, and nothing under cli/ but the tables of every command knows that sweep or
+ * experiments exist. A folder not named here has no place yet: all its imports are refused.
+ */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  model: [],
+  check: ['model'],
+  run: ['model', 'check'],
+  report: ['model', 'check'],
+  cli: ['model', 'check', 'run', 'report'],
+  experiments: ['model', 'check', 'run', 'report', 'cli'],
+};
+/** The cli/ files that list every command (the parser, the flag reference): experiments/'s door. */
+const COMMAND_TABLES = ['cli/main.ts', 'cli/flag-reference.ts'];
+
+/** A path's folder under src/, or '' for a file at its root (index.ts, internal.ts: the entries). */
+const folderOf = (path: string): string => (path.includes('/') ? path.split('/')[0]! : '');
+
+/** Whether an import from one orchestrator source file to another (under src/) breaks the rule. */
+function breaksLayers(from: string, to: string): boolean {
+  const [fromFolder, toFolder] = [folderOf(from), folderOf(to)];
+  if (fromFolder === '' || fromFolder === toFolder) return false;
+  if (toFolder === 'experiments' && COMMAND_TABLES.includes(from)) return false;
+  return !(MAY_IMPORT[fromFolder] ?? []).includes(toFolder);
+}
+
+test('each orchestrator folder imports only the folders below it', () => {
+  const src = join(root, 'packages', 'orchestrator', 'src');
+  const underSrc = (path: string): string => relative(src, path).replace(/\.js$/, '.ts');
+  const edges = sources(src).flatMap((file) =>
+    specifiers(file)
+      .filter((s) => s.startsWith('.'))
+      .map((s) => ({ from: underSrc(file), to: underSrc(join(dirname(file), s)) })),
+  );
+  // The scan found the imports it guards: every folder above model/ imports from another.
+  const crossing = edges.filter((e) => folderOf(e.from) !== folderOf(e.to));
+  const importing = new Set(crossing.map((e) => folderOf(e.from)));
+  expect(Object.keys(MAY_IMPORT).filter((folder) => !importing.has(folder))).toEqual(['model']);
+  const offenders = edges
+    .filter((e) => breaksLayers(e.from, e.to))
+    .map((e) => `${e.from} -> ${e.to}`);
+  expect(offenders).toEqual([]);
+});
+
+test('the layer rule refuses what it should', () => {
+  expect(breaksLayers('report/render-text.ts', 'run/plan.ts')).toBe(true);
+  expect(breaksLayers('check/outcome.ts', 'experiments/sweep-point.ts')).toBe(true);
+  expect(breaksLayers('cli/run-command.ts', 'experiments/sweep-command.ts')).toBe(true);
+  expect(breaksLayers('model/options.ts', 'check/checker.ts')).toBe(true);
+  expect(breaksLayers('newfolder/a.ts', 'model/options.ts')).toBe(true);
+  expect(breaksLayers('cli/main.ts', 'experiments/sweep-command.ts')).toBe(false);
+  expect(breaksLayers('experiments/series.ts', 'run/run-mode.ts')).toBe(false);
+  expect(breaksLayers('run/child/guardian.ts', 'run/plan.ts')).toBe(false);
+  expect(breaksLayers('internal.ts', 'experiments/sweep-point.ts')).toBe(false);
 });

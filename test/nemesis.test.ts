@@ -5,7 +5,7 @@
  * freeze-confirm.test.ts).
  */
 import type { ChildHandle } from '@state-divergence/orchestrator';
-import { Nemesis, Timeline } from '@state-divergence/orchestrator/internal';
+import { Nemesis, EventLog } from '@state-divergence/orchestrator/internal';
 
 type Confirmation = Awaited<ReturnType<ChildHandle['confirm']>>;
 const CONFIRMED: Confirmation = { outcome: 'confirmed', waitedMs: 3 };
@@ -49,8 +49,8 @@ function heldBack() {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('a stall that starts where a slow window ends stays frozen: the last cycle\'s SIGCONT is cancelled, not left to fire', async () => {
-  const timeline = new Timeline(() => 0);
-  const nemesis = new Nemesis(timeline);
+  const eventLog = new EventLog(() => 0);
+  const nemesis = new Nemesis(eventLog);
   const { child, signals } = fakeChild('consumer-3');
   nemesis.slow(child, 90); // stopped for 90 ms of every 100: a SIGCONT is pending right now
   nemesis.unslow('consumer-3');
@@ -60,11 +60,11 @@ test('a stall that starts where a slow window ends stays frozen: the last cycle\
   expect(nemesis.activeFault('consumer-3')).toBe('stall');
   expect(signals).toEqual(['SIGSTOP', 'SIGCONT', 'SIGSTOP']);
   await nemesis.thaw([child]);
-  expect(timeline.events.map((e) => e.type)).toEqual(['slow', 'unslow', 'freeze', 'thaw']);
+  expect(eventLog.events.map((e) => e.type)).toEqual(['slow', 'unslow', 'freeze', 'thaw']);
 });
 
 test('a slowed consumer is stopped for its share of every period, and continued when the window ends', async () => {
-  const nemesis = new Nemesis(new Timeline(() => 0));
+  const nemesis = new Nemesis(new EventLog(() => 0));
   const { child, signals } = fakeChild('consumer-2');
   nemesis.slow(child, 50);
   await sleep(330);
@@ -77,8 +77,8 @@ test('a slowed consumer is stopped for its share of every period, and continued 
 });
 
 test('a slow counts the periods its SIGSTOP had taken effect by their SIGCONT: one read each, no wait', async () => {
-  const timeline = new Timeline(() => 0);
-  const nemesis = new Nemesis(timeline);
+  const eventLog = new EventLog(() => 0);
+  const nemesis = new Nemesis(eventLog);
   let reads = 0;
   // Seen stopped at every other SIGCONT: the others' stop never took effect (their SIGCONT cancels it).
   const { child, signals } = fakeChild('consumer-2', { stopped: () => reads++ % 2 === 0 });
@@ -89,13 +89,13 @@ test('a slow counts the periods its SIGSTOP had taken effect by their SIGCONT: o
   expect(tally.periods).toBe(stops);
   expect(reads).toBe(stops); // one read per period, the last one's at unslow
   expect(tally.stoppedPeriods).toBe(Math.ceil(stops / 2));
-  expect(timeline.events.at(-1)).toMatchObject({ type: 'unslow', consumer: 'consumer-2', periods: stops, stoppedPeriods: Math.ceil(stops / 2) });
+  expect(eventLog.events.at(-1)).toMatchObject({ type: 'unslow', consumer: 'consumer-2', periods: stops, stoppedPeriods: Math.ceil(stops / 2) });
 });
 
 test('a freeze is recorded, and the consumer STALLED, only once its stop is confirmed; its thaw stops STALLED before the SIGCONT, and is recorded once confirmed', async () => {
   let clock = 0;
-  const timeline = new Timeline(() => clock);
-  const nemesis = new Nemesis(timeline);
+  const eventLog = new EventLog(() => clock);
+  const nemesis = new Nemesis(eventLog);
   const stop = heldBack();
   let answer = stop.pending;
   const { child, signals } = fakeChild('consumer-3', { answer: () => answer() });
@@ -103,34 +103,34 @@ test('a freeze is recorded, and the consumer STALLED, only once its stop is conf
   expect(signals).toEqual(['SIGSTOP']);
   await sleep(20);
   expect(nemesis.activeFault('consumer-3')).toBeNull(); // sent, not yet seen to take effect
-  expect(timeline.events).toEqual([]);
+  expect(eventLog.events).toEqual([]);
   clock = 1_040;
   stop.answer({ outcome: 'confirmed', waitedMs: 40 });
   const [frozen] = await freezing;
   expect(frozen).toMatchObject({ confirmed: true, waitedMs: 40, wallMs: expect.any(Number) });
   expect(nemesis.activeFault('consumer-3')).toBe('stall');
-  expect(timeline.events).toEqual([{ at: 1_040, type: 'freeze', consumer: 'consumer-3', pid: 4242, waitedMs: 40 }]);
+  expect(eventLog.events).toEqual([{ at: 1_040, type: 'freeze', consumer: 'consumer-3', pid: 4242, waitedMs: 40 }]);
 
   const cont = heldBack();
   answer = cont.pending;
   const thawing = nemesis.thaw([child]);
   expect(signals).toEqual(['SIGSTOP', 'SIGCONT']);
   expect(nemesis.activeFault('consumer-3')).toBeNull(); // no longer STALLED from the SIGCONT on
-  expect(timeline.events).toHaveLength(1);
+  expect(eventLog.events).toHaveLength(1);
   clock = 3_001;
   cont.answer({ outcome: 'confirmed', waitedMs: 1 });
   await thawing;
-  expect(timeline.events.at(-1)).toEqual({ at: 3_001, type: 'thaw', consumer: 'consumer-3', pid: 4242, waitedMs: 1 });
+  expect(eventLog.events.at(-1)).toEqual({ at: 3_001, type: 'thaw', consumer: 'consumer-3', pid: 4242, waitedMs: 1 });
 });
 
 test('a consumer that exits before its SIGSTOP takes effect is not frozen: nothing recorded, no thaw later; one never seen stopped fails the run, naming it', async () => {
-  const timeline = new Timeline(() => 0);
-  const nemesis = new Nemesis(timeline);
+  const eventLog = new EventLog(() => 0);
+  const nemesis = new Nemesis(eventLog);
   const { child: dying } = fakeChild('consumer-2', { answer: () => Promise.resolve({ outcome: 'gone', waitedMs: 12 }) });
   expect(await nemesis.freeze([dying])).toMatchObject([{ confirmed: false, waitedMs: 12 }]);
   expect(nemesis.activeFault('consumer-2')).toBeNull();
   expect(await nemesis.thaw([dying])).toEqual([]);
-  expect(timeline.events).toEqual([]);
+  expect(eventLog.events).toEqual([]);
 
   const { child: stuck } = fakeChild('consumer-3', { answer: () => Promise.resolve({ outcome: 'timeout', waitedMs: 5_000, states: { 4242: ['R', 'T'] } }) });
   await expect(nemesis.freeze([stuck])).rejects.toMatchObject({
@@ -142,8 +142,8 @@ test('a consumer that exits before its SIGSTOP takes effect is not frozen: nothi
 
 test('a broker crash: SIGKILL, the broker\'s fault while it is away, and each successor counted as it comes back', () => {
   let clock = 0;
-  const timeline = new Timeline(() => clock);
-  const nemesis = new Nemesis(timeline);
+  const eventLog = new EventLog(() => clock);
+  const nemesis = new Nemesis(eventLog);
   const killed: number[] = [];
   const broker = (pid: number) => ({ name: 'broker', pid, kill: () => void killed.push(pid) }) as unknown as ChildHandle<'broker'>;
   expect(nemesis.brokerAway).toBe(false);
@@ -158,7 +158,7 @@ test('a broker crash: SIGKILL, the broker\'s fault while it is away, and each su
   clock = 900;
   nemesis.crashBroker(broker(101));
   nemesis.brokerRestarted(broker(102));
-  expect(timeline.events).toEqual([
+  expect(eventLog.events).toEqual([
     { at: 0, type: 'broker-crash', pid: 100 },
     { at: 500, type: 'broker-restart', pid: 101, restarts: 1 },
     { at: 900, type: 'broker-crash', pid: 101 },

@@ -1,10 +1,10 @@
 /**
- * Network faults in the plan (net-fault / net-heal steps) and in the nemesis (the relay's `shape`
+ * Network faults in the plan (netFault / netHeal steps) and in the nemesis (the relay's `shape`
  * commands), as data and against a fake relay: no process.
  */
 import type { ChildHandle, Fault } from '@state-divergence/orchestrator';
 import { CLEAR_LINK, PARTITIONED_LINK, type OrchestratorCommand } from '@state-divergence/protocol';
-import { buildPlan, checkPlan, faultedConsumers, longestStallMs, Nemesis, networkFaulted, Timeline, type PlanStep } from '@state-divergence/orchestrator/internal';
+import { buildPlan, checkPlan, faultedConsumers, longestStallMs, Nemesis, networkFaulted, EventLog, type PlanStep } from '@state-divergence/orchestrator/internal';
 
 const partition: Fault = { kind: 'partition', consumer: 'consumer-3', from: 1, to: 3 };
 const loss: Fault = { kind: 'loss', consumer: 'consumer-2', from: 0.5, to: 4, lossPct: 20, correlationPct: 75 };
@@ -15,28 +15,28 @@ describe('network faults in the plan', () => {
   const plan = buildPlan({ duration: 1, faults: [loss, partition, delay, stall], publishUntil: null, joinLate: null });
   const of = (kind: PlanStep['do']) => plan.steps.filter((s) => s.do === kind).map((s) => ({ at: s.at, target: 'target' in s ? s.target : undefined }));
 
-  test('each is a net-fault at FROM and a net-heal at TO, for its client', () => {
+  test('each is a netFault at FROM and a netHeal at TO, for its client', () => {
     expect(checkPlan(plan)).toEqual([]);
-    expect(of('net-fault')).toEqual([{ at: 500, target: 'consumer-2' }, { at: 1000, target: 'consumer-3' }, { at: 1000, target: 'publisher' }]);
-    expect(of('net-heal')).toEqual([{ at: 2000, target: 'publisher' }, { at: 3000, target: 'consumer-3' }, { at: 4000, target: 'consumer-2' }]);
-    expect(plan.steps.find((s) => s.do === 'net-fault' && s.target === 'consumer-2')).toMatchObject({ fault: loss });
+    expect(of('netFault')).toEqual([{ at: 500, target: 'consumer-2' }, { at: 1000, target: 'consumer-3' }, { at: 1000, target: 'publisher' }]);
+    expect(of('netHeal')).toEqual([{ at: 2000, target: 'publisher' }, { at: 3000, target: 'consumer-3' }, { at: 4000, target: 'consumer-2' }]);
+    expect(plan.steps.find((s) => s.do === 'netFault' && s.target === 'consumer-2')).toMatchObject({ fault: loss });
   });
 
   test('ranked like slow/unslow: at one instant a heal comes before the phase change, a fault after it', () => {
     const at3 = plan.steps.filter((s) => s.at === 3000).map((s) => s.do);
-    expect(at3.indexOf('net-heal')).toBeLessThan(at3.indexOf('freeze'));
+    expect(at3.indexOf('netHeal')).toBeLessThan(at3.indexOf('freeze'));
     const at1 = plan.steps.filter((s) => s.at === 500).map((s) => s.do);
-    expect(at1).toEqual(['phase', 'net-fault']); // the stalled phase opens before the first fault
+    expect(at1).toEqual(['phase', 'netFault']); // the stalled phase opens before the first fault
   });
 
-  test('a publisher cut off until publishing ends is healed before publish-end waits for its last change (a consumer\'s heal comes after it)', () => {
+  test('a publisher cut off until publishing ends is healed before publishEnd waits for its last change (a consumer\'s heal comes after it)', () => {
     const cut = buildPlan({ duration: 1, faults: [{ ...partition, consumer: 'publisher' }, { ...partition, from: 2 }], publishUntil: null, joinLate: null });
-    expect(cut.steps.filter((s) => s.at === 3000).map((s) => `${s.do}${'target' in s ? ` ${s.target}` : ''}`)).toEqual(['net-heal publisher', 'publish-end', 'net-heal consumer-3', 'phase', 'publish-done']);
+    expect(cut.steps.filter((s) => s.at === 3000).map((s) => `${s.do}${'target' in s ? ` ${s.target}` : ''}`)).toEqual(['netHeal publisher', 'publishEnd', 'netHeal consumer-3', 'phase', 'publishDone']);
   });
 
   test('the stalled phase spans them; the publisher waits for the last heal; only stalls count toward the idle timeout', () => {
     expect(plan.steps.find((s) => s.do === 'phase' && s.phase === 'recovering')?.at).toBe(4000);
-    expect(plan.steps.find((s) => s.do === 'publish-done')?.at).toBe(4000);
+    expect(plan.steps.find((s) => s.do === 'publishDone')?.at).toBe(4000);
     expect(longestStallMs(plan)).toBe(1000); // the partition of 2 s does not raise it
   });
 
@@ -47,12 +47,12 @@ describe('network faults in the plan', () => {
 
   test('checkPlan pairs them: a heal without its fault, a fault that never heals, a heal that ends another kind of fault', () => {
     const steps = (...middle: PlanStep[]): PlanStep[] => [
-      { at: 0, do: 'phase', phase: 'converged' }, { at: 0, do: 'publish', durationMs: 1000 }, ...middle, { at: 3000, do: 'publish-done' }, { at: 4000, do: 'end' },
+      { at: 0, do: 'phase', phase: 'converged' }, { at: 0, do: 'publish', durationMs: 1000 }, ...middle, { at: 3000, do: 'publishDone' }, { at: 4000, do: 'end' },
     ];
-    expect(checkPlan({ phaseMs: 1000, steps: steps({ at: 1000, do: 'net-heal', target: 'consumer-2' }) })).toEqual(['consumer-2 gets net-heal at 1000 ms without a fault to end']);
-    expect(checkPlan({ phaseMs: 1000, steps: steps({ at: 1000, do: 'net-fault', target: 'consumer-2', fault: loss }) })).toEqual(["consumer-2's net-fault never ends"]);
-    expect(checkPlan({ phaseMs: 1000, steps: steps({ at: 1000, do: 'freeze', consumers: ['consumer-2'] }, { at: 2000, do: 'net-heal', target: 'consumer-2' }) })).toEqual([
-      'consumer-2 gets net-heal at 2000 ms, which does not end its freeze',
+    expect(checkPlan({ phaseMs: 1000, steps: steps({ at: 1000, do: 'netHeal', target: 'consumer-2' }) })).toEqual(['consumer-2 gets netHeal at 1000 ms without a fault to end']);
+    expect(checkPlan({ phaseMs: 1000, steps: steps({ at: 1000, do: 'netFault', target: 'consumer-2', fault: loss }) })).toEqual(["consumer-2's netFault never ends"]);
+    expect(checkPlan({ phaseMs: 1000, steps: steps({ at: 1000, do: 'freeze', consumers: ['consumer-2'] }, { at: 2000, do: 'netHeal', target: 'consumer-2' }) })).toEqual([
+      'consumer-2 gets netHeal at 2000 ms, which does not end its freeze',
     ]);
   });
 });
@@ -65,8 +65,8 @@ describe('the nemesis shapes a link through its relay', () => {
   }
 
   test('partition: everything dropped both ways; loss and delay: the same values both ways; heal: CLEAR_LINK both ways', () => {
-    const timeline = new Timeline(() => 5);
-    const nemesis = new Nemesis(timeline);
+    const eventLog = new EventLog(() => 5);
+    const nemesis = new Nemesis(eventLog);
     const three = fakeRelay('consumer-3');
     const two = fakeRelay('consumer-2');
     const pub = fakeRelay('publisher');
@@ -83,7 +83,7 @@ describe('the nemesis shapes a link through its relay', () => {
     nemesis.healLink(three.relay, 'consumer-3');
     expect(three.sent.at(-1)).toEqual({ type: 'shape', up: CLEAR_LINK, down: CLEAR_LINK });
     expect(nemesis.activeFault('consumer-3')).toBeNull();
-    expect(timeline.events).toEqual([
+    expect(eventLog.events).toEqual([
       { at: 5, type: 'net-fault', consumer: 'consumer-3', fault: partition },
       { at: 5, type: 'net-fault', consumer: 'consumer-2', fault: loss },
       { at: 5, type: 'net-fault', consumer: 'publisher', fault: delay },
@@ -92,6 +92,6 @@ describe('the nemesis shapes a link through its relay', () => {
   });
 
   test('a process fault is no link shape', () => {
-    expect(() => new Nemesis(new Timeline(() => 0)).shapeLink(fakeRelay('consumer-1').relay, stall)).toThrow('stall is not a network fault');
+    expect(() => new Nemesis(new EventLog(() => 0)).shapeLink(fakeRelay('consumer-1').relay, stall)).toThrow('stall is not a network fault');
   });
 });

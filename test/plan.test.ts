@@ -16,10 +16,10 @@ describe('the seed\'s plan', () => {
       { at: 0, do: 'publish', durationMs: 12_000 },
       { at: 4000, do: 'phase', phase: 'stalled' },
       { at: 4000, do: 'freeze', consumers: ['consumer-3'] },
-      { at: 12_000, do: 'publish-end' }, // the publisher makes its last change before the thaw
+      { at: 12_000, do: 'publishEnd' }, // the publisher makes its last change before the thaw
       { at: 12_000, do: 'thaw', consumers: ['consumer-3'] },
       { at: 12_000, do: 'phase', phase: 'recovering' },
-      { at: 12_000, do: 'publish-done' },
+      { at: 12_000, do: 'publishDone' },
       { at: 16_000, do: 'phase', phase: 'quiesced' },
       { at: 20_000, do: 'end' },
     ]);
@@ -57,7 +57,7 @@ describe('a plan from a fault schedule', () => {
       '3000 thaw consumer-2',
       '4000 crash consumer-4',
       '5000 unslow consumer-3',
-      '6000 publish-end', '6000 restart consumer-4', '6000 phase recovering', '6000 publish-done',
+      '6000 publishEnd', '6000 restart consumer-4', '6000 phase recovering', '6000 publishDone',
       '7000 phase quiesced', '8000 end',
     ]);
     expect(plan.steps[1]).toEqual({ at: 0, do: 'publish', durationMs: 6000 }); // the seed's rule: publishing stops when the last fault ends
@@ -72,8 +72,8 @@ describe('a plan from a fault schedule', () => {
       { at: 0, do: 'publish', durationMs: 7000 },
       { at: 1000, do: 'phase', phase: 'stalled' },
       { at: 3000, do: 'phase', phase: 'recovering' },
-      { at: 7000, do: 'publish-end' },
-      { at: 7000, do: 'publish-done' },
+      { at: 7000, do: 'publishEnd' },
+      { at: 7000, do: 'publishDone' },
       { at: 8000, do: 'phase', phase: 'quiesced' },
       { at: 9000, do: 'end' },
     ]);
@@ -82,10 +82,10 @@ describe('a plan from a fault schedule', () => {
   test('publishing that stops before the last fault ends is waited for only once the faults are over (lossless would block it until then)', () => {
     const plan = buildPlan({ duration: 1, faults: [{ kind: 'stall', consumer: 'consumer-3', from: 1, to: 6 }], publishUntil: 3, joinLate: null });
     expect(checkPlan(plan)).toEqual([]);
-    expect(plan.steps.find((s) => s.do === 'publish-end')).toEqual({ at: 3000, do: 'publish-end' });
-    expect(plan.steps.find((s) => s.do === 'publish-done')).toEqual({ at: 6000, do: 'publish-done' });
+    expect(plan.steps.find((s) => s.do === 'publishEnd')).toEqual({ at: 3000, do: 'publishEnd' });
+    expect(plan.steps.find((s) => s.do === 'publishDone')).toEqual({ at: 6000, do: 'publishDone' });
     const thaw = plan.steps.findIndex((s) => s.do === 'thaw');
-    expect(plan.steps.findIndex((s) => s.do === 'publish-done')).toBeGreaterThan(thaw);
+    expect(plan.steps.findIndex((s) => s.do === 'publishDone')).toBeGreaterThan(thaw);
     expect(planLengthMs(plan)).toBe(8000);
   });
 
@@ -109,9 +109,9 @@ describe('a broker crash', () => {
     expect(show(plan)).toEqual([
       '0 phase converged', '0 publish',
       '500 phase stalled', '500 crash consumer-2',
-      '1000 broker-crash',
-      '2000 broker-restart', '2000 restart consumer-2', '2000 phase recovering',
-      '3000 publish-end', '3000 publish-done',
+      '1000 brokerCrash',
+      '2000 brokerRestart', '2000 restart consumer-2', '2000 phase recovering',
+      '3000 publishEnd', '3000 publishDone',
       '4000 phase quiesced', '5000 end',
     ]);
     expect(plan.steps[1]).toEqual({ at: 0, do: 'publish', durationMs: 3000 });
@@ -161,14 +161,14 @@ describe('interpretPlan', () => {
       unslow: ({ consumer }) => void trace.push(`unslow ${consumer}`),
       crash: ({ consumer }) => void trace.push(`crash ${consumer}`),
       restart: ({ consumer }) => void trace.push(`restart ${consumer}`),
-      brokerCrash: () => void trace.push('broker-crash'),
-      brokerRestart: () => void trace.push('broker-restart'),
-      netFault: ({ target }) => void trace.push(`net-fault ${target}`),
-      netHeal: ({ target }) => void trace.push(`net-heal ${target}`),
-      publishEnd: () => void trace.push('publish-end'),
+      brokerCrash: () => void trace.push('brokerCrash'),
+      brokerRestart: () => void trace.push('brokerRestart'),
+      netFault: ({ target }) => void trace.push(`netFault ${target}`),
+      netHeal: ({ target }) => void trace.push(`netHeal ${target}`),
+      publishEnd: () => void trace.push('publishEnd'),
       publishDone: async () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
-        trace.push('publish-done');
+        trace.push('publishDone');
       },
       end: () => void trace.push('end'),
     };
@@ -178,13 +178,13 @@ describe('interpretPlan', () => {
       trace.push(`@${at}`);
       seenAt.push(performance.now() - started);
     });
-    // The clock was consulted for the step after publish-done only once publish-done's 20 ms had passed.
+    // The clock was consulted for the step after publishDone only once publishDone's 20 ms had passed.
     const afterDone = trace.filter((t) => t.startsWith('@')).indexOf('@4000');
     expect(seenAt[afterDone]! - seenAt[afterDone - 1]!).toBeGreaterThanOrEqual(19);
     expect(trace).toEqual([
       '@0', 'phase converged', '@0', 'publish 3000',
       '@1000', 'phase stalled', '@1000', 'freeze consumer-3', '@1000', 'join consumer-1',
-      '@3000', 'publish-end', '@3000', 'thaw consumer-3', '@3000', 'phase recovering', '@3000', 'publish-done',
+      '@3000', 'publishEnd', '@3000', 'thaw consumer-3', '@3000', 'phase recovering', '@3000', 'publishDone',
       '@4000', 'phase quiesced', '@5000', 'end',
     ]);
   });

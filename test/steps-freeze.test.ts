@@ -4,7 +4,7 @@
  * the publisher's count in it) until the stop is confirmed, and a thaw's recovery counts from its
  * confirmation.
  */
-import { PlanSteps, Timeline } from '@state-divergence/orchestrator/internal';
+import { PlanSteps, EventLog } from '@state-divergence/orchestrator/internal';
 
 type Steps = ConstructorParameters<typeof PlanSteps>[0];
 type Confirmation = { outcome: 'confirmed'; waitedMs: number };
@@ -46,19 +46,19 @@ function steps() {
   const fake = fakeCluster();
   const lines: Array<{ msg: string; fields: Record<string, unknown> }> = [];
   const log = (fields: Record<string, unknown>, msg: string) => void lines.push({ msg, fields });
-  const timeline = new Timeline(() => 0);
+  const eventLog = new EventLog(() => 0);
   const context = {
-    mode: 'lossy', phaseMs: 1000, cluster: fake.cluster, timeline, clock: { seconds: () => 0 },
+    mode: 'lossy', phaseMs: 1000, cluster: fake.cluster, eventLog, clock: { seconds: () => 0 },
     watch: { guard: <T>(p: Promise<T>) => p }, logger: { info: log, warn: log },
     observer: { intervalMs: 1000, phase: () => {}, tick: () => {} }, onPhase: () => {},
   } as unknown as Steps;
-  return { plan: new PlanSteps(context), fake, lines, timeline };
+  return { plan: new PlanSteps(context), fake, lines, eventLog };
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 15));
 
 test('a freeze that opens the fault window opens it, and logs it, only once the stop is confirmed: the publisher is counted from there', async () => {
-  const { plan, fake, lines, timeline } = steps();
+  const { plan, fake, lines, eventLog } = steps();
   fake.publish(200);
   await plan.phase({ phase: 'stalled' });
   const phaseOpened = plan.record.stallWindow.from;
@@ -67,7 +67,7 @@ test('a freeze that opens the fault window opens it, and logs it, only once the 
   fake.publish(212); // the consumer ran on: these were published before it stopped
   expect(lines.map((l) => l.msg)).not.toContain('stall started');
   expect(fake.asked).toEqual(['publisher at 200']); // nobody asked at the SIGSTOP
-  expect(timeline.events.map((e) => e.type)).toEqual(['phase']);
+  expect(eventLog.events.map((e) => e.type)).toEqual(['phase']);
   const confirmedAfter = Date.now();
   fake.confirmNow(15);
   await freezing;
@@ -75,7 +75,7 @@ test('a freeze that opens the fault window opens it, and logs it, only once the 
   expect(fake.asked).toEqual(['publisher at 200', 'broker bytesSent', 'publisher at 212']);
   expect(plan.record.stallWindow.from).toBeGreaterThanOrEqual(confirmedAfter);
   expect(plan.record.stallWindow.from).toBeGreaterThan(phaseOpened);
-  expect(timeline.events.at(-1)).toMatchObject({ type: 'freeze', consumer: 'consumer-3', waitedMs: 15 });
+  expect(eventLog.events.at(-1)).toMatchObject({ type: 'freeze', consumer: 'consumer-3', waitedMs: 15 });
 
   fake.holdNext();
   const thawing = plan.thaw({ consumers: ['consumer-3'] });

@@ -4,7 +4,7 @@
  */
 import type { Cluster } from '@state-divergence/orchestrator';
 import type { ChildMessage } from '@state-divergence/protocol';
-import { Timeline, watchCluster } from '@state-divergence/orchestrator/internal';
+import { EventLog, watchCluster } from '@state-divergence/orchestrator/internal';
 import { createLogger } from '@state-divergence/runtime';
 
 function fakeChild(name: string, pid: number) {
@@ -19,7 +19,7 @@ function watched() {
   const broker = fakeChild('broker', 10);
   const publisher = fakeChild('publisher', 11);
   const cluster = { broker: broker.child, publisher: publisher.child, consumers: [], rogue: undefined, relays: new Map() } as unknown as Cluster;
-  const watch = watchCluster(cluster, { timeline: new Timeline(() => 0), logger: createLogger('test', { level: 'silent', file: null, mode: null }), aborted: new Promise<never>(() => {}) });
+  const watch = watchCluster(cluster, { eventLog: new EventLog(() => 0), logger: createLogger('test', { level: 'silent', file: null, mode: null }), aborted: new Promise<never>(() => {}) });
   return { watch, publisher };
 }
 

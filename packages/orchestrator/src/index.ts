@@ -17,6 +17,6 @@ export { summarizeLatency, type LatencySummary } from './check/latency.js';
 export { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './run/transport-settings.js';
 export { generateRunCertificate } from './run/tls.js';
 export type { JsonConfig, JsonDocument, JsonRun } from './report/document.js';
-export { renderExperiments } from './report/experiments-text.js';
-export type { ExperimentsDocument } from './check/experiments-document.js';
+export { renderExperiments } from './experiments/experiments-text.js';
+export type { ExperimentsDocument } from './experiments/experiments-document.js';
 export { renderFlagReference } from './cli/flag-reference.js';

@@ -6,7 +6,7 @@
  */
 export { check, checkSafely, mergeVerdicts, NO_BROKER_REPORT, type CheckInput } from './check/checker.js';
 export { assembleOutcome, type GatheredRun } from './check/outcome.js';
-export { sweepPoint } from './check/sweep-point.js';
+export { sweepPoint } from './experiments/sweep-point.js';
 export { completedExit, judge } from './cli/exit-code.js';
 export { DOCUMENT_VERSION, toJsonConfig, toJsonRun } from './report/document.js';
 export { renderHtml } from './report/render-html.js';
@@ -17,10 +17,10 @@ export { CROWD } from './report/crowd.js';
 export { LIVE_ROWS } from './report/live-fold.js';
 export { overlaps, wrongByDecile } from './check/damage.js';
 export { expectedWrong, mergeRanges } from './check/expectation.js';
-export { churnPeak, networkPoint, restartPoint, type NetworkPoint, type RestartPoint } from './check/experiment-points.js';
-export { experimentsDocument } from './check/experiments-document.js';
-export { DESIGN, designExperiments } from './cli/experiments-design.js';
-export { renderExperimentsHtml } from './report/experiments-html.js';
+export { churnPeak, networkPoint, restartPoint, type NetworkPoint, type RestartPoint } from './experiments/experiment-points.js';
+export { experimentsDocument } from './experiments/experiments-document.js';
+export { DESIGN, designExperiments } from './experiments/experiments-design.js';
+export { renderExperimentsHtml } from './experiments/experiments-html.js';
 export { countersEvidence, liveDivergence, publisherBacklog } from './check/live-divergence.js';
 export { goneConsumer, missedKeys, missedRanges, noBrokerEntry } from './check/missed.js';
 export { absorbedInStalls, type StallBytes } from './check/transport.js';
@@ -29,7 +29,7 @@ export { buildPlan, checkPlan, faultedConsumers, longestStallMs, networkFaulted,
 export { interpretPlan, type StepHandlers } from './run/interpret-plan.js';
 export { Nemesis } from './run/nemesis.js';
 export { PlanSteps } from './run/steps.js';
-export { Timeline } from './run/timeline.js';
+export { EventLog } from './run/event-log.js';
 export { watchCluster } from './run/watch.js';
 export { describeFault, faultWindow } from './model/faults.js';
 export { splitCommand } from './cli/split-command.js';

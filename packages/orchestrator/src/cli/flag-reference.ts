@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { analyzeArguments } from './analyze-command.js';
 import { runArguments } from './arguments.js';
-import { experimentsArguments } from './experiments-command.js';
+import { experimentsArguments } from '../experiments/experiments-command.js';
 
 /** A flag as yargs is given it: the one declaration the CLI parses, its --help prints and this reference lists. */
 interface FlagSpec {

@@ -8,8 +8,8 @@ import { runArguments } from './arguments.js';
 import { normalizeOptions } from './normalize-options.js';
 import { runCommand } from './run-command.js';
 import { EXIT } from './session.js';
-import { planSweep, sweepCommand, type SweepArguments } from './sweep-command.js';
-import { experimentsArguments, experimentsCommand, EXPERIMENTS_SUMMARY } from './experiments-command.js';
+import { planSweep, sweepCommand, type SweepArguments } from '../experiments/sweep-command.js';
+import { experimentsArguments, experimentsCommand, EXPERIMENTS_SUMMARY } from '../experiments/experiments-command.js';
 
 const environment = () => ({ stderrIsTTY: Boolean(process.stderr.isTTY) });
 const DESCRIPTION =

@@ -5,7 +5,7 @@ import type { ChildHandle } from './child/child-handle.js';
 import type { Cluster } from './cluster.js';
 import type { DrainResult } from '../model/drain.js';
 import { drain } from './drain.js';
-import type { Timeline } from './timeline.js';
+import type { EventLog } from './event-log.js';
 import type { ClusterWatch } from './watch.js';
 
 const GATHER_TIMEOUT_MS = 5_000;
@@ -36,12 +36,12 @@ export interface Collected {
 export async function collect(
   cluster: Cluster,
   context: {
-    watch: ClusterWatch; published: number | null; drainTimeoutMs: number; signal: AbortSignal; logger: Logger; timeline: Timeline;
+    watch: ClusterWatch; published: number | null; drainTimeoutMs: number; signal: AbortSignal; logger: Logger; eventLog: EventLog;
     /** Told when a foreign consumer does not answer as docs/CONSUMER.md says it must. */
     breach?: (name: string, failure: string) => void;
   },
 ): Promise<Collected> {
-  const { watch, logger, timeline } = context;
+  const { watch, logger, eventLog } = context;
   // A foreign consumer that cannot answer breaks the contract; refusing a digest does not (it may keep none).
   const contract = (child: ChildHandle, refusable = false) => (error: unknown) => {
     if (child.command === null || (refusable && error instanceof RunError && error.code === 'E_REFUSED')) return;
@@ -53,7 +53,7 @@ export async function collect(
   // A dead consumer can answer nothing: it is reported as ended early, not waited for.
   const live = consumers.filter((c) => c.alive);
   const drained = await watch.guard(drain({ broker, consumers: live, published: context.published, timeoutMs: context.drainTimeoutMs, signal: context.signal, failed: (c, error) => contract(c)(error) }));
-  timeline.record({ type: 'drained', ms: drained.ms, complete: drained.complete });
+  eventLog.record({ type: 'drained', ms: drained.ms, complete: drained.complete });
   logger.info(drained, drained.complete ? 'drained' : 'drain incomplete');
   const digests = await Promise.all(consumers.map((c) => answer(c, () => c.digest(DIGEST_TIMEOUT_MS), watch, logger.warn.bind(logger), 'digest check failed', contract(c, true))));
   const gather = <R extends ChildRole>(child: ChildHandle<R>) => answer(child, () => child.gather(GATHER_TIMEOUT_MS), watch, logger.error.bind(logger), 'gather failed', contract(child));

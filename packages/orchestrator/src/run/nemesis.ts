@@ -4,7 +4,7 @@ import { RunError } from '../model/errors.js';
 import { BROKER, isNetworkKind, SLOW_PERIOD_MS, type Fault, type FaultKind, type NetworkFaultKind } from '../model/faults.js';
 import type { ChildHandle } from './child/child-handle.js';
 import type { Confirmation } from './child/confirm-state.js';
-import type { Timeline } from './timeline.js';
+import type { EventLog } from './event-log.js';
 
 /** A slowed consumer's duty cycle: the period's timer and the SIGCONT that ends its stopped share. */
 interface Throttle {
@@ -64,7 +64,7 @@ export class Nemesis {
   private brokerDown = false;
   private restarts = 0;
 
-  constructor(private readonly timeline: Timeline) {}
+  constructor(private readonly eventLog: EventLog) {}
 
   /**
    * SIGSTOP to every target at once (one step freezes them together), then each is frozen once
@@ -81,7 +81,7 @@ export class Nemesis {
         const done = this.settle(target, confirmation, 'SIGSTOP');
         if (done.confirmed) {
           this.frozen.add(target.name);
-          this.timeline.record({ type: 'freeze', consumer: target.name, pid: target.pid, waitedMs: done.waitedMs });
+          this.eventLog.record({ type: 'freeze', consumer: target.name, pid: target.pid, waitedMs: done.waitedMs });
         }
         return done;
       }),
@@ -99,7 +99,7 @@ export class Nemesis {
     return Promise.all(
       thawing.map(async (target) => {
         const done = this.settle(target, await target.confirm('running'), 'SIGCONT');
-        if (done.confirmed) this.timeline.record({ type: 'thaw', consumer: target.name, pid: target.pid, waitedMs: done.waitedMs });
+        if (done.confirmed) this.eventLog.record({ type: 'thaw', consumer: target.name, pid: target.pid, waitedMs: done.waitedMs });
         return done;
       }),
     );
@@ -133,7 +133,7 @@ export class Nemesis {
     cycle();
     throttle.timer = setInterval(cycle, SLOW_PERIOD_MS);
     this.throttles.set(target.name, throttle);
-    this.timeline.record({ type: 'slow', consumer: target.name, pid: target.pid, percent });
+    this.eventLog.record({ type: 'slow', consumer: target.name, pid: target.pid, percent });
   }
 
   /** A period's SIGCONT, after one read of whether its SIGSTOP took effect. */
@@ -152,14 +152,14 @@ export class Nemesis {
     clearTimeout(throttle.pendingThaw);
     this.throttles.delete(name);
     this.endPeriod(throttle);
-    this.timeline.record({ type: 'unslow', consumer: name, pid: throttle.target.pid, ...throttle.tally });
+    this.eventLog.record({ type: 'unslow', consumer: name, pid: throttle.target.pid, ...throttle.tally });
     return throttle.tally;
   }
 
   crash(target: ChildHandle): void {
     target.kill();
     this.crashed.add(target.name);
-    this.timeline.record({ type: 'crash', consumer: target.name, pid: target.pid });
+    this.eventLog.record({ type: 'crash', consumer: target.name, pid: target.pid });
   }
 
   /** The crashed consumer's successor is starting: the crash is over. */
@@ -170,14 +170,14 @@ export class Nemesis {
   crashBroker(target: ChildHandle<'broker'>): void {
     target.kill();
     this.brokerDown = true;
-    this.timeline.record({ type: 'broker-crash', pid: target.pid });
+    this.eventLog.record({ type: 'broker-crash', pid: target.pid });
   }
 
   /** The new broker is listening: the outage is over. */
   brokerRestarted(successor: ChildHandle<'broker'>): void {
     this.brokerDown = false;
     this.restarts += 1;
-    this.timeline.record({ type: 'broker-restart', pid: successor.pid, restarts: this.restarts });
+    this.eventLog.record({ type: 'broker-restart', pid: successor.pid, restarts: this.restarts });
   }
 
   /**
@@ -190,14 +190,14 @@ export class Nemesis {
     const shape = linkShapeOf(fault);
     relay.send({ type: 'shape', up: shape, down: shape });
     this.links.set(fault.consumer, fault.kind);
-    this.timeline.record({ type: 'net-fault', consumer: fault.consumer, fault });
+    this.eventLog.record({ type: 'net-fault', consumer: fault.consumer, fault });
   }
 
   /** `client`'s link carries everything again (its relay forwards unshaped). */
   healLink(relay: ChildHandle<'relay'>, client: string): void {
     relay.send({ type: 'shape', up: CLEAR_LINK, down: CLEAR_LINK });
     this.links.delete(client);
-    this.timeline.record({ type: 'net-heal', consumer: client });
+    this.eventLog.record({ type: 'net-heal', consumer: client });
   }
 
   /** Between the broker's SIGKILL and its successor's `ready`: nobody can ask it anything. */

@@ -22,16 +22,16 @@ export type PlanStep =
   | { at: number; do: 'restart'; consumer: string }
   /**
    * SIGKILL the broker and tell the publisher and every consumer (QUIC would leave them waiting
-   * for their idle timeout); at `broker-restart` a new broker starts on the same port.
+   * for their idle timeout); at `brokerRestart` a new broker starts on the same port.
    */
-  | { at: number; do: 'broker-crash' }
-  | { at: number; do: 'broker-restart' }
+  | { at: number; do: 'brokerCrash' }
+  | { at: number; do: 'brokerRestart' }
   /**
    * A network fault (`fault`: partition, loss or delay) on the link of `target` (a consumer or the
-   * publisher): its relay shapes the link until `net-heal` clears it.
+   * publisher): its relay shapes the link until `netHeal` clears it.
    */
-  | { at: number; do: 'net-fault'; target: string; fault: Fault }
-  | { at: number; do: 'net-heal'; target: string }
+  | { at: number; do: 'netFault'; target: string; fault: Fault }
+  | { at: number; do: 'netHeal'; target: string }
   /** A consumer that subscribes only now, in the middle of the stream. */
   | { at: number; do: 'join'; consumer: string }
   /**
@@ -40,9 +40,9 @@ export type PlanStep =
    * "publishing stops when the stall ends" holds to the event, however far a
    * busy machine left the publisher behind its schedule.
    */
-  | { at: number; do: 'publish-end' }
+  | { at: number; do: 'publishEnd' }
   /** Wait for the publisher's `done` (and for any joiner to be subscribed). */
-  | { at: number; do: 'publish-done' }
+  | { at: number; do: 'publishDone' }
   | { at: number; do: 'end' };
 
 export interface RunPlan {
@@ -60,23 +60,23 @@ export interface RunPlan {
  * after its thaw.
  */
 const RANK: Record<PlanStep['do'], number> = {
-  'publish-end': 0, 'broker-restart': 1, thaw: 2, unslow: 2, restart: 2, 'net-heal': 2, phase: 3, freeze: 4, slow: 4, crash: 4, 'broker-crash': 4, 'net-fault': 4, publish: 4, join: 5, 'publish-done': 6, end: 7,
+  publishEnd: 0, brokerRestart: 1, thaw: 2, unslow: 2, restart: 2, netHeal: 2, phase: 3, freeze: 4, slow: 4, crash: 4, brokerCrash: 4, netFault: 4, publish: 4, join: 5, publishDone: 6, end: 7,
 };
 /**
  * Except the publisher's own heal, which comes first: cut off, it cannot make its last change, and
- * `publish-end` would wait for it (steps.ts) with the link still cut, lengthening the cut past what
+ * `publishEnd` would wait for it (steps.ts) with the link still cut, lengthening the cut past what
  * was asked (measured, when that wait was a 500 ms grace: `--partition publisher@1-5.5` healed at 6.0 s).
  */
-const rank = (step: PlanStep): number => (step.do === 'net-heal' && step.target === PUBLISHER ? -1 : RANK[step.do]);
+const rank = (step: PlanStep): number => (step.do === 'netHeal' && step.target === PUBLISHER ? -1 : RANK[step.do]);
 
 function faultSteps(faults: Fault[]): PlanStep[] {
   const ms = (seconds: number) => Math.round(seconds * 1000);
   const steps: PlanStep[] = [];
   for (const f of faults) {
     if (f.kind === 'slow') steps.push({ at: ms(f.from), do: 'slow', consumer: f.consumer, percent: f.percent ?? DEFAULT_SLOW_PERCENT }, { at: ms(f.to), do: 'unslow', consumer: f.consumer });
-    if (f.kind === 'crash' && isBrokerFault(f)) steps.push({ at: ms(f.from), do: 'broker-crash' }, { at: ms(f.to), do: 'broker-restart' });
+    if (f.kind === 'crash' && isBrokerFault(f)) steps.push({ at: ms(f.from), do: 'brokerCrash' }, { at: ms(f.to), do: 'brokerRestart' });
     else if (f.kind === 'crash') steps.push({ at: ms(f.from), do: 'crash', consumer: f.consumer }, { at: ms(f.to), do: 'restart', consumer: f.consumer });
-    if (isNetworkFault(f)) steps.push({ at: ms(f.from), do: 'net-fault', target: f.consumer, fault: f }, { at: ms(f.to), do: 'net-heal', target: f.consumer });
+    if (isNetworkFault(f)) steps.push({ at: ms(f.from), do: 'netFault', target: f.consumer, fault: f }, { at: ms(f.to), do: 'netHeal', target: f.consumer });
   }
   // Stalls that start (or end) at the same instant are one step: frozen together, as the seed does.
   const stalls = faults.filter((f) => f.kind === 'stall');
@@ -108,10 +108,10 @@ export function buildPlan(options: { duration: number; faults: Fault[]; publishU
     ...faultSteps(options.faults),
     ...(options.joinLate === null ? [] : [{ at: firstFault, do: 'join', consumer: options.joinLate } as const]),
     { at: lastFault, do: 'phase', phase: 'recovering' },
-    { at: publishEnd, do: 'publish-end' },
+    { at: publishEnd, do: 'publishEnd' },
     // Waiting for the publisher's `done` before a frozen consumer is thawed could wait for ever under
     // lossless (it blocks the publisher by design): never before the last fault ends.
-    { at: Math.max(publishEnd, lastFault), do: 'publish-done' },
+    { at: Math.max(publishEnd, lastFault), do: 'publishDone' },
     { at: settled + d, do: 'phase', phase: 'quiesced' },
     { at: settled + 2 * d, do: 'end' },
   ];
@@ -126,7 +126,7 @@ export function planLengthMs(plan: RunPlan): number {
 
 /** The clients whose link the plan faults at some point (consumers, and `publisher`): each gets a relay. */
 export function networkFaulted(plan: RunPlan): string[] {
-  return [...new Set(plan.steps.flatMap((s) => (s.do === 'net-fault' ? [s.target] : [])))];
+  return [...new Set(plan.steps.flatMap((s) => (s.do === 'netFault' ? [s.target] : [])))];
 }
 
 /** Every consumer the plan faults at some point (frozen, slowed, crashed, or its link; not the publisher's link). */
@@ -172,13 +172,13 @@ export function checkPlan(plan: RunPlan): string[] {
   if (steps[0]?.do !== 'phase' || steps[0].at !== 0) problems.push('the plan does not open with a phase at 0 ms');
   const open = new Map<string, string>(); // consumer -> the fault step it is in
   const opening = (step: PlanStep): string[] =>
-    step.do === 'freeze' ? step.consumers : step.do === 'slow' || step.do === 'crash' ? [step.consumer] : step.do === 'broker-crash' ? [BROKER] : step.do === 'net-fault' ? [step.target] : [];
+    step.do === 'freeze' ? step.consumers : step.do === 'slow' || step.do === 'crash' ? [step.consumer] : step.do === 'brokerCrash' ? [BROKER] : step.do === 'netFault' ? [step.target] : [];
   const closing = (step: PlanStep): string[] =>
-    step.do === 'thaw' ? step.consumers : step.do === 'unslow' || step.do === 'restart' ? [step.consumer] : step.do === 'broker-restart' ? [BROKER] : step.do === 'net-heal' ? [step.target] : [];
+    step.do === 'thaw' ? step.consumers : step.do === 'unslow' || step.do === 'restart' ? [step.consumer] : step.do === 'brokerRestart' ? [BROKER] : step.do === 'netHeal' ? [step.target] : [];
   for (const step of steps) {
     for (const c of closing(step)) {
       if (!open.has(c)) problems.push(`${c} gets ${step.do} at ${step.at} ms without a fault to end`);
-      else if ((step.do === 'net-heal') !== (open.get(c) === 'net-fault')) problems.push(`${c} gets ${step.do} at ${step.at} ms, which does not end its ${open.get(c)}`);
+      else if ((step.do === 'netHeal') !== (open.get(c) === 'netFault')) problems.push(`${c} gets ${step.do} at ${step.at} ms, which does not end its ${open.get(c)}`);
       open.delete(c);
     }
     for (const c of opening(step)) {
@@ -189,14 +189,14 @@ export function checkPlan(plan: RunPlan): string[] {
     if ((step.do === 'restart' || step.do === 'join') && open.has(BROKER)) problems.push(`${step.consumer} starts (${step.do}) at ${step.at} ms while the broker is down`);
   }
   for (const [c, fault] of open) problems.push(`${c}'s ${fault} never ends`);
-  const done = steps.find((s) => s.do === 'publish-done');
-  const lastFaultEnd = Math.max(0, ...steps.filter((s) => s.do === 'thaw' || s.do === 'unslow' || s.do === 'restart' || s.do === 'broker-restart' || s.do === 'net-heal').map((s) => s.at));
+  const done = steps.find((s) => s.do === 'publishDone');
+  const lastFaultEnd = Math.max(0, ...steps.filter((s) => s.do === 'thaw' || s.do === 'unslow' || s.do === 'restart' || s.do === 'brokerRestart' || s.do === 'netHeal').map((s) => s.at));
   if (done !== undefined && done.at < lastFaultEnd) problems.push(`the plan waits for the publisher at ${done.at} ms, before its last fault ends at ${lastFaultEnd} ms`);
-  const publishEnd = steps.find((s) => s.do === 'publish-end')?.at;
-  const lateRestart = steps.find((s) => s.do === 'broker-restart' && publishEnd !== undefined && s.at >= publishEnd);
+  const publishEnd = steps.find((s) => s.do === 'publishEnd')?.at;
+  const lateRestart = steps.find((s) => s.do === 'brokerRestart' && publishEnd !== undefined && s.at >= publishEnd);
   if (lateRestart) problems.push(`the broker restarts at ${lateRestart.at} ms, not before publishing ends at ${publishEnd} ms`);
   const publishes = steps.filter((s) => s.do === 'publish').length;
-  const ends = steps.filter((s) => s.do === 'publish-done').length;
+  const ends = steps.filter((s) => s.do === 'publishDone').length;
   if (publishes !== 1 || ends !== 1) problems.push(`the plan publishes ${publishes} time(s) and waits for the end of publishing ${ends} time(s); each must be once`);
   return problems;
 }

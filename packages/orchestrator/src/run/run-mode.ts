@@ -23,7 +23,7 @@ import { announceTeardown, retireForeign } from './retire.js';
 import { PlanSteps, type PlanRecord } from './steps.js';
 import { TeardownStack } from './teardown.js';
 import { defaultIdleTimeoutMs } from './transport-settings.js';
-import { Timeline } from './timeline.js';
+import { EventLog } from './event-log.js';
 import { watchCluster } from './watch.js';
 
 export interface RunContext {
@@ -82,7 +82,7 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
   const problems = checkPlan(plan);
   if (problems.length > 0) throw new RunError('E_PLAN', `the run's plan cannot run: ${problems.join('; ')}`);
   const clock = new RunClock();
-  const timeline = new Timeline(() => clock.sinceStart());
+  const eventLog = new EventLog(() => clock.sinceStart());
   const { aborted, dispose } = rejectOnAbort(context.signal);
   const teardown = new TeardownStack(logger);
   teardown.defer('stop listening for an interrupt', dispose);
@@ -96,16 +96,16 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     const track = (child: ChildHandle) => {
       children.push(child);
       context.registry.add(child);
-      timeline.record({ type: 'spawned', name: child.name, pid: child.pid });
+      eventLog.record({ type: 'spawned', name: child.name, pid: child.pid });
     };
     const contract = new ContractLog();
     const spec = clusterSpec(mode, options, plan, log, contract, logger, dataDir);
     const cluster = await startCluster(spec, { logger, track, aborted });
-    const watch = watchCluster(cluster, { timeline, logger, aborted, ...(spec.breach && { breach: spec.breach }) });
+    const watch = watchCluster(cluster, { eventLog, logger, aborted, ...(spec.breach && { breach: spec.breach }) });
     teardown.defer('stop watching', () => watch.stop());
     let phase: PhaseName = 'converged';
     const faulted = faultedConsumers(plan);
-    const steps = new PlanSteps({ mode, phaseMs: plan.phaseMs, cluster, watch, timeline, clock, logger, observer: context.observer, onPhase: (next) => (phase = next) });
+    const steps = new PlanSteps({ mode, phaseMs: plan.phaseMs, cluster, watch, eventLog, clock, logger, observer: context.observer, onPhase: (next) => (phase = next) });
     const { record, nemesis } = steps;
     const monitor = new LiveMonitor({
       ...cluster, broker: () => (nemesis.brokerAway ? null : cluster.broker), consumers: () => cluster.consumers, faulted: (name) => faulted.includes(name), faultOf: (name) => nemesis.activeFault(name),
@@ -124,10 +124,10 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     const drainTimeoutMs = Math.max(5_000, longestStallMs(plan)) + 100 * options.consumers;
     // A restarted broker without a log counts its offsets from its own start: its head is not comparable with what was published.
     const published = record.brokerOutages.length > 0 ? null : record.published;
-    const collected = await collect(cluster, { watch, published, drainTimeoutMs, signal: context.signal, logger, timeline, ...(spec.breach && { breach: spec.breach }) });
+    const collected = await collect(cluster, { watch, published, drainTimeoutMs, signal: context.signal, logger, eventLog, ...(spec.breach && { breach: spec.breach }) });
     await retireForeign(children, watch);
     const foreign = { commands: Object.fromEntries(options.consumerCmd.map((c) => [c.consumer, c.command])), contract: contract.all() };
-    const outcome = assembleOutcome(gatheredRun({ mode, cluster, collected, record, faulted, faults: options.faults, names: consumerNames(options), exits: watch.exits, monitor, children, timeline, origin: clock.origin(), seconds: clock.seconds(), intervalMs: sampleMs, foreign }));
+    const outcome = assembleOutcome(gatheredRun({ mode, cluster, collected, record, faulted, faults: options.faults, names: consumerNames(options), exits: watch.exits, monitor, children, eventLog, origin: clock.origin(), seconds: clock.seconds(), intervalMs: sampleMs, foreign }));
     logOutcome(logger, outcome);
     return outcome;
   } finally {
@@ -162,7 +162,7 @@ function gatheredRun(parts: {
   exits: ReadonlyMap<string, string>;
   monitor: LiveMonitor;
   children: ChildHandle[];
-  timeline: Timeline;
+  eventLog: EventLog;
   origin: PublishingOrigin;
   seconds: number;
   intervalMs: number;
@@ -203,7 +203,7 @@ function gatheredRun(parts: {
       { name: 'orchestrator', role: 'orchestrator', ...processResources() },
       ...parts.children.flatMap((c) => (c.resources ? [{ name: c.name, role: c.role, ...c.resources }] : [])),
     ],
-    events: [...parts.timeline.events],
+    events: [...parts.eventLog.events],
     origin: parts.origin,
     wallSeconds: parts.seconds,
   };

@@ -7,7 +7,7 @@ import type { RunClock } from './clock.js';
 import type { Cluster } from './cluster.js';
 import type { StepHandlers } from './interpret-plan.js';
 import { Nemesis, type Confirmed } from './nemesis.js';
-import type { Timeline } from './timeline.js';
+import type { EventLog } from './event-log.js';
 import type { ClusterWatch } from './watch.js';
 import type { BrokerSample, StallBytes } from '../check/transport.js';
 import type { BrokerOutage } from '../check/run-types.js';
@@ -47,7 +47,7 @@ interface StepContext {
   phaseMs: number;
   cluster: Cluster;
   watch: ClusterWatch;
-  timeline: Timeline;
+  eventLog: EventLog;
   clock: RunClock;
   logger: Logger;
   observer: RunObserver;
@@ -74,7 +74,7 @@ export class PlanSteps implements StepHandlers {
   private readonly successors = new Map<string, Promise<void>>();
   readonly nemesis: Nemesis;
   private readonly publisherDone: Promise<number>;
-  /** Joiners and restarted consumers subscribing while the plan's clock runs on; awaited at publish-done and at the end. */
+  /** Joiners and restarted consumers subscribing while the plan's clock runs on; awaited at publishDone and at the end. */
   private readonly starting: Array<Promise<unknown>> = [];
   /** Stalls not thawed yet, and the broker answers still on their way (sampleBytes). */
   private open: StallBytes[] = [];
@@ -88,7 +88,7 @@ export class PlanSteps implements StepHandlers {
   private brokerKilledAt = 0;
 
   constructor(private readonly context: StepContext) {
-    this.nemesis = new Nemesis(context.timeline);
+    this.nemesis = new Nemesis(context.eventLog);
     this.publisherDone = new Promise<number>((resolve) => context.cluster.publisher.on((m) => m.type === 'done' && resolve(m.published)));
   }
 
@@ -117,10 +117,10 @@ export class PlanSteps implements StepHandlers {
   }
 
   private subscribe(name: string, event: 'joined' | 'restart'): void {
-    const { cluster, timeline, watch } = this.context;
+    const { cluster, eventLog, watch } = this.context;
     const started = this.brokerBack.then(() => cluster.addConsumer(name)).then((c) => {
       if (c === undefined) return; // a foreign consumer that did not start: its contract failure says so
-      timeline.record({ type: event, consumer: c.name, pid: c.pid });
+      eventLog.record({ type: event, consumer: c.name, pid: c.pid });
       watch.watchConsumer(c);
     });
     started.catch(() => {});
@@ -135,7 +135,7 @@ export class PlanSteps implements StepHandlers {
 
   /**
    * A process fault (freeze, slow, crash) of a consumer whose successor is still starting waits until
-   * it is ready, and every later step with it (the plan's order holds; its times slip, as the timeline
+   * it is ready, and every later step with it (the plan's order holds; its times slip, as the event log
    * records): until then the consumer's handle is its dead predecessor's, and the signal would hit
    * nothing. Found by --nemesis random seed 13: a second crash 0.33 s into a restart SIGKILLed the
    * dead process, the successor lived on, and the planned restart met `nameInUse` (exit 1).
@@ -146,7 +146,7 @@ export class PlanSteps implements StepHandlers {
   }
 
   async phase({ phase }: { phase: PhaseName }): Promise<void> {
-    const { cluster, timeline, clock, logger, observer, mode } = this.context;
+    const { cluster, eventLog, clock, logger, observer, mode } = this.context;
     // The `stalled` phase is the fault window: the costs "during the stall" are measured over it.
     if (phase === 'stalled') {
       this.record.publishedBeforeStall = await this.publishedNow();
@@ -154,7 +154,7 @@ export class PlanSteps implements StepHandlers {
     }
     if (phase === 'recovering') this.record.stallWindow.to = wallClockMs();
     this.phaseNow = phase;
-    timeline.record({ type: 'phase', phase });
+    eventLog.record({ type: 'phase', phase });
     setLogPhase(phase);
     for (const child of everyone(cluster)) child.send({ type: 'phase', phase });
     logger.info({ at: clock.seconds() }, 'phase'); // the mixin adds `phase`
@@ -208,7 +208,7 @@ export class PlanSteps implements StepHandlers {
 
   /** True when no fault has started since the `stalled` phase began: the next one to take effect opens the fault window. */
   private opensWindow(): boolean {
-    const { events } = this.context.timeline;
+    const { events } = this.context.eventLog;
     for (let i = events.length - 1; i >= 0; i--) {
       const e = events[i]!;
       if (e.type === 'phase') return e.phase === 'stalled';
@@ -291,7 +291,7 @@ export class PlanSteps implements StepHandlers {
    * A new broker on the same port (the clients reconnect to the endpoint they know), with the
    * same certificate, token and data dir. Not awaited by the plan (booting takes a while, and
    * a thaw at this instant must not wait for it); a consumer that starts now waits for it, and
-   * publish-done and the end wait for it. Its death from here on ends the run as usual.
+   * publishDone and the end wait for it. Its death from here on ends the run as usual.
    */
   brokerRestart(): void {
     const { cluster, watch, logger } = this.context;
@@ -360,10 +360,10 @@ export class PlanSteps implements StepHandlers {
   }
 
   async publishDone(): Promise<void> {
-    const { watch, timeline } = this.context;
+    const { watch, eventLog } = this.context;
     await watch.guard(Promise.all(this.starting));
     this.record.published = await this.done();
-    timeline.record({ type: 'publisher-done', published: this.record.published });
+    eventLog.record({ type: 'publisher-done', published: this.record.published });
   }
 
   async end(): Promise<void> {

@@ -3,7 +3,7 @@ import { RunError } from '../model/errors.js';
 import type { ChildHandle } from './child/child-handle.js';
 import { describeChild } from './child/role-process.js';
 import type { Cluster } from './cluster.js';
-import type { Timeline } from './timeline.js';
+import type { EventLog } from './event-log.js';
 
 export interface ClusterWatch {
   /** Races a wait against a crash of the broker or the publisher, and against SIGINT/SIGTERM. */
@@ -32,9 +32,9 @@ export interface ClusterWatch {
  */
 export function watchCluster(
   cluster: Cluster,
-  context: { timeline: Timeline; logger: Logger; aborted: Promise<never>; breach?: (name: string, failure: string) => void },
+  context: { eventLog: EventLog; logger: Logger; aborted: Promise<never>; breach?: (name: string, failure: string) => void },
 ): ClusterWatch {
-  const { timeline, logger, aborted } = context;
+  const { eventLog, logger, aborted } = context;
   let running = true;
   const exits = new Map<string, string>();
   const planned = new Set<ChildHandle>();
@@ -56,7 +56,7 @@ export function watchCluster(
   // A relay carries its client's every datagram: without it that client is cut off for good, which no fault asked for.
   for (const [client, relay] of cluster.relays) watchEssential(relay, `, the fault relay of ${client}'s link to the broker,`);
   const watchConsumer = (consumer: ChildHandle<'consumer'>) => {
-    consumer.on((m) => running && m.type === 'ended' && timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: m.reason }));
+    consumer.on((m) => running && m.type === 'ended' && eventLog.record({ type: 'consumer-ended', consumer: consumer.name, reason: m.reason }));
     void consumer.exited.then((how) => {
       if (!running) return;
       // A pooled consumer dies with its pool: each of the pool's members says so, naming the pool.
@@ -66,7 +66,7 @@ export function watchCluster(
       cluster.broker.send({ type: 'endSubscriber', name: consumer.name, reason: what });
       if (planned.has(consumer)) return;
       exits.set(consumer.name, pool === null ? `its process ${how} mid-run (pid ${consumer.pid})` : `its pool ${pool} (pid ${consumer.pid}) ${how} mid-run`);
-      timeline.record({ type: 'consumer-ended', consumer: consumer.name, reason: what });
+      eventLog.record({ type: 'consumer-ended', consumer: consumer.name, reason: what });
       logger.error({ consumer: consumer.name, childPid: consumer.pid, how, ...(pool !== null && { pool }) }, 'consumer process died');
       // A foreign consumer must live until it is told to stop (docs/CONSUMER.md): exiting early breaks the contract.
       if (consumer.command !== null) context.breach?.(consumer.name, `${describeChild(consumer.name, consumer.pid, consumer.command)} ${how} mid-run (pid ${consumer.pid}), before it was told to stop`);

@@ -1,7 +1,7 @@
 import { MODES, type Mode } from '@state-divergence/protocol';
-import { queueFor, type ChurnPoint, type HotnessPoint, type NetworkPoint, type OverlapPoint, type QueuePoint, type Regime } from '../check/experiment-points.js';
+import { queueFor, type ChurnPoint, type HotnessPoint, type NetworkPoint, type OverlapPoint, type QueuePoint, type Regime } from './experiment-points.js';
 import type { Options, RawOptions } from '../model/options.js';
-import { normalizeOptions } from './normalize-options.js';
+import { normalizeOptions } from '../cli/normalize-options.js';
 
 export const EXPERIMENTS = ['churn', 'queue', 'overlap', 'hotness', 'restart', 'network'] as const;
 export type ExperimentName = (typeof EXPERIMENTS)[number];

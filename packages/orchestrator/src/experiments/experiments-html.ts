@@ -1,6 +1,6 @@
-import type { NetworkPoint } from '../check/experiment-points.js';
-import type { ExperimentsDocument } from '../check/experiments-document.js';
-import { barChart, esc } from './svg-charts.js';
+import type { NetworkPoint } from './experiment-points.js';
+import type { ExperimentsDocument } from './experiments-document.js';
+import { barChart, esc } from '../report/svg-charts.js';
 import { networkFault, renderExperiments } from './experiments-text.js';
 
 const STYLE =

@@ -1,5 +1,5 @@
-import type { NetworkPoint, RestartPoint } from '../check/experiment-points.js';
-import type { ExperimentsDocument, RestartGrowth } from '../check/experiments-document.js';
+import type { NetworkPoint, RestartPoint } from './experiment-points.js';
+import type { ExperimentsDocument, RestartGrowth } from './experiments-document.js';
 
 const pct = (f: number | null): string => (f === null ? '-' : `${Math.round(f * 100)}%`);
 

@@ -1,4 +1,4 @@
-import type { ModeResult } from './outcome.js';
+import type { ModeResult } from '../check/outcome.js';
 
 export interface SweepPoint {
   rate: number;

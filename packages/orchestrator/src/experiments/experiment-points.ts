@@ -1,8 +1,8 @@
 import type { Mode } from '@state-divergence/protocol';
-import { overlaps } from './damage.js';
-import { expectedWrongUnrounded } from './expectation.js';
-import { worstP99 } from './latency.js';
-import type { ModeResult } from './run-types.js';
+import { overlaps } from '../check/damage.js';
+import { expectedWrongUnrounded } from '../check/expectation.js';
+import { worstP99 } from '../check/latency.js';
+import type { ModeResult } from '../check/run-types.js';
 
 /**
  * The seed's "How to extend", each as points measured from lossy runs (pure:

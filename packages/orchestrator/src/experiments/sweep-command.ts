@@ -3,15 +3,14 @@ import { writeFileSync } from 'node:fs';
 import { UsageError } from '../model/errors.js';
 import type { Options, RawOptions } from '../model/options.js';
 import { silentProgress } from '../report/progress.js';
-import { renderSweepHtml } from '../report/sweep-html.js';
-import { renderSweep, renderSweepProgress, type SweepBy } from '../report/sweep-text.js';
+import { renderSweep, renderSweepHtml, renderSweepProgress, type SweepBy } from './sweep-report.js';
 import type { ModeResult } from '../check/run-types.js';
-import { sweepPoint } from '../check/sweep-point.js';
-import { runSeries } from '../run/series.js';
-import { normalizeOptions } from './normalize-options.js';
-import { completedExit, judge, type Judgement } from './exit-code.js';
-import { runSession } from './session.js';
-import { announceSchedule } from './random-nemesis.js';
+import { sweepPoint } from './sweep-point.js';
+import { runSeries } from './series.js';
+import { normalizeOptions } from '../cli/normalize-options.js';
+import { completedExit, judge, type Judgement } from '../cli/exit-code.js';
+import { runSession } from '../cli/session.js';
+import { announceSchedule } from '../cli/random-nemesis.js';
 
 /** What `sweep` takes: the run's flags, with --rate and --keys as text (one of them a comma list). */
 export type SweepArguments = Omit<RawOptions, 'rate' | 'keys'> & { rate?: string | undefined; keys?: string | undefined };

@@ -1,6 +1,6 @@
 import type { ModeResult } from '../check/run-types.js';
 import type { Options } from '../model/options.js';
-import { runMode, type RunContext } from './run-mode.js';
+import { runMode, type RunContext } from '../run/run-mode.js';
 
 /**
  * Runs each item's one mode (lossy for a sweep and most experiments; the

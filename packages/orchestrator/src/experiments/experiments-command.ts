@@ -1,18 +1,18 @@
 import { fitWidth, stdoutColumns } from '../report/fit-width.js';
 import { writeFileSync } from 'node:fs';
-import { churnPoint, hotnessPoint, networkPoint, overlapPoint, queuePoint, restartPoint } from '../check/experiment-points.js';
-import { experimentsDocument, type ExperimentPoint } from '../check/experiments-document.js';
+import { churnPoint, hotnessPoint, networkPoint, overlapPoint, queuePoint, restartPoint } from './experiment-points.js';
+import { experimentsDocument, type ExperimentPoint } from './experiments-document.js';
 import type { ModeResult } from '../check/run-types.js';
-import { renderExperimentsHtml } from '../report/experiments-html.js';
-import { renderExperiments } from '../report/experiments-text.js';
+import { renderExperimentsHtml } from './experiments-html.js';
+import { renderExperiments } from './experiments-text.js';
 import { silentProgress } from '../report/progress.js';
-import { runSeries } from '../run/series.js';
+import { runSeries } from './series.js';
 import type { Mode } from '@state-divergence/protocol';
 import type { Argv } from 'yargs';
 import { UsageError } from '../model/errors.js';
 import { DEFAULT_EXPERIMENTS, DESIGN, designExperiments, EXPERIMENTS, type ExperimentName, type ExperimentRun, type RestartDesign } from './experiments-design.js';
-import { completedExit, judge, type Judgement } from './exit-code.js';
-import { runSession } from './session.js';
+import { completedExit, judge, type Judgement } from '../cli/exit-code.js';
+import { runSession } from '../cli/session.js';
 
 function measure(result: ModeResult, run: ExperimentRun): ExperimentPoint {
   switch (run.experiment) {
