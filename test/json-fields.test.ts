@@ -39,7 +39,8 @@ function documentedRows(markdown: string): Row[] {
     if (row === null) return;
     const type = cells(line)[1]!;
     for (const prefix of prefixes) {
-      rows.push({ path: prefix === '' ? row[1]! : `${prefix}.${row[1]}`, type, line: start + i + 1 });
+      const path = prefix === '' ? row[1]! : `${prefix}.${row[1]}`;
+      rows.push({ path, type, line: start + i + 1 });
     }
   });
   return rows;
@@ -50,15 +51,24 @@ function compare(declared: Map<string, string>, rows: Row[]) {
   const documented = new Map(rows.map((r) => [r.path, r]));
   return {
     declaredNotDocumented: [...declared.keys()].filter((path) => !documented.has(path)),
-    documentedNotDeclared: rows.filter((r) => !declared.has(r.path)).map((r) => `${r.path} (line ${r.line})`),
-    documentedTwice: rows.filter((r, i) => rows.findIndex((o) => o.path === r.path) !== i).map((r) => r.path),
+    documentedNotDeclared: rows
+      .filter((r) => !declared.has(r.path))
+      .map((r) => `${r.path} (line ${r.line})`),
+    documentedTwice: rows
+      .filter((r, i) => rows.findIndex((o) => o.path === r.path) !== i)
+      .map((r) => r.path),
     typeDiffers: rows
       .filter((r) => declared.has(r.path) && declared.get(r.path) !== r.type)
-      .map((r) => `${r.path}: documented ${r.type}, declared ${declared.get(r.path)} (line ${r.line})`),
+      .map((r) => {
+        const type = declared.get(r.path)!;
+        return `${r.path}: documented ${r.type}, declared ${type} (line ${r.line})`;
+      }),
   };
 }
 
-const AGREE = { declaredNotDocumented: [], documentedNotDeclared: [], documentedTwice: [], typeDiffers: [] };
+const AGREE = {
+  declaredNotDocumented: [], documentedNotDeclared: [], documentedTwice: [], typeDiffers: [],
+};
 
 const declared = jsonTypePaths(DOCUMENTED_ELSEWHERE);
 const rows = documentedRows(logs);
@@ -72,7 +82,7 @@ test('the declared type reaches every level of the document', () => {
   expect(declared.size).toBeGreaterThan(200);
 });
 
-test('docs/LOGS.md lists every field of the --json document, each once, with its declared type', () => {
+test('docs/LOGS.md lists every field of the --json document, once, with its declared type', () => {
   expect(compare(declared, rows)).toEqual(AGREE);
 });
 
@@ -84,6 +94,9 @@ test('a field missing from either side, or given another type, is named', () => 
     declaredNotDocumented: [first!.path],
     documentedNotDeclared: ['runs[].notAField (line 0)'],
     documentedTwice: [],
-    typeDiffers: [`${second!.path}: documented boolean, declared ${declared.get(second!.path)} (line ${second!.line})`],
+    typeDiffers: [
+      `${second!.path}: documented boolean, declared ${declared.get(second!.path)} ` +
+        `(line ${second!.line})`,
+    ],
   });
 });

@@ -53,7 +53,7 @@ class Walker {
       else if (this.checker.isTupleType(t)) kinds.push(this.tuple(t, path));
       else if (this.checker.isArrayType(t)) kinds.push(this.array(t, path));
       else if (flag(t, ts.TypeFlags.Object | ts.TypeFlags.Intersection)) objects.push(t);
-      else throw new Error(`${path}: a type the document cannot carry: ${this.checker.typeToString(t)}`);
+      else throw new Error(`${path}: not a JSON type: ${this.checker.typeToString(t)}`);
     }
     if (objects.length > 0) {
       kinds.push('object');
@@ -107,7 +107,8 @@ class Walker {
  * lists (`config`: docs/FLAGS.md), given as one row.
  */
 export function jsonTypePaths(opaque: string[]): Paths {
-  const config = ts.getParsedCommandLineOfConfigFile(`${root}packages/orchestrator/tsconfig.json`, {}, {
+  const tsconfig = `${root}packages/orchestrator/tsconfig.json`;
+  const config = ts.getParsedCommandLineOfConfigFile(tsconfig, {}, {
     ...ts.sys,
     onUnRecoverableConfigFileDiagnostic: (d) => {
       throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
@@ -117,7 +118,8 @@ export function jsonTypePaths(opaque: string[]): Paths {
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(JSON_DOCUMENT_SOURCE)!;
   const declaration = source.statements.find(
-    (s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'JsonDocument',
+    (s): s is ts.InterfaceDeclaration =>
+      ts.isInterfaceDeclaration(s) && s.name.text === 'JsonDocument',
   );
   if (declaration === undefined) throw new Error(`no JsonDocument in ${JSON_DOCUMENT_SOURCE}`);
   const walker = new Walker(checker, new Set(opaque));
