@@ -55,14 +55,16 @@ describe('without the broker report', () => {
     const outcome = assembleOutcome(gathered(brokerReport, [['right', right], ['wrong', wrong]]));
     expect(outcome.check.verdict).toBe('invalid');
     expect(outcome.check.error).toBeUndefined();
-    expect(outcome.check.consumers[1]).toMatchObject({ verdict: 'invalid', wrongKeys: [0], unexplainedKeys: [] });
+    expect(outcome.consumers[1]).toMatchObject({
+      verdict: 'invalid', wrongKeys: [0], unexplainedKeys: [],
+    });
     expect(judge(outcome).reasons).toEqual([]);
   });
 
   test('assembleOutcome: unknown with the reason in --json and the text; no BUG line, no expectation guessed; exit 3', () => {
     const outcome = assembleOutcome(gathered(null, [['right', right], ['wrong', wrong]]));
     expect(outcome.check.verdict).toBe('unknown');
-    expect(outcome.damage.expectedWrong).toEqual({});
+    expect(outcome.consumers.map((c) => c.expectedWrong)).toEqual([null, null]);
     const run = toJsonRun(outcome);
     expect(run).toMatchObject({ valid: 'unknown', checkerError: NO_BROKER_REPORT, unexplained: 0 });
     expect(run.consumers.map((c) => [c.verdict, c.expectedWrong, c.missedByDecile])).toEqual([
@@ -91,11 +93,14 @@ describe('with the broker report but no entry in it for a consumer', () => {
   test('its wrong keys are unknown with the reason, not unexplained; no run-wide error, no expectation guessed', () => {
     expect(outcome.check.verdict).toBe('unknown');
     expect(outcome.check.error).toBeUndefined();
-    expect(outcome.check.consumers.map((c) => [c.name, c.verdict, c.wrongKeys, c.unexplainedKeys, c.unknownBecause])).toEqual([
+    const rows = outcome.consumers.map((c) => [
+      c.name, c.verdict, c.wrongKeys, c.unexplainedKeys, c.unknownBecause,
+    ]);
+    expect(rows).toEqual([
       ['right', 'valid', [], [], null],
       ['foreign-1', 'unknown', [0], [], reason],
     ]);
-    expect(outcome.damage.expectedWrong).not.toHaveProperty('foreign-1');
+    expect(outcome.consumers.find((c) => c.name === 'foreign-1')!.expectedWrong).toBeNull();
     const run = toJsonRun(outcome);
     expect(run).toMatchObject({ valid: 'unknown', checkerError: null, unexplained: 0 });
     expect(run.consumers[1]).toMatchObject({ verdict: 'unknown', unknownBecause: reason, expectedWrong: null, missedByDecile: null });
@@ -142,7 +147,10 @@ describe('one exit-code rule for run, sweep and experiments', () => {
 
   test('a contract failure is named, and so is the rule it broke', () => {
     const lines: string[] = [];
-    const broken = { ...judged, contract: { right: ['right (foreign: node x.mjs) sent no `ready` within 10 s'] } };
+    const failure = 'right (foreign: node x.mjs) sent no `ready` within 10 s';
+    const consumers = judged.consumers.map((c) =>
+      c.name === 'right' ? { ...c, contract: [failure] } : c);
+    const broken = { ...judged, consumers };
     expect(completedExit('orchestrator experiments', [judge(broken)], (line) => void lines.push(line))).toBe(3);
     expect(lines).toEqual([
       'orchestrator experiments: lossy: right (foreign: node x.mjs) sent no `ready` within 10 s\n',
@@ -151,8 +159,12 @@ describe('one exit-code rule for run, sweep and experiments', () => {
   });
 
   test('a sweep point uses the run report\'s expectation, and says unknown rather than guess one', () => {
-    const { expectedWrong } = judged.damage; // both consumers are faulted: the point averages them
-    expect(sweepPoint(judged, { rate: 400, keys: 6 }).expectedFraction).toBe(Math.round(((expectedWrong.right! + expectedWrong.wrong!) / 2 / 6) * 1000) / 1000);
+    const expected = (name: string) =>
+      judged.consumers.find((c) => c.name === name)!.expectedWrong!;
+    // both consumers are faulted: the point averages them
+    const mean = (expected('right') + expected('wrong')) / 2;
+    const point = sweepPoint(judged, { rate: 400, keys: 6 });
+    expect(point.expectedFraction).toBe(Math.round((mean / 6) * 1000) / 1000);
     expect(sweepPoint(unknown, { rate: 400, keys: 6 }).expectedFraction).toBeNull();
   });
 });

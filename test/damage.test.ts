@@ -43,7 +43,7 @@ describe("a run's faultedOverlap compares only the faulted consumers that ended 
     const run = gathered(null, [['consumer-a', wrong], ['consumer-b', right], ['consumer-c', right]]);
     run.consumers[2]!.faulted = false;
     const result = assembleOutcome(run);
-    const check = (name: string) => result.check.consumers.find((c) => c.name === name)!;
+    const check = (name: string) => result.consumers.find((c) => c.name === name)!;
     expect(check('consumer-a').wrongKeys.length).toBeGreaterThan(0);
     expect(check('consumer-b').wrongKeys).toEqual([]);
     expect(result.damage.faultedOverlap).toEqual([]);

@@ -78,7 +78,7 @@ describe('a network point', () => {
 
   test('a run with no faulted consumer is not a network point', () => {
     const outcome = run(right);
-    outcome.check.consumers.forEach((c) => (c.faulted = false));
+    outcome.consumers.forEach((c) => (c.faulted = false));
     expect(() => networkPoint(outcome, { fault: 'loss', size: 0, mode: 'lossy' })).toThrow(/no faulted consumer/);
   });
 });

@@ -29,7 +29,7 @@ const relister = restartReport(copy(7, 8, 3, 15, 14, 16), [first, subscription({
 describe('a restart point', () => {
   test('every consumer correct: every resume\'s bytes, converged when the last one was correct again after the broker\'s return', () => {
     const outcome = assembleOutcome(restartRun('durable', [['a', replayer], ['b', relister]]));
-    expect(outcome.check.consumers.map((c) => c.wrongKeys)).toEqual([[], []]);
+    expect(outcome.consumers.map((c) => c.wrongKeys)).toEqual([[], []]);
     expect(restartPoint(outcome, 2)).toEqual({ mode: 'durable', consumers: 2, wrong: 0, reconnectBytes: 1_260, convergedMs: 400 });
   });
 

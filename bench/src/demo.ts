@@ -82,8 +82,8 @@ export interface FirehosePoint {
 export async function firehose(rate: number, duration: number, more: RawOptions = {}): Promise<FirehosePoint> {
   const { result, cpu } = await measuredRun('lossy', { keys: 12, rate, consumers: 3, duration, publishUntil: 4 * duration, datagramSize: 16_384, ...more });
   const subscriber = (name: string) => result.broker?.subscribers[name];
-  const healthy = result.check.consumers.filter((c) => !c.faulted);
-  const stalled = result.check.consumers.find((c) => c.faulted)!;
+  const healthy = result.consumers.filter((c) => !c.faulted);
+  const stalled = result.consumers.find((c) => c.faulted)!;
   return {
     rate,
     achievedRatio: result.publisher.achievedRate / rate,
@@ -98,7 +98,10 @@ export async function firehose(rate: number, duration: number, more: RawOptions 
 
 /** The slowest healthy consumer's publish-to-apply p99 over the whole run, ms. */
 export function worstHealthyP99(result: ModeResult): number | null {
-  const p99s = result.check.consumers.filter((c) => !c.faulted).map((c) => result.latency[c.name]?.all?.p99).filter((p): p is number => p !== undefined);
+  const p99s = result.consumers
+    .filter((c) => !c.faulted)
+    .map((c) => c.latency?.all?.p99)
+    .filter((p): p is number => p !== undefined);
   return p99s.length > 0 ? Math.max(...p99s) : null;
 }
 
@@ -139,7 +142,7 @@ export async function stallRun(mode: Mode, raw: RawOptions): Promise<StallRunPoi
   const result = await demoRun(mode, raw);
   const during = result.healthyInStall;
   if (during === null) throw new Error(`${mode}: no healthy publish-to-apply samples during the stall`);
-  const stalled = result.check.consumers.find((c) => c.faulted)!;
+  const stalled = result.consumers.find((c) => c.faulted)!;
   return {
     p50: during.p50,
     p99: during.p99,
@@ -156,9 +159,9 @@ export async function stallRun(mode: Mode, raw: RawOptions): Promise<StallRunPoi
  */
 export async function resyncEfficiency(duration: number): Promise<{ bytesRatio: number; vsFullSnapshot: number; vsReplay: number; keysMissed: number }> {
   const result = await demoRun('resync', { duration });
-  const stalled = result.check.consumers.find((c) => c.faulted)!;
+  const stalled = result.consumers.find((c) => c.faulted)!;
   const queue = result.broker!.subscribers[stalled.name]!;
-  const deltas = result.recovery[stalled.name]!.syncs.filter((s) => s.kind === 'delta');
+  const deltas = stalled.recovery!.syncs.filter((s) => s.kind === 'delta');
   const missedKeyBytes = deltas.reduce((sum, s) => sum + s.bytes, 0);
   const keysMissed = deltas.reduce((sum, s) => sum + s.keys, 0);
   const eventBytes = eventFrameBytes(64);

@@ -42,7 +42,9 @@ const byKindOf = (result: ModeResult): ScalePoint['byKind'] => {
 /** Members of the largest pool (1 when every consumer ran alone) and the number of pools. */
 function poolsOf(result: ModeResult): { poolSize: number; pools: number } {
   const members = new Map<string, number>();
-  for (const pool of Object.values(result.pools)) members.set(pool, (members.get(pool) ?? 0) + 1);
+  for (const { pool } of result.consumers) {
+    if (pool !== null) members.set(pool, (members.get(pool) ?? 0) + 1);
+  }
   return { poolSize: Math.max(1, ...members.values()), pools: members.size };
 }
 
@@ -53,7 +55,9 @@ function poolsOf(result: ModeResult): { poolSize: number; pools: number } {
 export async function scale(consumers: number, duration: number, poolSize?: number): Promise<ScalePoint> {
   try {
     const result = await demoRun('resync', { consumers, duration, rate: SCALE_RATE, ...(poolSize !== undefined && { poolSize }) });
-    const healthy = result.check.consumers.filter((c) => !c.faulted).map((c) => result.broker?.subscribers[c.name]);
+    const healthy = result.consumers
+      .filter((c) => !c.faulted)
+      .map((c) => result.broker?.subscribers[c.name]);
     const healthyDropsOrLags = healthy.reduce((sum, q) => sum + (q ? q.dropped + q.lags : 1), 0);
     return {
       consumers,

@@ -6,7 +6,7 @@ export { brokerEndpoint, brokerInit, consumerInit, publisherInit, relayInit, thr
 export { runMode, type RunContext } from './run/run-mode.js';
 export { buildPlan, faultedConsumers } from './run/plan.js';
 export { openRunData, type RunData } from './run/data-dir.js';
-export type { ModeResult } from './check/outcome.js';
+export type { ConsumerOutcome, ModeResult } from './check/outcome.js';
 export type { LiveSnapshot, RunObserver } from './model/live.js';
 export { normalizeOptions } from './cli/normalize-options.js';
 export { DEFAULTS, type Options, type RawOptions } from './model/options.js';
@@ -16,7 +16,7 @@ export { silentProgress } from './report/progress.js';
 export { summarizeLatency, type LatencySummary } from './check/latency.js';
 export { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './run/transport-settings.js';
 export { generateRunCertificate } from './run/tls.js';
-export type { JsonConfig, JsonDocument, JsonRun } from './report/document.js';
+export type { JsonBroker, JsonConfig, JsonConsumer, JsonDocument, JsonRun } from './report/json-document.js';
 export { renderExperiments } from './experiments/experiments-text.js';
 export type { ExperimentsDocument } from './experiments/experiments-document.js';
 export { renderFlagReference } from './cli/flag-reference.js';

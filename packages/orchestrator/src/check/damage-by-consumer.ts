@@ -1,9 +1,9 @@
-import type { CheckResult } from './checker.js';
+import type { ConsumerCheck } from './checker.js';
 import { wrongByDecile } from './damage.js';
 import { expectedWrong, type OffsetRange } from './expectation.js';
 import { brokerEvidenceOf, missedKeys, missedRanges } from './missed.js';
 import { changeSequence, relistedAfterRestart, shifted, undeliveredByDeadBrokers, versionsAsChanges, type ChangeSequence } from './restart-evidence.js';
-import type { GatheredRun } from './run-types.js';
+import type { ConsumerDamage, GatheredRun } from './run-types.js';
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
@@ -41,33 +41,44 @@ function missedChanges(run: GatheredRun, sequence: ChangeSequence, name: string)
  * number of wrong keys, from the changes it missed, out of every change the
  * brokers accepted. Without the broker's report, its entry there, or its own
  * report, what it missed is unknown: its expectation and missed fractions are
- * left out (null in the document), never guessed; after two restarts of a
- * broker without a log nobody's is predicted (noPrediction says why).
+ * null, never guessed; after two restarts of a broker without a log nobody's is
+ * predicted (noPrediction says why). What the run shares is worked out once
+ * here; `of` gives one consumer's row.
  */
-export function damageBy(run: GatheredRun, result: CheckResult) {
+export function damageBy(run: GatheredRun): {
+  noPrediction: string | null;
+  of: (consumer: GatheredRun['consumers'][number], check: ConsumerCheck) => ConsumerDamage;
+} {
   const { authority, history, discarded } = run.publisher;
   const keys = authority.versions.length;
   const outages = run.brokerOutages ?? [];
   // Offsets are the broker's, versions the publisher's: one sequence of changes unless something did not fit.
   const sequence = run.broker === null ? null : changeSequence(authority, discarded, run.broker, outages.length > 0);
   const noPrediction = sequence !== null && sequence.shift > 0 && outages.length > 1 ? SEVERAL_RESTARTS(outages.length) : null;
-  const missedByDecile: Record<string, number[] | null> = {};
-  const expected: Record<string, number> = {};
-  for (const c of run.consumers) {
-    missedByDecile[c.name] = null;
+  type Missed = Pick<ConsumerDamage, 'missedByDecile' | 'expectedWrong'>;
+  const unknown: Missed = { missedByDecile: null, expectedWrong: null };
+  const missedOf = (c: GatheredRun['consumers'][number]): Missed => {
     if (sequence === null) {
-      // Offsets and versions cannot be matched (something was refused): the offsets it missed still say how many keys.
+      // Offsets and versions cannot be matched (something was refused): the offsets it missed
+      // still say how many keys.
       const side = run.broker === null ? undefined : brokerEvidenceOf(run.broker, c.name);
-      if (outages.length === 0 && side !== undefined && c.report !== null) expected[c.name] = expectedWrong(keys, run.publisher.published, missedRanges(side, c.report));
-      continue;
+      if (outages.length > 0 || side === undefined || c.report === null) return unknown;
+      const expected = expectedWrong(keys, run.publisher.published, missedRanges(side, c.report));
+      return { missedByDecile: null, expectedWrong: expected };
     }
     const missed = noPrediction === null ? missedChanges(run, sequence, c.name) : null;
-    if (missed === null) continue;
-    expected[c.name] = expectedWrong(keys, sequence.versions.length, missed);
+    if (missed === null) return unknown;
     const keyAt = (change: number) => history.keys[sequence.versions[change - 1]! - 1];
-    missedByDecile[c.name] = wrongByDecile([...missedKeys(missed, keyAt)], keys);
-  }
-  const byDecile = Object.fromEntries(result.consumers.map((c) => [c.name, wrongByDecile(c.wrongKeys, keys)]));
-  const survivalByDecile = Object.fromEntries(Object.entries(byDecile).map(([name, wrong]) => [name, survival(wrong, missedByDecile[name] ?? null)]));
-  return { byDecile, missedByDecile, survivalByDecile, expectedWrong: expected, noPrediction };
+    return {
+      missedByDecile: wrongByDecile([...missedKeys(missed, keyAt)], keys),
+      expectedWrong: expectedWrong(keys, sequence.versions.length, missed),
+    };
+  };
+  const of = (c: GatheredRun['consumers'][number], check: ConsumerCheck): ConsumerDamage => {
+    const { missedByDecile, expectedWrong: expected } = missedOf(c);
+    const wrong = wrongByDecile(check.wrongKeys, keys);
+    const survivalByDecile = survival(wrong, missedByDecile);
+    return { wrongByDecile: wrong, missedByDecile, survivalByDecile, expectedWrong: expected };
+  };
+  return { noPrediction, of };
 }

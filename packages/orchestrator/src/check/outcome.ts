@@ -1,5 +1,5 @@
 import type { BrokerReport, ConsumerReport, SubscriberReport } from '@state-divergence/protocol';
-import { checkSafely, type CheckInput, type CheckResult } from './checker.js';
+import { checkSafely, type CheckInput, type ConsumerCheck } from './checker.js';
 import { overlaps } from './damage.js';
 import { damageBy } from './damage-by-consumer.js';
 import { summarizeLatency } from './latency.js';
@@ -8,9 +8,11 @@ import { relayOutcomes, stalenessOf } from './network.js';
 import { undeliveredByDeadBrokers } from './restart-evidence.js';
 import { caughtUpAt, resumptionOf } from './resumption.js';
 import { absorbedInStalls } from './transport.js';
-import type { ConsumerLatency, GatheredRun, ModeResult, PublisherOutcome, Recovery, Resumption } from './run-types.js';
+import type {
+  ConsumerLatency, ConsumerOutcome, GatheredRun, ModeResult, PublisherOutcome, Recovery,
+} from './run-types.js';
 
-export type { GatheredRun, ModeResult } from './run-types.js';
+export type { ConsumerOutcome, GatheredRun, ModeResult } from './run-types.js';
 
 const round1 = (n: number): number => Math.round(n * 10) / 10;
 
@@ -46,23 +48,49 @@ function recoveryOf(report: ConsumerReport, since: number | null, correct: boole
   };
 }
 
-/** Per consumer: latency overall and in the stall, how it recovered and resumed; and the healthy ones' samples pooled. */
-function perConsumer(run: GatheredRun, result: CheckResult) {
-  const latency: Record<string, ConsumerLatency> = {};
-  const recovery: Record<string, Recovery> = {};
-  const resumption: Record<string, Resumption> = {};
-  const healthy: ConsumerReport['latency'][] = [];
+/**
+ * Each consumer's row: the checker's verdict joined with what it measured of itself (latency
+ * overall and in the stall, how it recovered and resumed, its stale time), its damage, and what
+ * the run knew of it (faults, digest, foreign command and contract failures, pool). In the
+ * checker's order.
+ */
+function consumerRows(
+  run: GatheredRun,
+  checks: ConsumerCheck[],
+  damage: ReturnType<typeof damageBy>,
+): ConsumerOutcome[] {
+  const gathered = new Map(run.consumers.map((c) => [c.name, c]));
   const brokerBack = (run.brokerOutages ?? []).at(-1)?.to ?? null;
-  for (const c of run.consumers) {
-    if (c.report === null) continue;
-    const since = c.recoveredAt === null ? brokerBack : brokerBack === null ? c.recoveredAt : Math.max(c.recoveredAt, brokerBack);
-    const correct = result.consumers.find((r) => r.name === c.name)?.verdict === 'valid';
-    latency[c.name] = { all: summarizeLatency(c.report.latency), inStall: summarizeLatency(c.report.latency, run.stallWindow) };
-    recovery[c.name] = recoveryOf(c.report, since, correct);
-    resumption[c.name] = resumptionOf(c.report);
-    if (!c.faulted) healthy.push(c.report.latency);
-  }
-  return { latency, recovery, resumption, healthy: poolSamples(healthy) };
+  const latencyOf = (r: ConsumerReport): ConsumerLatency => ({
+    all: summarizeLatency(r.latency),
+    inStall: summarizeLatency(r.latency, run.stallWindow),
+  });
+  return checks.map((check): ConsumerOutcome => {
+    const c = gathered.get(check.name)!;
+    // "Correct again" counts from the later of its own last fault's end and the broker's return.
+    const ends = [c.recoveredAt, brokerBack].filter((t): t is number => t !== null);
+    const since = ends.length === 0 ? null : Math.max(...ends);
+    const { report } = c;
+    return {
+      ...check,
+      ...damage.of(c, check),
+      faults: c.faults,
+      digest: c.digest,
+      latency: report === null ? null : latencyOf(report),
+      recovery: report === null ? null : recoveryOf(report, since, check.verdict === 'valid'),
+      resumption: report === null ? null : resumptionOf(report),
+      stale: report === null ? null : stalenessOf(report, run.origin),
+      command: run.commands[c.name] ?? null,
+      contract: run.contract[c.name] ?? [],
+      pool: run.pools?.[c.name] ?? null,
+    };
+  });
+}
+
+/** The healthy consumers' latency samples, pooled. */
+function healthySamples(run: GatheredRun): ConsumerReport['latency'] {
+  const healthy = run.consumers.filter((c) => !c.faulted);
+  return poolSamples(healthy.flatMap((c) => (c.report === null ? [] : [c.report.latency])));
 }
 
 function publisherOutcome(run: GatheredRun): PublisherOutcome {
@@ -131,50 +159,55 @@ function replayedByConsumers(subscribers: SubscriberReport[]): { replayedEvents:
  */
 export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof checkSafely>[1]): ModeResult {
   const { publisher, broker, stallWindow } = run;
-  const result = checkSafely(checkInput(run), checker);
-  const { latency, recovery, resumption, healthy } = perConsumer(run, result);
+  const { consumers: checks, ...check } = checkSafely(checkInput(run), checker);
+  const damage = damageBy(run);
+  const consumers = consumerRows(run, checks, damage);
+  const healthy = healthySamples(run);
   const healthyInStall = summarizeLatency(healthy, stallWindow);
   const warmUpMs = Math.min(1000, (stallWindow.from - publisher.startedAt) / 2);
   const healthyBeforeStall = summarizeLatency(healthy, { from: publisher.startedAt + warmUpMs, to: stallWindow.from });
   const rates = publisherOutcome(run);
   // The run's consumers only: a rogue client's subscriptions (--rogue-frames) are not part of any column's cost.
   const subscribers = run.consumers.flatMap((c) => broker?.subscribers[c.name] ?? []);
-  const converged = Object.values(recovery).map((r) => r.convergedAfterThawMs).filter((ms): ms is number => ms !== null);
-  const faultedChecks = result.consumers.filter((c) => c.faulted);
+  const converged = consumers
+    .map((c) => c.recovery?.convergedAfterThawMs ?? null)
+    .filter((ms): ms is number => ms !== null);
+  const faulted = consumers.filter((c) => c.faulted);
   const replayed = replayedByConsumers(subscribers);
+  const catchUpBytes = (c: ConsumerOutcome) =>
+    (c.resumption?.resumes ?? []).reduce((n, s) => n + s.catchUpBytes, 0);
   return {
     mode: run.mode,
     published: publisher.published,
     publisher: rates,
-    check: result,
+    check,
+    consumers,
     broker,
-    digests: Object.fromEntries(run.consumers.map((c) => [c.name, c.digest])),
-    latency,
     healthyInStall,
     healthyBeforeStall,
     processes: run.processes,
-    recovery,
-    resumption,
     brokerOutages: outagesSincePublishing(run),
     durable: broker?.durable ? { ...withoutOldest(broker.durable), ...replayed, acknowledgedLost: publisher.acknowledgedLost } : null,
-    faults: Object.fromEntries(run.consumers.map((c) => [c.name, c.faults])),
     cost: {
       publisherRate: rates.achievedRate,
       publisherRateInStall: rates.rateInStall,
       healthyP99InStallMs: healthyInStall?.p99 ?? null,
-      faultedWrongAtEnd: faultedChecks.reduce((sum, c) => sum + c.wrongKeys.length, 0),
+      faultedWrongAtEnd: faulted.reduce((sum, c) => sum + c.wrongKeys.length, 0),
       resyncBytes: subscribers.reduce((sum, s) => sum + s.resyncBytes, 0),
       fullSnapshotBytes: subscribers.reduce((sum, s) => sum + s.fullSnapshotBytes, 0),
       replayBytes: replayed.replayBytes,
-      reconnectBytes: Object.values(resumption).reduce((sum, r) => sum + r.resumes.reduce((n, s) => n + s.catchUpBytes, 0), 0),
-      wrongAtEnd: result.consumers.reduce((sum, c) => sum + c.wrongKeys.length, 0),
+      reconnectBytes: consumers.reduce((sum, c) => sum + catchUpBytes(c), 0),
+      wrongAtEnd: consumers.reduce((sum, c) => sum + c.wrongKeys.length, 0),
       diskBytes: broker?.durable?.logBytes ?? null,
       fsyncs: broker?.durable?.fsyncs ?? null,
       convergedAfterThawMs: converged.length > 0 ? Math.max(...converged) : null,
     },
     // Only replicas that ended wrong are compared: the seed's point is two wrong copies wrong about
     // different keys; a faulted consumer that ended correct disagrees with nobody.
-    damage: { ...damageBy(run, result), faultedOverlap: overlaps(faultedChecks.filter((c) => c.wrongKeys.length > 0)) },
+    damage: {
+      noPrediction: damage.noPrediction,
+      faultedOverlap: overlaps(faulted.filter((c) => c.wrongKeys.length > 0)),
+    },
     drain: run.drain,
     wrongOverTime: run.wrongOverTime,
     rogue: run.rogue,
@@ -183,10 +216,6 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
     transport: { datagramBytes: run.datagramBytes, absorbed: absorbedInStalls(run.stallBytes, broker) },
     timing: { publishingStartedAt: publisher.startedAt, stallWindow },
     wallSeconds: run.wallSeconds,
-    commands: run.commands,
-    contract: run.contract,
     relays: relayOutcomes(run.relays),
-    stale: Object.fromEntries(run.consumers.flatMap((c) => (c.report === null ? [] : [[c.name, stalenessOf(c.report, run.origin)]]))),
-    pools: run.pools ?? {},
   };
 }

@@ -2,7 +2,7 @@ import type { BrokerReport, ConsumerReport, DigestVerdict, DurableReport, Mode, 
 import type { DrainResult } from '../model/drain.js';
 import type { PublishingOrigin, RunEvent } from '../model/events.js';
 import type { Fault } from '../model/faults.js';
-import type { CheckResult } from './checker.js';
+import type { CheckResult, ConsumerCheck } from './checker.js';
 import type { Overlap } from './damage.js';
 import type { LatencySummary } from './latency.js';
 import type { Absorption, StallBytes } from './transport.js';
@@ -127,61 +127,91 @@ export interface Staleness {
   staleSpans: Array<[number, number]>;
 }
 
+/** Where one consumer's damage is (check/damage-by-consumer.ts). */
+export interface ConsumerDamage {
+  /** Fraction of each hotness decile's keys it holds wrong, hottest first. */
+  wrongByDecile: number[];
+  /** Per decile, the fraction of keys that missed at least one update; null: unknown. */
+  missedByDecile: number[] | null;
+  /** Per decile, of the keys that missed an update, the share still wrong; null: unknown. */
+  survivalByDecile: Array<number | null> | null;
+  /** Keys the workload's probabilities say it should end wrong about, given what it missed. */
+  expectedWrong: number | null;
+}
+
+/**
+ * One consumer's result, one row: the checker's verdict on its copy (ConsumerCheck) and
+ * everything measured of it. A consumer that sent no report has null where its report was
+ * the source (latency, recovery, resumption, stale).
+ */
+export interface ConsumerOutcome extends ConsumerCheck, ConsumerDamage {
+  /** Its faults, as scheduled (none for a healthy one). */
+  faults: Fault[];
+  /** Its digest of its own state against the broker's (null: none was taken). */
+  digest: DigestVerdict | null;
+  latency: ConsumerLatency | null;
+  recovery: Recovery | null;
+  /** Its resumes, checkpoint restore and keys a snapshot removed. */
+  resumption: Resumption | null;
+  /** Its stale time by its own clock (see Staleness). */
+  stale: Staleness | null;
+  /** A foreign consumer's command line (--consumer-cmd); null for ours. */
+  command: string | null;
+  /** Its contract failures (docs/CONSUMER.md), each a sentence naming it; []: it kept it. */
+  contract: string[];
+  /** The pool process that hosted it (--pool-size); null: a process of its own. */
+  pool: string | null;
+}
+
+/** Durable: what the log cost and replayed (its last incarnation), and what the publisher lost. */
+export type DurableOutcome = Omit<DurableReport, 'oldest'> & {
+  /** The run's consumers' (replayedByConsumers in outcome.ts): the cost's replayBytes. */
+  replayedEvents: number;
+  replayBytes: number;
+  acknowledgedLost: number;
+};
+
+/**
+ * Per sample of the live monitor (`t`: seconds since publishing started): keys wrong now per
+ * consumer (a frozen one repeats its last figure), and that split into diverged (will never
+ * arrive) and behind (on their way), which are known for a frozen consumer too.
+ */
+export interface WrongOverTime {
+  intervalMs: number;
+  t: number[];
+  /** Per consumer, one value per `t`; null before the consumer existed (a late joiner). */
+  series: Record<string, Array<number | null>>;
+  diverged: Record<string, Array<number | null>>;
+  behind: Record<string, Array<number | null>>;
+  publisherRate: number[];
+}
+
 export interface ModeResult {
   mode: Mode;
   published: number;
   publisher: PublisherOutcome;
-  check: CheckResult;
+  /** The run's verdict, and why it is `unknown` when the run as a whole could not be judged. */
+  check: Omit<CheckResult, 'consumers'>;
+  /** One row per consumer, in report order (the checker's). */
+  consumers: ConsumerOutcome[];
   broker: BrokerReport | null;
-  digests: Record<string, DigestVerdict | null>;
-  latency: Record<string, ConsumerLatency>;
   /** All healthy consumers' samples during the stall, pooled. */
   healthyInStall: LatencySummary | null;
   /** The same before the stall, after a warm-up (the first second, or half the phase). */
   healthyBeforeStall: LatencySummary | null;
   /** CPU and peak memory of every process of the run, the orchestrator included. */
   processes: ProcessCost[];
-  recovery: Record<string, Recovery>;
-  /** Per consumer with a report: its resumes, checkpoint restore and keys a snapshot removed. */
-  resumption: Record<string, Resumption>;
   /** The broker's outages, measured, in seconds since publishing started (as `faults`). */
   brokerOutages: Array<{ from: number; to: number }>;
-  /** Durable: what the log cost and replayed (the broker's last incarnation), and what the publisher lost (null without a log). */
-  /** replayedEvents and replayBytes: the run's consumers' (replayedByConsumers), the figure the cost's replayBytes is. */
-  durable: (Omit<DurableReport, 'oldest'> & { replayedEvents: number; replayBytes: number; acknowledgedLost: number }) | null;
-  /** Each consumer's faults, as scheduled (none for a healthy one). */
-  faults: Record<string, Fault[]>;
+  /** Null without a log. */
+  durable: DurableOutcome | null;
   cost: Cost;
-  /**
-   * Per sample of the live monitor (`t`: seconds since publishing started): keys wrong now per consumer
-   * (a frozen one repeats its last figure), and that split into diverged (will never arrive) and behind
-   * (on their way), which are known for a frozen consumer too.
-   */
-  wrongOverTime: {
-    intervalMs: number;
-    t: number[];
-    /** Per consumer, one value per `t`; null before the consumer existed (a late joiner). */
-    series: Record<string, Array<number | null>>;
-    diverged: Record<string, Array<number | null>>;
-    behind: Record<string, Array<number | null>>;
-    publisherRate: number[];
-  };
-  /**
-   * Where the damage is, per consumer: the wrong fraction per hotness decile, the
-   * fraction of each decile that missed at least one update (null when offsets
-   * and versions cannot be matched), the keys the workload's probabilities say
-   * it should end wrong about given what it missed; and the overlaps between
-   * faulted consumers.
-   */
+  wrongOverTime: WrongOverTime;
+  /** What the consumers' damage shares (each one's is in its row): see damage-by-consumer.ts. */
   damage: {
-    byDecile: Record<string, number[]>;
-    missedByDecile: Record<string, number[] | null>;
-    /** Per decile, of the keys that missed an update, the share still wrong ("hot keys self-repair" or not). */
-    survivalByDecile: Record<string, Array<number | null> | null>;
-    /** Absent where what it missed is unknown (its report or the broker's is missing), or where nothing can be predicted (noPrediction). */
-    expectedWrong: Record<string, number>;
     /** Why no consumer's wrong keys are predicted in this run (e.g. two broker restarts); null: predicted where known. */
     noPrediction: string | null;
+    /** Each pair of faulted consumers both ending wrong: keys wrong for both or one; Jaccard. */
     faultedOverlap: Overlap[];
   };
   drain: DrainResult;
@@ -198,15 +228,8 @@ export interface ModeResult {
   /** Wall-clock ms: when the publisher started, and the fault window (the `stalled` phase). */
   timing: { publishingStartedAt: number; stallWindow: { from: number; to: number } };
   wallSeconds: number;
-  /** Foreign consumers (--consumer-cmd): command lines and contract failures, by name (see GatheredRun). */
-  commands: Record<string, string>;
-  contract: Record<string, string[]>;
   /** Each network-faulted client's relay, by the client's name (a consumer or `publisher`); {} in a run without network faults. */
   relays: Record<string, RelayOutcome>;
-  /** Per consumer with a report: its stale time by its own clock (see Staleness). */
-  stale: Record<string, Staleness>;
-  /** The pool hosting each pooled consumer, by name (see GatheredRun); nothing a check or a report judges by. */
-  pools: Record<string, string>;
 }
 
 export interface GatheredRun {
@@ -231,7 +254,7 @@ export interface GatheredRun {
   publishedBeforeStall: number;
   drain: DrainResult;
   rogue: RogueReport | null;
-  wrongOverTime: ModeResult['wrongOverTime'];
+  wrongOverTime: WrongOverTime;
   processes: ProcessCost[];
   events: RunEvent[];
   origin: PublishingOrigin;

@@ -18,14 +18,14 @@ export function judge(result: ModeResult): Judgement {
   const { mode, check } = result;
   const reasons: string[] = [];
   if (check.error !== undefined) reasons.push(`${mode}: the verdict is unknown: ${check.error}`);
-  for (const c of check.consumers) {
+  for (const c of result.consumers) {
     // The run's error already explains the consumers it made unknown; one whose copy could not be gathered is named anyway.
     if (c.verdict === 'unknown' && c.unknownBecause !== check.error) {
       reasons.push(`${mode}: ${c.name} could not be checked (${c.unknownBecause})`);
     }
     if (c.endedEarly !== null) reasons.push(`${mode}: ${c.name}'s subscription ended early: ${c.endedEarly}`);
   }
-  const broken = Object.values(result.contract).flat();
+  const broken = result.consumers.flatMap((c) => c.contract);
   reasons.push(...broken.map((failure) => `${mode}: ${failure}`));
   return { reasons, contractBroken: broken.length > 0 };
 }

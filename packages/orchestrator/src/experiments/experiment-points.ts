@@ -42,10 +42,10 @@ const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 export const queueFor = (rate: number): number => Math.max(32, Math.round(rate / 8));
 
 function measured(result: ModeResult) {
-  const check = result.check.consumers.find((c) => c.faulted);
+  const check = result.consumers.find((c) => c.faulted);
   if (check === undefined) throw new Error(`the ${result.mode} run has no faulted consumer to measure`);
   const queue = result.broker?.subscribers[check.name];
-  return { check, queue, name: check.name, expectedWrong: result.damage.expectedWrong[check.name] ?? null };
+  return { check, queue, name: check.name, expectedWrong: check.expectedWrong };
 }
 
 export function churnPoint(result: ModeResult, settings: { keys: number; rate: number; regime: Regime; queueCapacity: number }): ChurnPoint {
@@ -75,16 +75,16 @@ export function queuePoint(result: ModeResult, settings: { capacity: number; rat
 export function overlapPoint(result: ModeResult, windows: OverlapPoint['windows']): OverlapPoint {
   // The experiment's pair is its two stalled consumers, whether or not both ended wrong
   // (the run's faultedOverlap compares only the wrong ones).
-  const [pair] = overlaps(result.check.consumers.filter((c) => c.faulted));
+  const [pair] = overlaps(result.consumers.filter((c) => c.faulted));
   if (pair === undefined) throw new Error('the overlap experiment needs two faulted consumers');
   return { windows, jaccard: pair.jaccard, both: pair.both, onlyOne: pair.onlyA + pair.onlyB, wrong: [pair.both + pair.onlyA, pair.both + pair.onlyB] };
 }
 
 /** Survival per decile: of the keys that missed at least one update, the fraction still wrong (null: none missed). */
 export function hotnessPoint(result: ModeResult, shape: string): HotnessPoint {
-  const { check, name, expectedWrong } = measured(result);
-  const wrong = result.damage.byDecile[name] ?? [];
-  const survival = result.damage.survivalByDecile[name] ?? wrong.map(() => null);
+  const { check, expectedWrong } = measured(result);
+  const wrong = check.wrongByDecile;
+  const survival = check.survivalByDecile ?? wrong.map(() => null);
   return { shape, deciles: wrong, survival, wrong: check.wrongKeys.length, expectedWrong };
 }
 
@@ -100,23 +100,23 @@ export function hotnessPoint(result: ModeResult, shape: string): HotnessPoint {
  */
 export function restartPoint(result: ModeResult, consumers: number): RestartPoint {
   if (result.brokerOutages.length === 0) throw new Error(`the ${result.mode} run has no broker restart to measure`);
-  const checks = result.check.consumers;
+  const checks = result.consumers;
   const wrong = checks.some((c) => c.verdict === 'unknown') ? null : result.cost.wrongAtEnd;
-  const correctAgain = checks.map((c) => result.recovery[c.name]?.convergedAfterThawMs ?? null);
+  const correctAgain = checks.map((c) => c.recovery?.convergedAfterThawMs ?? null);
   const convergedMs = wrong === 0 && correctAgain.every((ms) => ms !== null) ? Math.round(Math.max(...(correctAgain as number[]))) : null;
   return { mode: result.mode, consumers, wrong, reconnectBytes: result.cost.reconnectBytes, convergedMs };
 }
 
 export function networkPoint(result: ModeResult, settings: Pick<NetworkPoint, 'fault' | 'size' | 'mode'>): NetworkPoint {
-  const { name } = measured(result);
-  const checks = result.check.consumers;
+  const { check: faulted } = measured(result);
+  const checks = result.consumers;
   const wrong = checks.some((c) => c.verdict === 'unknown') ? null : result.cost.wrongAtEnd;
   return {
     ...settings,
     wrong,
-    p99Ms: worstP99(checks.filter((c) => !c.faulted).map((c) => result.latency[c.name]?.all?.p99)),
-    faultedP99Ms: result.latency[name]?.all?.p99 ?? null,
-    staleMs: result.stale[name]?.staleMs ?? null,
+    p99Ms: worstP99(checks.filter((c) => !c.faulted).map((c) => c.latency?.all?.p99)),
+    faultedP99Ms: faulted.latency?.all?.p99 ?? null,
+    staleMs: faulted.stale?.staleMs ?? null,
   };
 }
 

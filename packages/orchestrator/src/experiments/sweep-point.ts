@@ -25,11 +25,11 @@ const mean = (values: number[]): number => values.reduce((sum, v) => sum + v, 0)
  * shape of the run (publishing ending with the stall or going on after it).
  */
 export function sweepPoint(result: ModeResult, settings: { rate: number; keys: number }): SweepPoint {
-  const faulted = result.check.consumers.filter((c) => c.faulted);
+  const faulted = result.consumers.filter((c) => c.faulted);
   const dropped = mean(faulted.map((c) => result.broker?.subscribers[c.name]?.dropped ?? 0));
   const wrong = mean(faulted.map((c) => c.wrongKeys.length));
-  const expected = faulted.map((c) => result.damage.expectedWrong[c.name]);
-  const known = expected.every((e): e is number => e !== undefined);
+  const expected = faulted.map((c) => c.expectedWrong);
+  const known = expected.every((e): e is number => e !== null);
   return {
     rate: settings.rate,
     keys: settings.keys,

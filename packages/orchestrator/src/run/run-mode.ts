@@ -210,14 +210,14 @@ function gatheredRun(parts: {
 }
 
 function logOutcome(logger: Logger, outcome: ModeResult): void {
-  const consumers = outcome.check.consumers.map((c) => ({
+  const consumers = outcome.consumers.map((c) => ({
     name: c.name,
     applied: c.applied,
     wrong: c.wrongKeys.length,
     lost: c.lost,
     unexpected: c.unexpected,
     unexplained: c.unexplainedKeys.length,
-    digestMatch: outcome.digests[c.name]?.match ?? null,
+    digestMatch: c.digest?.match ?? null,
     endedEarly: c.endedEarly,
   }));
   logger.info({ verdict: outcome.check.verdict, published: outcome.published, cost: outcome.cost, consumers }, 'outcome');
