@@ -1,6 +1,6 @@
 /**
  * The live view, rendered from hand-built snapshots with ink-testing-library.
- * (The README names the tmux check for the real terminal; the notes hold a capture.)
+ * (The real terminal, checked in tmux: a capture is in docs/USAGE.md.)
  */
 import { createElement as h } from 'react';
 import { Dashboard, sparkline } from '@state-divergence/orchestrator/tui';
