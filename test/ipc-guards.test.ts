@@ -15,7 +15,7 @@ const inits: ChildInit[] = [
   } satisfies BrokerInit,
   { role: 'publisher', name: 'publisher', broker, keys: 2000, rate: 400, payload: 64, seed: 1, deleteRatio: 0.05, log } satisfies PublisherInit,
   { role: 'consumer', name: 'consumer-1', broker, subscribeWith: 'latest', detectGaps: false, checkpointDir: null, staleAfterMs: null, log } satisfies ConsumerInit,
-  { role: 'rogue', name: 'rogue', broker, decoyCaPem: 'PEM', frames: 100, seed: 1, log } satisfies RogueInit,
+  { role: 'rogue', name: 'rogue', broker, decoyCaPem: 'PEM', rogueFrames: 100, seed: 1, log } satisfies RogueInit,
   { role: 'relay', name: 'relay-consumer-3', client: 'consumer-3', upstream: { host: '127.0.0.1', port: 4433 }, datagramBytes: 1350, seed: 1, log } satisfies RelayInit,
 ];
 const link: LinkCounters = { forwarded: 10, dropped: 2, bytes: 9000, maxHeld: 0 };
