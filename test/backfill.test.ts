@@ -20,7 +20,7 @@ describe('a replay from the log joins live delivery', () => {
     const fed = topicWith({ mode: 'durable', log });
     const { topic, publish } = fed;
     feed(fed, 20);
-    const { subscriber, sink } = subscribe(topic, { capacity: 100, batchMaxEvents: 4, replayAfter: 5 });
+    const { subscriber, sink } = subscribe(topic, { queueCapacity: 100, batchMaxEvents: 4, replayAfter: 5 });
     expect(sink.frames).toEqual(events(6, 9)); // the first page goes out at once
     expect(subscriber.backfilling).toMatchObject({ from: 5, pages: 1, events: 4 });
     publish(0, 1, 2); // 21-23, while the replay runs: not queued, read from the log later
@@ -40,7 +40,7 @@ describe('a replay from the log joins live delivery', () => {
     const fed = topicWith({ mode: 'durable', log });
     const { topic, publish } = fed;
     feed(fed, 20_000, 100);
-    const { subscriber, sink } = subscribe(topic, { capacity: 512, batchMaxEvents: 256, replayAfter: 0, autoRelease: true });
+    const { subscriber, sink } = subscribe(topic, { queueCapacity: 512, batchMaxEvents: 256, replayAfter: 0, autoRelease: true });
     for (let round = 0; subscriber.backfilling !== undefined && round < 200; round++) {
       if (round % 10 === 0) feed(fed, 1, 100); // live changes keep arriving during the replay
       expect(subscriber.queued).toBe(0);
@@ -59,7 +59,7 @@ describe('a replay from the log joins live delivery', () => {
     const { topic, publish } = fed;
     feed(fed, 12);
     expect(log.oldest).toBe(8);
-    const { sink } = subscribe(topic, { capacity: 10, batchMaxEvents: 10, replayAfter: log.oldest - 1, autoRelease: true });
+    const { sink } = subscribe(topic, { queueCapacity: 10, batchMaxEvents: 10, replayAfter: log.oldest - 1, autoRelease: true });
     await tick();
     expect(sink.frames).toEqual(events(8, 12));
   });
@@ -70,7 +70,7 @@ describe('a full live queue back-fills from the log', () => {
     const log = new FakeLog();
     const fed = topicWith({ mode: 'durable', log });
     const { topic, publish } = fed;
-    const { subscriber, sink, logs } = subscribe(topic, { capacity: 3, batchMaxEvents: 2 });
+    const { subscriber, sink, logs } = subscribe(topic, { queueCapacity: 3, batchMaxEvents: 2 });
     feed(fed, 2); // in flight: the write never completes while frozen
     await tick();
     feed(fed, 30);
@@ -94,7 +94,7 @@ describe('a full live queue back-fills from the log', () => {
     const log = new FakeLog();
     const fed = topicWith({ mode: 'durable', log });
     const { topic, publish } = fed;
-    const { subscriber, sink } = subscribe(topic, { capacity: 2, batchMaxEvents: 4 });
+    const { subscriber, sink } = subscribe(topic, { queueCapacity: 2, batchMaxEvents: 4 });
     publish(0);
     await tick();
     publish(1, 2, 3, 0, 1); // overflow: back-filling after 1
@@ -108,7 +108,7 @@ describe('a full live queue back-fills from the log', () => {
     const log = new FakeLog({ retention: 4 });
     const fed = topicWith({ mode: 'durable', log });
     const { topic, publish } = fed;
-    const { subscriber, sink } = subscribe(topic, { capacity: 2, batchMaxEvents: 2 });
+    const { subscriber, sink } = subscribe(topic, { queueCapacity: 2, batchMaxEvents: 2 });
     publish(0, 1);
     await tick();
     feed(fed, 10); // back-filling after 2; the log keeps 9-12
@@ -123,7 +123,7 @@ describe('a full live queue back-fills from the log', () => {
 test('RESUME on a broker with a log replays the events after its offset, not a delta', async () => {
   const log = new FakeLog();
   const { topic, publish } = topicWith({ mode: 'durable', log });
-  const { subscriber, sink } = subscribe(topic, { capacity: 10, batchMaxEvents: 10, autoRelease: true });
+  const { subscriber, sink } = subscribe(topic, { queueCapacity: 10, batchMaxEvents: 10, autoRelease: true });
   publish(0, 0, 0, 1);
   await tick();
   subscriber.resume(1);

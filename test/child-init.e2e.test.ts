@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { execaNode } from 'execa';
 import { TOKEN_BYTES } from '@state-divergence/protocol';
 import { createLogger } from '@state-divergence/runtime';
-import { brokerInit, generateRunCertificate, spawnRole, type ChildHandle } from '@state-divergence/orchestrator';
+import { brokerInit, DEFAULTS, generateRunCertificate, spawnRole, type ChildHandle } from '@state-divergence/orchestrator';
 
 const log = { level: 'error', file: null, mode: 'lossy' } as const;
 const started: ChildHandle[] = [];
@@ -19,7 +19,9 @@ afterEach(async () => {
 
 /** The broker's init as the orchestrator makes it, without the named fields. */
 async function brokerInitWithout(...keys: string[]): Promise<Record<string, unknown>> {
-  const init = brokerInit({ mode: 'lossy', keys: 16, queueCapacity: 8, overflow: 'drop-new', tls: await generateRunCertificate(), token: randomBytes(TOKEN_BYTES).toString('hex'), idleTimeoutMs: 20_000, datagramSize: 1350, coalesceMs: 0, log });
+  const tls = await generateRunCertificate();
+  const token = randomBytes(TOKEN_BYTES).toString('hex');
+  const init = brokerInit({ ...DEFAULTS, mode: 'lossy', keys: 16, queueCapacity: 8, overflow: 'drop-new', tls, token, idleTimeoutMs: 20_000, datagramSize: 1350, coalesceMs: 0, log });
   return Object.fromEntries(Object.entries(init).filter(([key]) => !keys.includes(key)));
 }
 

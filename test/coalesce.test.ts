@@ -20,7 +20,7 @@ async function advance(ms: number): Promise<void> {
 
 describe('Subscriber with coalesceMs', () => {
   test('events are held until the oldest has waited coalesceMs, then everything queued goes out in one write', async () => {
-    const { sink, publish } = setup({ mode: 'lossy', capacity: 100, batchMaxEvents: 10, coalesceMs: 50 });
+    const { sink, publish } = setup({ mode: 'lossy', queueCapacity: 100, batchMaxEvents: 10, coalesceMs: 50 });
     publish(0, 1);
     await tick();
     expect(sink.writes).toHaveLength(0);
@@ -40,7 +40,7 @@ describe('Subscriber with coalesceMs', () => {
   });
 
   test('a full batch goes out at once; the rest waits until its oldest has waited coalesceMs', async () => {
-    const { sink, publish } = setup({ mode: 'lossy', capacity: 100, batchMaxEvents: 3, coalesceMs: 50 });
+    const { sink, publish } = setup({ mode: 'lossy', queueCapacity: 100, batchMaxEvents: 3, coalesceMs: 50 });
     publish(0, 1, 2, 3);
     await tick();
     expect(sink.writes.map((w) => w.map(show))).toEqual([['event 1 k0', 'event 2 k1', 'event 3 k2']]);
@@ -51,7 +51,7 @@ describe('Subscriber with coalesceMs', () => {
   });
 
   test('half a queue is a full batch too: holding never brings a queue near overflowing', async () => {
-    const { sink, publish } = setup({ mode: 'lossy', capacity: 8, batchMaxEvents: 100, coalesceMs: 50 });
+    const { sink, publish } = setup({ mode: 'lossy', queueCapacity: 8, batchMaxEvents: 100, coalesceMs: 50 });
     publish(0, 1, 2);
     await tick();
     expect(sink.writes).toHaveLength(0);
@@ -61,7 +61,7 @@ describe('Subscriber with coalesceMs', () => {
   });
 
   test('events queued behind a slow write go out as soon as it completes when they have waited coalesceMs', async () => {
-    const { sink, publish } = setup({ mode: 'lossy', capacity: 100, batchMaxEvents: 10, coalesceMs: 50 });
+    const { sink, publish } = setup({ mode: 'lossy', queueCapacity: 100, batchMaxEvents: 10, coalesceMs: 50 });
     publish(0);
     await advance(50);
     expect(sink.writes).toHaveLength(1);
@@ -73,7 +73,7 @@ describe('Subscriber with coalesceMs', () => {
   });
 
   test('a digest request and control frames are written at once, with the held events ahead of them', async () => {
-    const { subscriber, sink, publish, topic } = setup({ mode: 'resync', capacity: 100, batchMaxEvents: 10, coalesceMs: 500 });
+    const { subscriber, sink, publish, topic } = setup({ mode: 'resync', queueCapacity: 100, batchMaxEvents: 10, coalesceMs: 500 });
     publish(0, 1);
     await tick();
     expect(sink.writes).toHaveLength(0);
@@ -86,7 +86,7 @@ describe('Subscriber with coalesceMs', () => {
   });
 
   test('a digest or control frame asked for while a write is in flight goes out when it completes, not after a hold', async () => {
-    const { subscriber, sink, publish, topic } = setup({ mode: 'resync', capacity: 100, batchMaxEvents: 10, coalesceMs: 500 });
+    const { subscriber, sink, publish, topic } = setup({ mode: 'resync', queueCapacity: 100, batchMaxEvents: 10, coalesceMs: 500 });
     publish(0);
     await advance(500);
     expect(sink.writes).toHaveLength(1); // in flight
@@ -106,7 +106,7 @@ describe('Subscriber with coalesceMs', () => {
   });
 
   test('a write that completes with nothing queued starts no hold: the next event waits its own coalesceMs, not what is left of an old one', async () => {
-    const { sink, publish } = setup({ mode: 'lossy', capacity: 8, batchMaxEvents: 100, coalesceMs: 50 });
+    const { sink, publish } = setup({ mode: 'lossy', queueCapacity: 8, batchMaxEvents: 100, coalesceMs: 50 });
     publish(0, 1, 2, 3); // half the queue: out at once
     await tick();
     expect(sink.writes).toHaveLength(1);
@@ -121,7 +121,7 @@ describe('Subscriber with coalesceMs', () => {
   });
 
   test('an ended subscription leaves no hold behind', async () => {
-    const { subscriber, sink, publish } = setup({ mode: 'lossy', capacity: 100, batchMaxEvents: 10, coalesceMs: 50 });
+    const { subscriber, sink, publish } = setup({ mode: 'lossy', queueCapacity: 100, batchMaxEvents: 10, coalesceMs: 50 });
     publish(0);
     subscriber.end('test over', 'debug');
     expect(jest.getTimerCount()).toBe(0);

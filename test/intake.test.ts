@@ -19,7 +19,7 @@ function durable() {
   const log = new FakeLog();
   const { topic } = topicWith({ mode: 'durable', log });
   const intake = new LogIntake(topic, log);
-  const { sink } = subscribe(topic, { capacity: 10, batchMaxEvents: 10, autoRelease: true });
+  const { sink } = subscribe(topic, { queueCapacity: 10, batchMaxEvents: 10, autoRelease: true });
   const accept = (key: number) => {
     const { change: c, body } = change(key);
     return intake.accept(c, body);

@@ -4,19 +4,21 @@
  * Each message is built by hand, then each of its fields is taken away (or
  * spoiled) in turn: the guard must refuse it and name that field.
  */
-import { CLEAR_LINK, childMessageProblem, initProblem, isChildInit, isChildMessage, isOrchestratorCommand, PARTITIONED_LINK, readForeignMessage, type BrokerEndpoint, type BrokerReport, type BrokerInit, type ChildInit, type ConsumerInit, type Counters, type LinkCounters, type LogSettings, type PublisherInit, type RelayInit, type Report, type RogueInit } from '@state-divergence/protocol';
+import { CLEAR_LINK, childMessageProblem, initProblem, KNOB_DEFAULTS, settingsOf, isChildInit, isChildMessage, isOrchestratorCommand, PARTITIONED_LINK, readForeignMessage, type BrokerEndpoint, type BrokerReport, type BrokerInit, type ChildInit, type ConsumerInit, type Counters, type LinkCounters, type LogSettings, type PublisherInit, type RelayInit, type Report, type RogueInit } from '@state-divergence/protocol';
 
 const log: LogSettings = { level: 'info', file: null, mode: 'lossy' };
 const broker: BrokerEndpoint = { host: '127.0.0.1', port: 4433, caPem: 'PEM', idleTimeoutMs: 30_000, datagramBytes: 1350, token: 'ab'.repeat(32) };
+/** The knobs' values (protocol's settings.ts) an init carries: each is taken away below like any field. */
+const knobs = { ...KNOB_DEFAULTS, coalesceMs: 0, idleTimeoutMs: 30_000, deleteRatio: 0.05, rogueFrames: 100 };
 const inits: ChildInit[] = [
   {
-    role: 'broker', name: 'broker', mode: 'lossy', host: '127.0.0.1', port: 0, durable: null, keys: 2000, queueCapacity: 512, overflow: 'drop-new', batchMaxEvents: 256, coalesceMs: 0,
-    streamWindowBytes: 1 << 20, datagramBytes: 1350, heartbeatMs: 100, certPem: 'PEM', keyPem: 'KEY', idleTimeoutMs: 30_000, token: 'ab'.repeat(32), log,
+    role: 'broker', name: 'broker', mode: 'lossy', host: '127.0.0.1', port: 0, durable: null, ...settingsOf('broker', knobs), overflow: 'drop-new', batchMaxEvents: 256,
+    streamWindowBytes: 1 << 20, datagramBytes: 1350, heartbeatMs: 100, certPem: 'PEM', keyPem: 'KEY', token: 'ab'.repeat(32), log,
   } satisfies BrokerInit,
-  { role: 'publisher', name: 'publisher', broker, keys: 2000, rate: 400, payload: 64, seed: 1, deleteRatio: 0.05, log } satisfies PublisherInit,
+  { role: 'publisher', name: 'publisher', broker, ...settingsOf('publisher', knobs), log } satisfies PublisherInit,
   { role: 'consumer', name: 'consumer-1', broker, subscribeWith: 'latest', detectGaps: false, checkpointDir: null, staleAfterMs: null, log } satisfies ConsumerInit,
-  { role: 'rogue', name: 'rogue', broker, decoyCaPem: 'PEM', frames: 100, seed: 1, log } satisfies RogueInit,
-  { role: 'relay', name: 'relay-consumer-3', client: 'consumer-3', upstream: { host: '127.0.0.1', port: 4433 }, datagramBytes: 1350, seed: 1, log } satisfies RelayInit,
+  { role: 'rogue', name: 'rogue', broker, decoyCaPem: 'PEM', ...settingsOf('rogue', knobs), log } satisfies RogueInit,
+  { role: 'relay', name: 'relay-consumer-3', client: 'consumer-3', upstream: { host: '127.0.0.1', port: 4433 }, datagramBytes: 1350, ...settingsOf('relay', knobs), log } satisfies RelayInit,
 ];
 const link: LinkCounters = { forwarded: 10, dropped: 2, bytes: 9000, maxHeld: 0 };
 const subscriber = { queued: 0, delivered: 5, dropped: 1, lastAccepted: 5, bytesSent: 700 };

@@ -27,7 +27,7 @@ const PAGE = 4;
 async function servedRun() {
   const log = new FakeLog();
   const fed = topicWith({ mode: 'durable', log });
-  const join = (name: string, autoRelease = false, capacity = CAPACITY) => subscribe(fed.topic, { name, capacity, batchMaxEvents: PAGE, autoRelease });
+  const join = (name: string, autoRelease = false, capacity = CAPACITY) => subscribe(fed.topic, { name, queueCapacity: capacity, batchMaxEvents: PAGE, autoRelease });
   const stalled = join('consumer-3');
   const paused = join('consumer-1');
   join('consumer-2', true, 64); // room for every burst: never behind

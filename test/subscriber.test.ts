@@ -14,7 +14,7 @@ const mark = (what: string, offset: number) => ({ at: expect.any(Number), what, 
 
 describe('Subscriber: batching and the writer', () => {
   test('events published in one tick go out together on the next, at most batchMaxEvents per write, one write in flight at a time', async () => {
-    const { subscriber, sink, publish } = setup({ mode: 'lossy', capacity: 10, batchMaxEvents: 3 });
+    const { subscriber, sink, publish } = setup({ mode: 'lossy', queueCapacity: 10, batchMaxEvents: 3 });
     publish(0, 1, 2, 3, 4, 5, 6);
     expect(sink.writes).toHaveLength(0); // deferred to the next turn of the event loop
     await tick();
@@ -36,8 +36,8 @@ describe('Subscriber: batching and the writer', () => {
   });
 
   test('a frozen subscriber parks only its own writer: publishing never waits, and a healthy subscriber on the same topic gets everything', async () => {
-    const { topic, publish, subscriber: frozen, sink: frozenSink } = setup({ mode: 'lossy', capacity: 8, batchMaxEvents: 4, name: 'frozen' });
-    const healthy = subscribe(topic, { capacity: 8, batchMaxEvents: 4, autoRelease: true, name: 'healthy' });
+    const { topic, publish, subscriber: frozen, sink: frozenSink } = setup({ mode: 'lossy', queueCapacity: 8, batchMaxEvents: 4, name: 'frozen' });
+    const healthy = subscribe(topic, { queueCapacity: 8, batchMaxEvents: 4, autoRelease: true, name: 'healthy' });
     for (let round = 0; round < 5; round++) {
       publish(0, 1, 2, 3); // topic.publish is synchronous: it returns while the frozen write is still in flight
       await tick();
@@ -51,7 +51,7 @@ describe('Subscriber: batching and the writer', () => {
   });
 
   test('control frames (an opening snapshot) are written at once, ahead of queued events, and never counted or dropped', async () => {
-    const { subscriber, sink, publish, topic } = setup({ mode: 'lossy', capacity: 1, batchMaxEvents: 4 });
+    const { subscriber, sink, publish, topic } = setup({ mode: 'lossy', queueCapacity: 1, batchMaxEvents: 4 });
     publish(0);
     subscriber.sendControl(...topic.table.stateFramesSince(0, true), encodeSyncEnd(SyncKind.snapshot, 1));
     expect(sink.writes.map((w) => w.map(show))).toEqual([['state 1 k0', 'syncEnd snapshot 1', 'event 1 k0']]);
@@ -63,7 +63,7 @@ describe('Subscriber: batching and the writer', () => {
   });
 
   test('a digest request is built when asked for and goes out right behind the events queued before it, in the same write; later events follow', async () => {
-    const { subscriber, sink, publish, topic } = setup({ mode: 'resync', capacity: 10, batchMaxEvents: 2 });
+    const { subscriber, sink, publish, topic } = setup({ mode: 'resync', queueCapacity: 10, batchMaxEvents: 2 });
     publish(0, 1, 2);
     let built = 0;
     subscriber.requestDigest(() => {
@@ -82,7 +82,7 @@ describe('Subscriber: batching and the writer', () => {
 
   test('under a queue that never empties, the digest still goes out right after the events queued before the request', async () => {
     // Found by review: the digest used to wait for an empty queue, so a subscriber that is always a little behind never got one.
-    const { subscriber, sink, publish, topic } = setup({ mode: 'lossless', capacity: 100, batchMaxEvents: 4 });
+    const { subscriber, sink, publish, topic } = setup({ mode: 'lossless', queueCapacity: 100, batchMaxEvents: 4 });
     publish(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
     await tick(); // events 1-4 in flight, 5-10 queued
     subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size));
@@ -99,7 +99,7 @@ describe('Subscriber: batching and the writer', () => {
   });
 
   test('resync: a digest whose queue a delta replaced is rebuilt right after that delta, at the head it brings the subscriber to', async () => {
-    const { subscriber, sink, publish, topic } = setup({ mode: 'resync', capacity: 3, batchMaxEvents: 2 });
+    const { subscriber, sink, publish, topic } = setup({ mode: 'resync', queueCapacity: 3, batchMaxEvents: 2 });
     publish(0, 1);
     await tick(); // 1 and 2 in flight
     publish(2, 3);
@@ -113,7 +113,7 @@ describe('Subscriber: batching and the writer', () => {
   });
 
   test('a failed write ends the subscriber: queue cleared, later events ignored, room announced, reported as endedEarly', async () => {
-    const { subscriber, sink, publish, logs, rooms } = setup({ mode: 'lossless', capacity: 2, batchMaxEvents: 1 });
+    const { subscriber, sink, publish, logs, rooms } = setup({ mode: 'lossless', queueCapacity: 2, batchMaxEvents: 1 });
     publish(0, 1);
     await tick();
     const roomsBefore = rooms();
@@ -133,7 +133,7 @@ describe('Subscriber: batching and the writer', () => {
 
 describe('Subscriber: a full queue in each mode', () => {
   test('lossy: a full queue drops the new event and keeps the old ones; drops are recorded as inclusive runs and nobody is told', async () => {
-    const { subscriber, sink, publish, logs } = setup({ mode: 'lossy', capacity: 2, batchMaxEvents: 1 });
+    const { subscriber, sink, publish, logs } = setup({ mode: 'lossy', queueCapacity: 2, batchMaxEvents: 1 });
     publish(0);
     await tick(); // event 1 in flight, never acknowledged yet
     publish(1, 2, 3, 4); // 2 and 3 fill the queue; 4 and 5 are dropped
@@ -175,7 +175,7 @@ describe('Subscriber: a full queue in each mode', () => {
   });
 
   test('lossless: a full queue has no room, the topic\'s waitForRoom holds until a batch is handed to the stream, and offer refuses instead of queueing', async () => {
-    const { topic, subscriber, sink, publish, rooms } = setup({ mode: 'lossless', capacity: 2, batchMaxEvents: 2 });
+    const { topic, subscriber, sink, publish, rooms } = setup({ mode: 'lossless', queueCapacity: 2, batchMaxEvents: 2 });
     publish(0, 1);
     await tick(); // events 1 and 2 in flight
     publish(2, 3);
@@ -202,7 +202,7 @@ describe('Subscriber: a full queue in each mode', () => {
   });
 
   test('resync: overflow discards the queue and lags; when the stream takes writes again it gets LAG, the delta with tombstones, SYNC_END, then live events', async () => {
-    const { subscriber, sink, publish, topic, logs, rooms } = setup({ mode: 'resync', capacity: 3, batchMaxEvents: 2 });
+    const { subscriber, sink, publish, topic, logs, rooms } = setup({ mode: 'resync', queueCapacity: 3, batchMaxEvents: 2 });
     publish(0, 1);
     await tick(); // events 1 and 2 in flight: the stream has taken everything up to 2
     publish(2, 0, 3); // queue full
@@ -268,7 +268,7 @@ describe('Subscriber: a full queue in each mode', () => {
   });
 
   test('resync: each overflow after a recovery is a new lag, and each recovery adds its own bytes and the snapshot it saved', async () => {
-    const { subscriber, sink, publish } = setup({ mode: 'resync', capacity: 1, batchMaxEvents: 1 });
+    const { subscriber, sink, publish } = setup({ mode: 'resync', queueCapacity: 1, batchMaxEvents: 1 });
     publish(0);
     await tick(); // 1 in flight
     publish(1, 2); // 2 queued, 3 overflows
@@ -288,7 +288,7 @@ describe('Subscriber: a full queue in each mode', () => {
 
 describe('Subscriber: resume requests', () => {
   test('a client\'s resume gets the delta after its offset and SYNC_END, without a LAG frame, and what was queued is discarded', async () => {
-    const { subscriber, sink, publish, logs } = setup({ mode: 'resync', capacity: 10, batchMaxEvents: 2 });
+    const { subscriber, sink, publish, logs } = setup({ mode: 'resync', queueCapacity: 10, batchMaxEvents: 2 });
     publish(0, 1, 2);
     await tick(); // 1 and 2 in flight, 3 queued
     subscriber.resume(1);
@@ -302,7 +302,7 @@ describe('Subscriber: resume requests', () => {
   });
 
   test('a resume from beyond what was handed to the stream starts the delta at the last offset written', async () => {
-    const { subscriber, sink, publish } = setup({ mode: 'lossy', capacity: 10, batchMaxEvents: 1 });
+    const { subscriber, sink, publish } = setup({ mode: 'lossy', queueCapacity: 10, batchMaxEvents: 1 });
     publish(0, 1, 2);
     await tick(); // 1 in flight
     subscriber.resume(99);
@@ -311,7 +311,7 @@ describe('Subscriber: resume requests', () => {
   });
 
   test('resumes while lagged widen the delta to the earliest offset asked for, never narrow it, and keep the LAG signal', async () => {
-    const { subscriber, sink, publish } = setup({ mode: 'resync', capacity: 2, batchMaxEvents: 2 });
+    const { subscriber, sink, publish } = setup({ mode: 'resync', queueCapacity: 2, batchMaxEvents: 2 });
     publish(0, 1);
     await tick(); // 1 and 2 in flight
     publish(2, 3, 4); // 3 and 4 queued, 5 overflows: lagged from 2
@@ -326,7 +326,7 @@ describe('Subscriber: resume requests', () => {
 
 describe('Subscriber: lossy mode\'s overflow policies', () => {
   test('drop-oldest: a full queue evicts its oldest unsent event and keeps the new one; evicted offsets are recorded as inclusive runs, logged once per run', async () => {
-    const { subscriber, sink, publish, logs } = setup({ mode: 'lossy', overflow: 'drop-oldest', capacity: 3, batchMaxEvents: 1 });
+    const { subscriber, sink, publish, logs } = setup({ mode: 'lossy', overflow: 'drop-oldest', queueCapacity: 3, batchMaxEvents: 1 });
     publish(0);
     await tick(); // event 1 in flight: handed to the stream, never evicted
     publish(1, 2, 3); // 2, 3, 4 fill the queue
@@ -350,7 +350,7 @@ describe('Subscriber: lossy mode\'s overflow policies', () => {
   });
 
   test('drop-oldest: a frozen subscriber wakes to the newest events; a long stall is one range and one log line', async () => {
-    const { subscriber, sink, publish, logs } = setup({ mode: 'lossy', overflow: 'drop-oldest', capacity: 4, batchMaxEvents: 8 });
+    const { subscriber, sink, publish, logs } = setup({ mode: 'lossy', overflow: 'drop-oldest', queueCapacity: 4, batchMaxEvents: 8 });
     publish(0);
     await tick(); // event 1 in flight, and the stream takes nothing more
     publish(...Array.from({ length: 999 }, (_, i) => (i + 1) % 50));
@@ -361,7 +361,7 @@ describe('Subscriber: lossy mode\'s overflow policies', () => {
   });
 
   test('drop-new stays as it was: the new event is lost, the queue keeps the oldest', async () => {
-    const { subscriber, sink, publish } = setup({ mode: 'lossy', overflow: 'drop-new', capacity: 2, batchMaxEvents: 4 });
+    const { subscriber, sink, publish } = setup({ mode: 'lossy', overflow: 'drop-new', queueCapacity: 2, batchMaxEvents: 4 });
     publish(0);
     await tick();
     publish(1, 2, 3, 4);
@@ -371,7 +371,7 @@ describe('Subscriber: lossy mode\'s overflow policies', () => {
   });
 
   test('disconnect: an overflow ends the subscription with ERROR slowConsumer; what was queued and the overflowing event are dropped; the write in flight still counts; the name is free', async () => {
-    const { topic, subscriber, sink, publish, logs } = setup({ mode: 'lossy', overflow: 'disconnect', capacity: 2, batchMaxEvents: 1 });
+    const { topic, subscriber, sink, publish, logs } = setup({ mode: 'lossy', overflow: 'disconnect', queueCapacity: 2, batchMaxEvents: 1 });
     publish(0);
     await tick(); // event 1 in flight
     publish(1, 2); // 2 and 3 queued: full
@@ -394,12 +394,12 @@ describe('Subscriber: lossy mode\'s overflow policies', () => {
   });
 
   test('disconnect: the same name subscribes again; its figures carry on across subscriptions and a second overflow adds to them', async () => {
-    const { topic, publish } = setup({ mode: 'lossy', overflow: 'disconnect', capacity: 2, batchMaxEvents: 1 });
+    const { topic, publish } = setup({ mode: 'lossy', overflow: 'disconnect', queueCapacity: 2, batchMaxEvents: 1 });
     publish(0);
     await tick();
     publish(1, 2, 3); // 4 overflows: 2-4 dropped, disconnected at 4
     publish(4); // 5: skipped by whoever subscribes next at latest
-    const again = subscribe(topic, { capacity: 2, batchMaxEvents: 1 });
+    const again = subscribe(topic, { queueCapacity: 2, batchMaxEvents: 1 });
     expect(topic.subscribers.get('consumer-1')).toBe(again.subscriber);
     expect(lastWrites(topic, 16).disconnectedAt).toEqual({});
     publish(5, 6);
@@ -418,7 +418,7 @@ describe('Subscriber: lossy mode\'s overflow policies', () => {
   });
 
   test('lastWrites: each key\'s last-write offset as a Float64Array of the keyspace, each name\'s drop ranges', async () => {
-    const { topic, publish } = setup({ mode: 'lossy', capacity: 1, batchMaxEvents: 1 });
+    const { topic, publish } = setup({ mode: 'lossy', queueCapacity: 1, batchMaxEvents: 1 });
     publish(2, 0, 2, '-3');
     await tick(); // the deferred pump runs inside the test, not after it
     const answer = lastWrites(topic, 5);
@@ -430,7 +430,7 @@ describe('Subscriber: lossy mode\'s overflow policies', () => {
 
 describe('Subscriber: the writer after a write completes', () => {
   test('events offered in the same turn as a completion go out together with those queued before it, in one write', async () => {
-    const { sink, publish } = setup({ mode: 'lossy', capacity: 10, batchMaxEvents: 10 });
+    const { sink, publish } = setup({ mode: 'lossy', queueCapacity: 10, batchMaxEvents: 10 });
     publish(0);
     await tick();
     publish(1, 2); // queued behind the write in flight
@@ -447,7 +447,7 @@ describe('Subscriber: what it handed to the transport', () => {
     let now = 1_000_000; // the broker's clock, moved by hand: no test here waits on real time
     const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
     try {
-      const { subscriber, sink, publish } = setup({ mode: 'lossy', capacity: 10, batchMaxEvents: 2 });
+      const { subscriber, sink, publish } = setup({ mode: 'lossy', queueCapacity: 10, batchMaxEvents: 2 });
       publish(0, 1);
       await tick();
       expect(subscriber.counters().bytesSent).toBe(2 * EVENT_BYTES); // in flight, already counted

@@ -56,7 +56,7 @@ function lossyBroker() {
 describe("the writers get their turn during the publisher's backlog", () => {
   test('a backlog ten times the queue reaches a healthy subscriber whole, a write per half queue', async () => {
     const { topic, serve, turns } = lossyBroker();
-    const { subscriber, sink } = subscribe(topic, { capacity: 8, batchMaxEvents: 100, autoRelease: true });
+    const { subscriber, sink } = subscribe(topic, { queueCapacity: 8, batchMaxEvents: 100, autoRelease: true });
     await serve(publishFrames(80));
     expect(subscriber.counters()).toMatchObject({ dropped: 0, delivered: 80, queued: 0 });
     expect(turns()).toBe(20);
@@ -66,7 +66,7 @@ describe("the writers get their turn during the publisher's backlog", () => {
   test('what the turns prevent: the same backlog offered without them overflows while the writer sits idle', async () => {
     // Not the loop under test: the Topic alone, as the publisher loop drove it before the turns.
     const topic = new Topic('lossy');
-    const { subscriber, sink } = subscribe(topic, { capacity: 8, batchMaxEvents: 100, autoRelease: true });
+    const { subscriber, sink } = subscribe(topic, { queueCapacity: 8, batchMaxEvents: 100, autoRelease: true });
     for (const frame of publishFrames(80)) if (frame.type === 'publish') topic.publish(frame.change, frame.body);
     await tick();
     expect(sink.writes).toHaveLength(1);
@@ -75,8 +75,8 @@ describe("the writers get their turn during the publisher's backlog", () => {
 
   test('a writer stuck on a frozen peer asks for no turn: it drops, and the healthy one beside it gets everything', async () => {
     const { topic, serve, turns } = lossyBroker();
-    const frozen = subscribe(topic, { capacity: 8, batchMaxEvents: 100, name: 'consumer-3' });
-    const healthy = subscribe(topic, { capacity: 8, batchMaxEvents: 100, autoRelease: true });
+    const frozen = subscribe(topic, { queueCapacity: 8, batchMaxEvents: 100, name: 'consumer-3' });
+    const healthy = subscribe(topic, { queueCapacity: 8, batchMaxEvents: 100, autoRelease: true });
     await serve(publishFrames(1));
     expect(frozen.sink.inFlight).toBe(1); // its first write never completes
     await serve(publishFrames(40, 1));
@@ -88,7 +88,7 @@ describe("the writers get their turn during the publisher's backlog", () => {
 
   test('a write that completes while its queue is full gets its turn before the rest of the backlog is dropped', async () => {
     const { topic, serve } = lossyBroker();
-    const { subscriber, sink } = subscribe(topic, { capacity: 8, batchMaxEvents: 100 });
+    const { subscriber, sink } = subscribe(topic, { queueCapacity: 8, batchMaxEvents: 100 });
     await serve(publishFrames(1));
     await serve(publishFrames(8, 1)); // the queue is full behind the write in flight
     expect(sink.inFlight).toBe(1);
@@ -104,7 +104,7 @@ describe("the writers get their turn during the publisher's backlog", () => {
 
   test('with coalescing, held events ask for a turn only once they are half a queue', async () => {
     const { topic, serve, turns } = lossyBroker();
-    const { subscriber } = subscribe(topic, { capacity: 16, batchMaxEvents: 100, coalesceMs: 10_000, autoRelease: true });
+    const { subscriber } = subscribe(topic, { queueCapacity: 16, batchMaxEvents: 100, coalesceMs: 10_000, autoRelease: true });
     await serve(publishFrames(7));
     expect(turns()).toBe(0);
     expect(subscriber.queued).toBe(7);

@@ -36,7 +36,8 @@ export async function brokerFanout(consumers: number, seconds: number, datagramS
   try {
     const cluster = await startCluster(
       {
-        mode: 'lossless', keys: 2000, queueCapacity: 512, datagramSize, coalesceMs: DEFAULTS.coalesceMs, overflow: 'drop-new', rate: 100_000, payload: 64, seed: 1, deleteRatio: 0, rogueFrames: 0, readyTimeoutMs: null, idleTimeoutMs: 60_000, log: quiet('lossless'),
+        // The run's defaults (2000 keys, a 512-event queue, 64-byte payloads, seed 1), but these.
+        ...DEFAULTS, mode: 'lossless', datagramSize, overflow: 'drop-new', rate: 100_000, deleteRatio: 0, idleTimeoutMs: 60_000, log: quiet('lossless'),
         consumers: Array.from({ length: consumers }, (_, i) => `consumer-${i + 1}`),
       },
       { logger, track: (child) => children.push(child), aborted: new Promise<never>(() => {}) },

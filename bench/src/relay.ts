@@ -36,8 +36,7 @@ export async function relayCost(rate: number, seconds: number): Promise<RelayPoi
   try {
     const cluster = await startCluster(
       {
-        mode: 'lossy', keys: DEFAULTS.keys, queueCapacity: DEFAULTS.queueCapacity, datagramSize: DEFAULTS.datagramSize, coalesceMs: DEFAULTS.coalesceMs, overflow: 'drop-new', rate, payload: DEFAULTS.payload,
-        seed: 1, deleteRatio: 0, rogueFrames: 0, readyTimeoutMs: null, idleTimeoutMs: 60_000, log: quiet, consumers: [],
+        ...DEFAULTS, mode: 'lossy', overflow: 'drop-new', rate, deleteRatio: 0, idleTimeoutMs: 60_000, log: quiet, consumers: [],
       },
       { logger, track, aborted: new Promise<never>(() => {}) },
     );

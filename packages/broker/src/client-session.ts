@@ -206,7 +206,7 @@ function admitSubscriber(
   const farewell: Farewell = { flushed: undefined };
   const spec: SubscriptionSpec = {
     name: hello.name,
-    capacity: init.queueCapacity,
+    queueCapacity: init.queueCapacity,
     batchMaxEvents: init.batchMaxEvents,
     coalesceMs: init.coalesceMs,
     write: (bytes) => writer.write(bytes),

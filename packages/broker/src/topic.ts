@@ -7,7 +7,7 @@ import type { SubscriberOptions } from './subscriber/subscriber-options.js';
 import { SubscriberStats } from './subscriber/subscriber-stats.js';
 
 /** What a subscription's session supplies; the Topic supplies the rest. */
-export type SubscriptionSpec = Pick<SubscriberOptions, 'name' | 'capacity' | 'batchMaxEvents' | 'coalesceMs' | 'write' | 'farewell' | 'logger'>;
+export type SubscriptionSpec = Pick<SubscriberOptions, 'name' | 'queueCapacity' | 'batchMaxEvents' | 'coalesceMs' | 'write' | 'farewell' | 'logger'>;
 
 /**
  * The change stream: assigns offsets and fans each event out to every

@@ -14,7 +14,7 @@ export type { Fault } from './model/faults.js';
 export { UsageError } from './model/errors.js';
 export { silentProgress } from './report/progress.js';
 export { summarizeLatency, type LatencySummary } from './check/latency.js';
-export { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './run/transport-settings.js';
+export { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from '@state-divergence/protocol';
 export { generateRunCertificate } from './run/tls.js';
 export type { JsonBroker, JsonConfig, JsonConsumer, JsonDocument, JsonRun } from './report/json-document.js';
 export { renderExperiments } from './experiments/experiments-text.js';

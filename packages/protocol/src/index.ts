@@ -30,3 +30,6 @@ export {
 export * from './keyspace.js';
 export * from './modes.js';
 export * from './link-shape.js';
+
+// Every numeric setting of a run, declared once (its flag, default, bounds; the inits that carry it).
+export * from './settings.js';

@@ -31,9 +31,9 @@ await runChild('rogue', async ({ init, logger, send }) => {
   const attackAll = async (): Promise<void> => {
     report.wrongPinRejected = await tryWrongPin(init.broker, init.decoyCaPem, logger);
     let failuresInARow = 0;
-    for (let i = 0; report.framesSent < init.frames; i++) {
+    for (let i = 0; report.framesSent < init.rogueFrames; i++) {
       const attack = ATTACKS[i % ATTACKS.length]!;
-      const result = await runAttack(attack, i, Math.min(BURST, init.frames - report.framesSent), { endpoint: init.broker, token, random, logger });
+      const result = await runAttack(attack, i, Math.min(BURST, init.rogueFrames - report.framesSent), { endpoint: init.broker, token, random, logger });
       report.connections += 1;
       // A broker that no longer accepts connections at all is the run's problem, not ours to retry forever.
       failuresInARow = result.framesSent === 0 ? failuresInARow + 1 : 0;
@@ -47,7 +47,7 @@ await runChild('rogue', async ({ init, logger, send }) => {
       const answers = (report.byAttack[attack.name] ??= {});
       answers[result.refusal ?? 'none'] = (answers[result.refusal ?? 'none'] ?? 0) + 1;
     }
-    report.done = report.framesSent >= init.frames;
+    report.done = report.framesSent >= init.rogueFrames;
     logger.info(report, 'rogue finished');
     send({ type: 'done', published: report.framesSent });
   };

@@ -69,8 +69,8 @@ const dropOldest: FullQueuePolicy = {
   waitsForRoom: false,
   needsLog: false,
   onFull(subscriber) {
-    const oldest = subscriber.oldestQueued;
-    if (oldest === undefined) return 'refused'; // capacity 0: nothing to overwrite
+    // A full queue holds an event: the broker's init guard refuses a queueCapacity below 1.
+    const oldest = subscriber.oldestQueued!;
     subscriber.drop(oldest);
     subscriber.evictOldest();
     return 'room';
@@ -94,7 +94,7 @@ const disconnect: FullQueuePolicy = {
     stats.disconnects += 1;
     stats.mark('disconnected', offset);
     const message =
-      `slow consumer: ${name}'s queue of ${subscriber.options.capacity} events was full at offset ${offset}; ` +
+      `slow consumer: ${name}'s queue of ${subscriber.options.queueCapacity} events was full at offset ${offset}; ` +
       `${unsent.length + 1} events dropped, subscribe again`;
     subscriber.options.logger.warn(
       {

@@ -1,15 +1,12 @@
-import type { QueuePolicy } from '@state-divergence/protocol';
+import type { BrokerInit, QueuePolicy } from '@state-divergence/protocol';
 import type { Logger } from '@state-divergence/runtime';
 import type { CompactedTable } from '../compacted-table.js';
 import type { LogReader } from '../log-port.js';
 import type { SubscriberStats } from './subscriber-stats.js';
 
-export interface SubscriberOptions {
+/** Its queue's capacity, batch size and hold are the broker's init's (protocol's settings.ts declares the knobs). */
+export interface SubscriberOptions extends Pick<BrokerInit, 'queueCapacity' | 'batchMaxEvents' | 'coalesceMs'> {
   name: string;
-  capacity: number;
-  batchMaxEvents: number;
-  /** How long queued events may wait for more before their write, ms (BrokerInit.coalesceMs). */
-  coalesceMs: number;
   /** What a full queue means (protocol's QueuePolicy): under `block` the Topic waited for room before offering. */
   queuePolicy: QueuePolicy;
   table: CompactedTable;

@@ -65,7 +65,7 @@ export class Subscriber implements FullQueueSubject, WriteSource {
 
   get hasRoom(): boolean {
     if (this.endedEarly !== null || this.resync.pending || this.backfill !== undefined) return true;
-    return this.queued < this.options.capacity;
+    return this.queued < this.options.queueCapacity;
   }
 
   /** The back-fill under way, if any (its pages and events so far): tests check the memory bound on it. */
@@ -124,7 +124,7 @@ export class Subscriber implements FullQueueSubject, WriteSource {
       this.stats.lastAccepted = offset;
       return true;
     }
-    if (this.queued >= this.options.capacity) {
+    if (this.queued >= this.options.queueCapacity) {
       const outcome = this.fullQueue.onFull(this, offset);
       if (outcome !== 'room') return outcome === 'taken';
     } else {

@@ -42,9 +42,9 @@ export class SubscriberWriter {
 
   constructor(
     private readonly source: WriteSource,
-    private readonly options: Pick<SubscriberOptions, 'capacity' | 'batchMaxEvents' | 'coalesceMs' | 'stats' | 'write'>,
+    private readonly options: Pick<SubscriberOptions, 'queueCapacity' | 'batchMaxEvents' | 'coalesceMs' | 'stats' | 'write'>,
   ) {
-    this.halfQueue = Math.max(1, Math.ceil(options.capacity / 2));
+    this.halfQueue = Math.ceil(options.queueCapacity / 2);
   }
 
   /** Its next write waits for the next turn of the event loop. */

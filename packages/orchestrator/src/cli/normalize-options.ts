@@ -1,21 +1,12 @@
-import { FSYNC_POLICIES, LOG_LEVELS, MAX_PAYLOAD_BYTES, MODE_TABLE, MODES, OVERFLOW_POLICIES, type FsyncPolicy, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
+import { defaultIdleTimeoutMs, FSYNC_POLICIES, LOG_LEVELS, MODE_TABLE, MODES, OVERFLOW_POLICIES, type FsyncPolicy, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
 import { describeFault, type Fault } from '../model/faults.js';
 import { checkBrokerCrashes, checkPublisherCuts, checkSchedule, parseFaults } from './parse-faults.js';
 import { parseConsumerCommands } from './parse-consumer-cmd.js';
 import { withDrawnFaults } from './random-nemesis.js';
 import { UsageError } from '../model/errors.js';
 import { buildPlan, longestStallMs } from '../run/plan.js';
-import { DEFAULT_STALE_AFTER_MS, defaultIdleTimeoutMs } from '../run/transport-settings.js';
-import { consumerName, DEFAULTS, EXPANSIONS, MAX_COALESCE_MS, MAX_CONSUMERS, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE, MODE_CHOICES, type ModeChoice, type Options, type RawOptions } from '../model/options.js';
-
-function checkNumber(flag: string, value: number, rule: { min: number; max: number; integer: boolean; what: string }): number {
-  if (!Number.isFinite(value) || (rule.integer && !Number.isInteger(value)) || value < rule.min || value > rule.max) {
-    throw new UsageError(`--${flag} must be ${rule.what}, got ${Number.isNaN(value) ? 'not a number' : value}`);
-  }
-  return value;
-}
-
-const integerIn = (min: number, max: number, what?: string) => ({ min, max, integer: true, what: what ?? `an integer from ${min} to ${max}` });
+import { consumerName, DEFAULTS, EXPANSIONS, MODE_CHOICES, type ModeChoice, type Options, type RawOptions } from '../model/options.js';
+import { resolveKnobs } from './resolve-knobs.js';
 
 /**
  * Every fault of the run, in time order: --stall, --slow, --crash, --partition, --loss and --delay entries;
@@ -42,14 +33,13 @@ function scheduleFaults(raw: RawOptions, context: { duration: number; consumers:
  * that keeps a log (as --overflow is without the lossy column). Whether the data dir can be
  * used is a fact about the disk, checked before anything starts (run/data-dir.ts).
  */
-function durableOptions(raw: RawOptions, modes: Mode[]): Pick<Options, 'fsync' | 'retention' | 'dataDir' | 'keepData'> {
+function durableOptions(raw: RawOptions, modes: Mode[], retention: number | null): Pick<Options, 'fsync' | 'dataDir' | 'keepData'> {
   const fsync = raw.fsync ?? DEFAULTS.fsync;
   if (!(FSYNC_POLICIES as readonly string[]).includes(fsync)) throw new UsageError(`--fsync must be one of ${FSYNC_POLICIES.join(', ')}, got ${fsync}`);
-  const retention = raw.retention === undefined ? null : checkNumber('retention', raw.retention, integerIn(1, Number.MAX_SAFE_INTEGER, 'a whole number of events, at least 1'));
   if (raw.dataDir === '') throw new UsageError('--data-dir needs a path');
   const given = [fsync !== DEFAULTS.fsync && '--fsync', retention !== null && '--retention', raw.dataDir !== undefined && '--data-dir', raw.keepData === true && '--keep-data'].filter((flag) => flag !== false);
   if (given.length > 0 && !modes.some((m) => MODE_TABLE[m].durable)) throw new UsageError(`${given.join(', ')} only matter${given.length === 1 ? 's' : ''} to a mode with a durable log; add --mode durable (or all)`);
-  return { fsync: fsync as FsyncPolicy, retention, dataDir: raw.dataDir ?? null, keepData: raw.keepData ?? false };
+  return { fsync: fsync as FsyncPolicy, dataDir: raw.dataDir ?? null, keepData: raw.keepData ?? false };
 }
 
 /**
@@ -58,20 +48,17 @@ function durableOptions(raw: RawOptions, modes: Mode[]): Pick<Options, 'fsync' |
  * die, and the stall would measure something else); with the idle timeout known, a publisher cut
  * off longer than it can come back from (checkPublisherCuts).
  */
-function transportOptions(raw: RawOptions, modes: Mode[], plan: Parameters<typeof buildPlan>[0]): Pick<Options, 'staleAfterMs' | 'idleTimeoutMs'> {
-  const staleAfterMs = checkNumber('stale-after', raw.staleAfter ?? DEFAULT_STALE_AFTER_MS, integerIn(1, 60_000, 'a whole number of ms from 1 to 60000'));
+function checkTransport(raw: RawOptions, modes: Mode[], plan: Parameters<typeof buildPlan>[0], idleTimeoutMs: number | null): void {
   if (raw.staleAfter !== undefined && !modes.some((m) => MODE_TABLE[m].heartbeat)) {
     throw new UsageError(`--stale-after only matters where the broker speaks when idle (${MODES.filter((m) => MODE_TABLE[m].heartbeat).join(', ')}); add one of those with --mode`);
   }
   const longest = longestStallMs(buildPlan(plan));
-  if (raw.idleTimeout === undefined) {
+  if (idleTimeoutMs === null) {
     checkPublisherCuts(plan.faults, { idleTimeoutMs: defaultIdleTimeoutMs(longest), chosen: false });
-    return { staleAfterMs, idleTimeoutMs: null };
+    return;
   }
-  const idleTimeoutMs = Math.round(1000 * checkNumber('idle-timeout', raw.idleTimeout, { min: 1, max: 3600, integer: false, what: 'a number of seconds from 1 to 3600' }));
   if (idleTimeoutMs <= longest) throw new UsageError(`--idle-timeout ${raw.idleTimeout} must outlast the longest stall (${longest / 1000} s): a frozen consumer's connection would die of it`);
   checkPublisherCuts(plan.faults, { idleTimeoutMs, chosen: true });
-  return { staleAfterMs, idleTimeoutMs };
 }
 
 /**
@@ -79,17 +66,15 @@ function transportOptions(raw: RawOptions, modes: Mode[], plan: Parameters<typeo
  * Pure: the only outside fact it needs (is stderr a terminal?) is passed in.
  */
 export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: boolean }): Options {
-  const consumers = checkNumber('consumers', raw.consumers ?? DEFAULTS.consumers, integerIn(2, MAX_CONSUMERS, `at least 2 (and at most ${MAX_CONSUMERS})`));
+  const knobs = resolveKnobs(raw);
+  const { consumers, duration, seed, publishUntil } = knobs;
   const mode = raw.mode ?? DEFAULTS.mode;
   if (!(MODE_CHOICES as readonly string[]).includes(mode)) {
     throw new UsageError(`--mode must be one of ${MODE_CHOICES.join(', ')}, got ${mode}`);
   }
   const valid = Array.from({ length: consumers }, (_, i) => consumerName(i));
-  const duration = checkNumber('duration', raw.duration ?? DEFAULTS.duration, { min: 0.2, max: 600, integer: false, what: 'a number of seconds from 0.2 to 600' });
-  const seed = checkNumber('seed', raw.seed ?? DEFAULTS.seed, integerIn(0, 0xffff_ffff));
   const joinLate = raw.joinLate ?? null;
   if (joinLate !== null && !valid.includes(joinLate)) throw new UsageError(`--join-late ${joinLate} is not a consumer of this run; valid: ${valid.join(', ')}`);
-  const publishUntil = raw.publishUntil === undefined ? null : checkNumber('publish-until', raw.publishUntil, { min: 0.1, max: 36_000, integer: false, what: 'a number of seconds after publishing starts (more than 0)' });
   // --nemesis random writes its schedule in as fault flags, each drawn fault checked by this whole function (random-nemesis.ts):
   // from here on a drawn schedule is parsed and checked exactly as a written one.
   const drawn = raw.nemesis === undefined ? null : withDrawnFaults(raw, { seed, duration, consumers: valid, joinLate, publishUntil }, (written) => normalizeOptions(written, environment));
@@ -109,35 +94,22 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
   }
   if (raw.logFile === '') throw new UsageError('--log-file needs a path');
   if (raw.report === '') throw new UsageError('--report needs a path, e.g. --report run.html');
+  checkTransport(raw, modes, { duration, faults, publishUntil, joinLate }, knobs.idleTimeoutMs);
   return {
-    rate: checkNumber('rate', raw.rate ?? DEFAULTS.rate, { min: 0.1, max: 100_000, integer: false, what: 'a positive number of changes per second (at most 100000)' }),
-    keys: checkNumber('keys', raw.keys ?? DEFAULTS.keys, integerIn(1, 1_000_000)),
-    consumers,
-    payload: checkNumber('payload', raw.payload ?? DEFAULTS.payload, integerIn(0, MAX_PAYLOAD_BYTES)),
-    queueCapacity: checkNumber('queue-capacity', raw.queueCapacity ?? DEFAULTS.queueCapacity, integerIn(1, 1_000_000)),
-    datagramSize: checkNumber('datagram-size', raw.datagramSize ?? DEFAULTS.datagramSize, integerIn(MIN_DATAGRAM_SIZE, MAX_DATAGRAM_SIZE)),
-    coalesceMs: checkNumber('coalesce-ms', raw.coalesceMs ?? DEFAULTS.coalesceMs, integerIn(0, MAX_COALESCE_MS, `a whole number of ms from 0 to ${MAX_COALESCE_MS}`)),
-    duration,
+    ...knobs,
     mode: mode as ModeChoice,
     modes,
     faults,
     stall,
     nemesis: drawn === null ? null : { kind: 'random', seed, flags: faults.map(describeFault).join(' ') },
-    ...transportOptions(raw, modes, { duration, faults, publishUntil, joinLate }),
-    publishUntil,
     overflow: overflow as OverflowPolicy,
-    seed,
-    deleteRatio: checkNumber('delete-ratio', raw.deleteRatio ?? DEFAULTS.deleteRatio, { min: 0, max: 1, integer: false, what: 'a fraction from 0 to 1' }),
     joinLate,
-    rogueFrames: checkNumber('rogue-frames', raw.rogueFrames ?? DEFAULTS.rogueFrames, integerIn(0, 1_000_000)),
     consumerCmd,
-    readyTimeoutMs: raw.readyTimeout === undefined ? null : 1000 * checkNumber('ready-timeout', raw.readyTimeout, { min: 1, max: 600, integer: false, what: 'a number of seconds from 1 to 600' }),
-    poolSize: raw.poolSize === undefined ? null : checkNumber('pool-size', raw.poolSize, integerIn(1, MAX_CONSUMERS, `a whole number of consumers per process from 1 (a process each) to ${MAX_CONSUMERS}`)),
     tui: raw.tui ?? DEFAULTS.tui,
     json: raw.json ?? DEFAULTS.json,
     logFile: raw.logFile ?? DEFAULTS.logFile,
     logLevel: logLevel as LogLevel,
     report: raw.report ?? DEFAULTS.report,
-    ...durableOptions(raw, modes),
+    ...durableOptions(raw, modes, knobs.retention),
   };
 }

@@ -1,10 +1,7 @@
 import { UsageError } from '../model/errors.js';
-import { MAX_LINK_DELAY_MS } from '@state-divergence/protocol';
+import { MAX_LINK_DELAY_MS, MAX_RUN_SECONDS as MAX_SECONDS } from '@state-divergence/protocol';
 import { longestSurvivableCutMs } from '@state-divergence/runtime';
 import { BROKER, DEFAULT_SLOW_PERCENT, describeFault, isBrokerFault, isNetworkKind, PUBLISHER, publishingEnds, type Fault, type FaultKind } from '../model/faults.js';
-
-/** The latest a window may end: ten hours (the same bound as --publish-until; timers misbehave past ~24 days). */
-const MAX_SECONDS = 36_000;
 
 /** NAME, NAME@FROM-TO, then for --slow :PCT, for --loss :PCT[~CORR], for --delay :MS[~JITTER] (also after a plain NAME). */
 const FAULT = /^([^@:\s]+)(?:@(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?))?(?::(\d+)(?:~(\d+))?)?$/;

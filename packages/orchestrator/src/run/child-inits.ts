@@ -1,30 +1,25 @@
-import { BROKER_HOST, modeSpec, type BrokerEndpoint, type BrokerInit, type ConsumerInit, type DurableSettings, type LogSettings, type Mode, type OverflowPolicy, type PublisherInit, type RelayInit } from '@state-divergence/protocol';
+import { BATCH_MAX_EVENTS, BROKER_HOST, DEFAULT_STALE_AFTER_MS, HEARTBEAT_MS, modeSpec, settingsOf, STREAM_WINDOW_BYTES, type BrokerEndpoint, type BrokerInit, type ConsumerInit, type DurableSettings, type KnobsOf, type LogSettings, type Mode, type OverflowPolicy, type PublisherInit, type RelayInit, type Settings } from '@state-divergence/protocol';
 import { RunError } from '../model/errors.js';
 import type { ChildHandle } from './child/child-handle.js';
 import type { RunCertificate } from './tls.js';
-import { BATCH_MAX_EVENTS, DEFAULT_STALE_AFTER_MS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from './transport-settings.js';
 
 /** The configuration messages of each role, in one place for the CLI's runs and the benchmarks. */
 
-export function brokerInit(settings: {
+/** Its knobs (protocol's settings.ts: the ones `sentTo` the broker) are copied from `settings`, which may hold more. */
+export function brokerInit(settings: Pick<Settings, KnobsOf<'broker'> | 'datagramSize'> & {
   mode: Mode;
-  keys: number;
-  queueCapacity: number;
   overflow: OverflowPolicy;
   tls: RunCertificate;
   token: string;
-  idleTimeoutMs: number;
-  datagramSize: number;
-  coalesceMs: number;
   log: LogSettings;
   /** A durable mode's log (its directory, fsync policy, retention); null or absent in a mode without one. */
   durable?: DurableSettings | null;
 }): BrokerInit {
   // Port 0: any free port. A restart binds the first start's (run/cluster.ts), so clients find it again.
   return {
-    role: 'broker', name: 'broker', mode: settings.mode, host: BROKER_HOST, port: 0, durable: settings.durable ?? null, keys: settings.keys, queueCapacity: settings.queueCapacity, overflow: settings.overflow,
-    batchMaxEvents: BATCH_MAX_EVENTS, coalesceMs: settings.coalesceMs, streamWindowBytes: STREAM_WINDOW_BYTES, datagramBytes: settings.datagramSize, heartbeatMs: HEARTBEAT_MS,
-    certPem: settings.tls.certPem, keyPem: settings.tls.keyPem, idleTimeoutMs: settings.idleTimeoutMs, token: settings.token, log: settings.log,
+    role: 'broker', name: 'broker', mode: settings.mode, host: BROKER_HOST, port: 0, durable: settings.durable ?? null, ...settingsOf('broker', settings), overflow: settings.overflow,
+    batchMaxEvents: BATCH_MAX_EVENTS, streamWindowBytes: STREAM_WINDOW_BYTES, datagramBytes: settings.datagramSize, heartbeatMs: HEARTBEAT_MS,
+    certPem: settings.tls.certPem, keyPem: settings.tls.keyPem, token: settings.token, log: settings.log,
   };
 }
 
@@ -47,13 +42,9 @@ export function consumerInit(name: string, broker: BrokerEndpoint, mode: Mode, l
   return { role: 'consumer', name, broker, subscribeWith, detectGaps, checkpointDir, staleAfterMs: heartbeat ? staleAfterMs : null, log };
 }
 
-export function publisherInit(
-  broker: BrokerEndpoint,
-  workload: { keys: number; rate: number; payload: number; seed: number; deleteRatio: number },
-  log: LogSettings,
-): PublisherInit {
-  const { keys, rate, payload, seed, deleteRatio } = workload;
-  return { role: 'publisher', name: 'publisher', broker, keys, rate, payload, seed, deleteRatio, log };
+/** Its workload (protocol's settings.ts: the knobs `sentTo` the publisher) is copied from `workload`, which may hold more. */
+export function publisherInit(broker: BrokerEndpoint, workload: Pick<Settings, KnobsOf<'publisher'>>, log: LogSettings): PublisherInit {
+  return { role: 'publisher', name: 'publisher', broker, ...settingsOf('publisher', workload), log };
 }
 
 /**

@@ -1,30 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import type { BrokerEndpoint, ChildRole, DurableSettings, InitOf, LogSettings, Mode, OverflowPolicy } from '@state-divergence/protocol';
-import { TOKEN_BYTES } from '@state-divergence/protocol';
+import type { BrokerEndpoint, ChildRole, DurableSettings, InitOf, KnobsOf, LogSettings, Mode, Settings } from '@state-divergence/protocol';
+import { defaultReadyTimeoutMs, settingsOf, TOKEN_BYTES } from '@state-divergence/protocol';
 import { errorMessage, type Logger } from '@state-divergence/runtime';
 import { RunError } from '../model/errors.js';
 import { PUBLISHER } from '../model/faults.js';
+import type { Options } from '../model/options.js';
 import { brokerEndpoint, brokerInit, consumerInit, publisherInit, relayInit, throughRelay } from './child-inits.js';
 import type { ChildHandle } from './child/child-handle.js';
 import { PoolMember } from './child/pool-member.js';
 import { spawnRole, type ForeignCommand, type SpawnOptions } from './child/spawn-role.js';
 import { generateRunCertificate } from './tls.js';
 
+/** The run's settings its processes are sent, resolved (the idle timeout too: it must outlast the longest stall). */
+type ProcessSettings = Pick<Settings, KnobsOf<'broker' | 'publisher' | 'rogue' | 'relay'> | 'datagramSize'>;
+
 /** What to start: the workload, the broker and the clients of one mode. */
-export interface ClusterSpec {
+export interface ClusterSpec extends ProcessSettings, Pick<Options, 'overflow' | 'readyTimeoutMs'>, Partial<Pick<Options, 'staleAfterMs'>> {
   mode: Mode;
-  keys: number;
-  queueCapacity: number;
-  /** Largest QUIC datagram, bytes, at the broker and every client. */
-  datagramSize: number;
-  /** How long the broker holds a subscriber's events for more before writing them, ms. */
-  coalesceMs: number;
-  /** Lossy mode: what a full subscriber queue does. */
-  overflow: OverflowPolicy;
-  rate: number;
-  payload: number;
-  seed: number;
-  deleteRatio: number;
   /** Consumers subscribed from the start (a late joiner is added later with `addConsumer`). */
   consumers: string[];
   /**
@@ -32,16 +24,8 @@ export interface ClusterSpec {
    * first group. Absent or empty: each consumer is a process of its own.
    */
   pools?: string[][];
-  /** Hostile frames a rogue client sends (0: no rogue). */
-  rogueFrames: number;
-  /** How long each process may take to say ready, ms; null: 15 s plus half a second per process. */
-  readyTimeoutMs: number | null;
-  /** QUIC idle timeout: must outlast the longest stall. */
-  idleTimeoutMs: number;
   /** Chosen with --idle-timeout: kept as given, never raised for a foreign consumer (see idleTimeoutFor). */
   idleTimeoutChosen?: boolean;
-  /** Where the mode's broker speaks when idle: how long a consumer hears nothing before it counts itself stale, ms [default DEFAULT_STALE_AFTER_MS]. */
-  staleAfterMs?: number;
   log: LogSettings;
   /**
    * Clients (consumers, `publisher`) with a network fault in the run: each talks to the broker through
@@ -117,18 +101,16 @@ export async function startCluster(
   context: { logger: Logger; track: (child: ChildHandle) => void; aborted: Promise<never> },
 ): Promise<Cluster> {
   const { logger, track } = context;
-  // Every process boots at once and booting is CPU-bound: on 2 cores fifty of them take
-  // ~15 s. Allow 15 s plus half a second per process before calling one stuck.
   const relayed = spec.relayed ?? [];
-  const readyTimeoutMs = spec.readyTimeoutMs ?? 15_000 + 500 * (spec.consumers.length + 3 + relayed.length);
+  const readyTimeoutMs = spec.readyTimeoutMs ?? defaultReadyTimeoutMs(spec.consumers.length + 3 + relayed.length);
   const spawn = <R extends ChildRole>(role: R, name: string, init: Promise<InitOf<R>>, more: Partial<SpawnOptions<R>> = {}) => spawnRole({ role, name, init, logger, readyTimeoutMs, track, ...more });
   // Admission: the pinned certificate proves the broker to clients; the token proves clients to the broker.
   const token = randomBytes(TOKEN_BYTES).toString('hex');
   const certificate = generateRunCertificate();
-  const { mode, keys, queueCapacity, overflow, log, datagramSize, coalesceMs } = spec;
+  const { mode, overflow, log } = spec;
   const idleTimeoutMs = idleTimeoutFor(spec, readyTimeoutMs);
   const durable = spec.durable ?? null;
-  const configured = certificate.then((tls) => brokerInit({ mode, keys, queueCapacity, overflow, tls, token, idleTimeoutMs, datagramSize, coalesceMs, log, durable: durable?.log ?? null }));
+  const configured = certificate.then((tls) => brokerInit({ ...spec, mode, overflow, tls, token, idleTimeoutMs, log, durable: durable?.log ?? null }));
   const brokerReady = spawn('broker', 'broker', configured);
   const endpoint = Promise.all([brokerReady, configured]).then(([b, init]) => brokerEndpoint(b, init));
   endpoint.catch(() => {}); // observed by every client's spawn; seen once is enough
@@ -150,7 +132,7 @@ export async function startCluster(
   };
   const rogueInit = async (): Promise<InitOf<'rogue'>> => {
     const [broker, decoy] = await Promise.all([endpoint, generateRunCertificate()]);
-    return { role: 'rogue', name: 'rogue', broker, decoyCaPem: decoy.certPem, frames: spec.rogueFrames, seed: spec.seed, log };
+    return { role: 'rogue', name: 'rogue', broker, decoyCaPem: decoy.certPem, ...settingsOf('rogue', spec), log };
   };
   const publisher = spawn('publisher', 'publisher', endpointOf(PUBLISHER).then((broker) => publisherInit(broker, spec, log)));
   const rogue = spec.rogueFrames === 0 ? Promise.resolve(undefined) : spawn('rogue', 'rogue', rogueInit());

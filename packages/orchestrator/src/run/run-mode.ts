@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { modeSpec, type LogSettings, type Mode } from '@state-divergence/protocol';
+import { defaultIdleTimeoutMs, modeSpec, type LogSettings, type Mode } from '@state-divergence/protocol';
 import { processResources, setLogPhase, type Logger } from '@state-divergence/runtime';
 import { assembleOutcome, type GatheredRun, type ModeResult } from '../check/outcome.js';
 import { RunError } from '../model/errors.js';
@@ -22,7 +22,6 @@ import { startSampling } from './sampler.js';
 import { announceTeardown, retireForeign } from './retire.js';
 import { PlanSteps, type PlanRecord } from './steps.js';
 import { TeardownStack } from './teardown.js';
-import { defaultIdleTimeoutMs } from './transport-settings.js';
 import { EventLog } from './event-log.js';
 import { watchCluster } from './watch.js';
 

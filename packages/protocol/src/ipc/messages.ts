@@ -28,6 +28,7 @@ import type {
 } from './reports.js';
 import type { LinkShape } from '../link-shape.js';
 import type { FsyncPolicy, Mode, OverflowPolicy } from '../modes.js';
+import type { KnobOptions, KnobsOf, Settings } from '../settings.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -47,26 +48,25 @@ export interface BrokerEndpoint {
   /** The per-run self-signed certificate the client pins (PEM). */
   caPem: string;
   /** QUIC idle timeout; must outlast the longest stall (see docs/ARCHITECTURE.md). */
-  idleTimeoutMs: number;
+  idleTimeoutMs: Settings['idleTimeoutMs'];
   /**
-   * Largest UDP payload, bytes: the client sets it as QUIC's maxSendUdpPayloadSize and
-   * maxRecvUdpPayloadSize (both ends must, or the connection stays at 1,350).
+   * Largest UDP payload, bytes (the datagramSize knob): the client sets it as QUIC's
+   * maxSendUdpPayloadSize and maxRecvUdpPayloadSize (both ends must, or the connection stays at 1,350).
    */
-  datagramBytes: number;
+  datagramBytes: Settings['datagramSize'];
   /** The per-run access token, hex. Travels only over IPC: argv is visible to every local user in `ps`. */
   token: string;
 }
 
 /** Where and how a durable broker keeps its log (null in a mode without one). */
-export interface DurableSettings {
+export interface DurableSettings extends Pick<KnobOptions, 'retention'> {
   /** The broker's own directory (the run's data dir holds it and each consumer's checkpoint directory). */
   dir: string;
   fsync: FsyncPolicy;
-  /** Most events kept; null: every event the run makes. */
-  retention: number | null;
 }
 
-export interface BrokerInit {
+/** Its knobs (keys, queueCapacity, coalesceMs, idleTimeoutMs: settings.ts) are derived from the table. */
+export interface BrokerInit extends Pick<Settings, KnobsOf<'broker'>> {
   role: 'broker';
   name: 'broker';
   mode: Mode;
@@ -74,42 +74,28 @@ export interface BrokerInit {
   /** UDP port to bind: 0 for any (the first start), the first start's port for a restart, so clients find it again. */
   port: number;
   durable: DurableSettings | null;
-  /** Keyspace size, for the per-key report. */
-  keys: number;
-  queueCapacity: number;
   /** What a full queue does where the mode's queue policy is `overflow` (modes.ts). */
   overflow: OverflowPolicy;
   /** Most events one write to one subscriber carries. */
   batchMaxEvents: number;
-  /**
-   * How long a subscriber's events may wait for more before their write, ms (--coalesce-ms): 0
-   * writes on the next turn of the event loop; a full batch (batchMaxEvents) never waits.
-   */
-  coalesceMs: number;
   /** Receive window for each client stream: how much a non-reading broker lets the publisher send. */
   streamWindowBytes: number;
   /** Largest UDP payload it sends and accepts (BrokerEndpoint.datagramBytes tells the clients the same). */
-  datagramBytes: number;
+  datagramBytes: Settings['datagramSize'];
   /** Resync mode: how often an idle subscriber is told the head offset. */
   heartbeatMs: number;
   certPem: string;
   keyPem: string;
-  idleTimeoutMs: number;
   /** The per-run access token every client's HELLO must carry, hex. */
   token: string;
   log: LogSettings;
 }
 
-export interface PublisherInit {
+/** Its workload (keys, rate, payload, seed, deleteRatio: settings.ts) is derived from the table. */
+export interface PublisherInit extends Pick<Settings, KnobsOf<'publisher'>> {
   role: 'publisher';
   name: 'publisher';
   broker: BrokerEndpoint;
-  keys: number;
-  rate: number;
-  payload: number;
-  seed: number;
-  /** Fraction of changes that delete their key. */
-  deleteRatio: number;
   log: LogSettings;
 }
 
@@ -132,20 +118,17 @@ export interface ConsumerInit {
    * no frame from the broker the consumer counts itself stale (cut off, or the broker silent) until
    * the next frame. null: the mode's broker is silent when nothing is published, so silence means nothing.
    */
-  staleAfterMs: number | null;
+  staleAfterMs: Settings['staleAfterMs'] | null;
   log: LogSettings;
 }
 
-/** A hostile client: it must change nothing about the run's outcome. */
-export interface RogueInit {
+/** A hostile client: it must change nothing about the run's outcome. rogueFrames: frames to send in all, across many connections. */
+export interface RogueInit extends Pick<Settings, KnobsOf<'rogue'>> {
   role: 'rogue';
   name: 'rogue';
   broker: BrokerEndpoint;
   /** A certificate that is not the broker's: pinning it must fail the handshake. */
   decoyCaPem: string;
-  /** Frames to send in all, across many connections. */
-  frames: number;
-  seed: number;
   log: LogSettings;
 }
 
@@ -154,7 +137,8 @@ export interface RogueInit {
  * its own UDP port, which that client is given as the broker's, and forwards each datagram to
  * `upstream` from one socket per client address, shaped per direction by `shape` commands.
  */
-export interface RelayInit {
+/** `seed` (settings.ts) seeds its drop and jitter draws, so a run's shaping repeats with its seed. */
+export interface RelayInit extends Pick<Settings, KnobsOf<'relay'>> {
   role: 'relay';
   /** `relay-<client name>`. */
   name: string;
@@ -163,9 +147,7 @@ export interface RelayInit {
   /** The broker's address. A restarted broker binds the same port, so the relay never changes it. */
   upstream: { host: string; port: number };
   /** The run's datagram size, for its log (`relay listening`). Its socket buffers are a fixed 4 MiB, 64 of the largest UDP datagrams: enough at any size. */
-  datagramBytes: number;
-  /** Seeds its drop and jitter draws, so a run's shaping repeats with its seed. */
-  seed: number;
+  datagramBytes: Settings['datagramSize'];
   log: LogSettings;
 }
 

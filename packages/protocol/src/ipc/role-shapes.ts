@@ -1,5 +1,5 @@
 import { FSYNC_POLICIES, MODES, OVERFLOW_POLICIES } from '../modes.js';
-import type { LinkShape } from '../link-shape.js';
+import { MAX_LINK_DELAY_MS, type LinkShape } from '../link-shape.js';
 import {
   LOG_LEVELS,
   type BrokerEndpoint,
@@ -62,6 +62,7 @@ import {
   type Check,
   type Shape,
 } from './shape-kit.js';
+import { settingCheck, settingShapes } from './setting-shapes.js';
 
 /**
  * The shape of every value our own processes send over the IPC channel, field by field: each
@@ -72,8 +73,9 @@ import {
 const range = tupleOf(count, count);
 const ranges = listOf(range);
 const log = fields<LogSettings>({ level: oneOf(LOG_LEVELS), file: nullable(text), mode: nullable(oneOf(MODES)) });
+const datagramBytes = settingCheck('datagramSize');
 const broker = fields<BrokerEndpoint>({
-  host: text, port: count, caPem: text, idleTimeoutMs: number, datagramBytes: count, token: text,
+  host: text, port: count, caPem: text, idleTimeoutMs: settingCheck('idleTimeoutMs'), datagramBytes, token: text,
 });
 
 const subscriberCounters = {
@@ -95,7 +97,7 @@ const subscriberReport = fields<SubscriberReport>({
   discarded: count, replayedEvents: count, replayBytes: count, backfills: count, transport,
 });
 const durableSettings = fields<DurableSettings>({
-  dir: text, fsync: oneOf(FSYNC_POLICIES), retention: nullable(count),
+  dir: text, fsync: oneOf(FSYNC_POLICIES), retention: nullable(settingCheck('retention')),
 });
 const durableReport = fields<DurableReport>({
   fsync: oneOf(FSYNC_POLICIES), logBytes: count, fsyncs: count, oldest: count,
@@ -109,9 +111,11 @@ const latency = fields<LatencySamples>({
   appliedAt: typedArray('Float64Array'), latencyMs: typedArray('Float64Array'),
 });
 const percent = is((v) => typeof v === 'number' && v >= 0 && v <= 100, 'a percentage from 0 to 100');
+/** CLEAR_LINK holds nothing (0); --delay takes up to MAX_LINK_DELAY_MS, its jitter no more than that. */
+const delay = is((v) => typeof v === 'number' && v >= 0 && v <= MAX_LINK_DELAY_MS, `a delay from 0 to ${MAX_LINK_DELAY_MS} ms`);
 /** The relay's `shape` command carries one per direction (guards.ts). */
 export const linkShape = fields<LinkShape>({
-  lossPct: percent, correlationPct: percent, delayMs: number, jitterMs: number,
+  lossPct: percent, correlationPct: percent, delayMs: delay, jitterMs: delay,
 });
 const linkCounters = fields<LinkCounters>({ forwarded: count, dropped: count, bytes: count, maxHeld: count });
 const sync = fields<SyncRecord>({
@@ -124,7 +128,7 @@ const restoredFrom = fields<NonNullable<ConsumerReport['restoredFrom']>>({
 
 const consumerInit = fields<ConsumerInit>({
   role: oneOf(['consumer']), name: text, broker, subscribeWith: oneOf(['latest', 'snapshot']), detectGaps: flag,
-  checkpointDir: nullable(text), staleAfterMs: nullable(count), log,
+  checkpointDir: nullable(text), staleAfterMs: nullable(settingCheck('staleAfterMs')), log,
 });
 
 /** Every check of one role, found by the value's `role` field. */
@@ -132,9 +136,9 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
   broker: {
     init: fields<BrokerInit>({
       role: oneOf(['broker']), name: oneOf(['broker']), mode: oneOf(MODES), host: text, port: count,
-      durable: nullable(durableSettings), keys: count, queueCapacity: count, overflow: oneOf(OVERFLOW_POLICIES),
-      batchMaxEvents: count, coalesceMs: count, streamWindowBytes: count, datagramBytes: count, heartbeatMs: number,
-      certPem: text, keyPem: text, idleTimeoutMs: number, token: text, log,
+      durable: nullable(durableSettings), ...settingShapes('broker'), overflow: oneOf(OVERFLOW_POLICIES),
+      batchMaxEvents: count, streamWindowBytes: count, datagramBytes, heartbeatMs: number,
+      certPem: text, keyPem: text, token: text, log,
     }),
     counters: fields<BrokerCounters>({
       role: oneOf(['broker']), at: number, head: count,
@@ -147,8 +151,7 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
   },
   publisher: {
     init: fields<PublisherInit>({
-      role: oneOf(['publisher']), name: oneOf(['publisher']), broker, keys: count, rate: number, payload: count,
-      seed: number, deleteRatio: number, log,
+      role: oneOf(['publisher']), name: oneOf(['publisher']), broker, ...settingShapes('publisher'), log,
     }),
     counters: fields<PublisherCounters>({ role: oneOf(['publisher']), published: count, done: flag, cpuMicros: count }),
     report: fields<PublisherReport>({
@@ -181,7 +184,7 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
   },
   rogue: {
     init: fields<RogueInit>({
-      role: oneOf(['rogue']), name: oneOf(['rogue']), broker, decoyCaPem: text, frames: count, seed: number, log,
+      role: oneOf(['rogue']), name: oneOf(['rogue']), broker, decoyCaPem: text, ...settingShapes('rogue'), log,
     }),
     counters: fields<RogueCounters>({ role: oneOf(['rogue']), connections: count, framesSent: count, done: flag }),
     report: fields<RogueReport>({
@@ -192,7 +195,7 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
   relay: {
     init: fields<RelayInit>({
       role: oneOf(['relay']), name: text, client: text,
-      upstream: fields<RelayInit['upstream']>({ host: text, port: count }), datagramBytes: count, seed: number, log,
+      upstream: fields<RelayInit['upstream']>({ host: text, port: count }), datagramBytes, ...settingShapes('relay'), log,
     }),
     counters: fields<RelayCounters>({ role: oneOf(['relay']), up: linkCounters, down: linkCounters }),
     report: fields<RelayReport>({
