@@ -6,14 +6,15 @@ export { brokerEndpoint, brokerInit, consumerInit, publisherInit, relayInit, thr
 export { runMode, type RunContext } from './run/run-mode.js';
 export { buildPlan, faultedConsumers } from './run/plan.js';
 export { openRunData, type RunData } from './run/data-dir.js';
-export type { ConsumerOutcome, ModeResult } from './check/outcome.js';
+export type { ConsumerOutcome, ModeResult } from './model/run-types.js';
 export type { LiveSnapshot, RunObserver } from './model/live.js';
 export { normalizeOptions } from './cli/normalize-options.js';
 export { DEFAULTS, type Options, type RawOptions } from './model/options.js';
 export type { Fault } from './model/faults.js';
 export { UsageError } from './model/errors.js';
 export { silentProgress } from './report/progress.js';
-export { summarizeLatency, type LatencySummary } from './check/latency.js';
+export { summarizeLatency } from './check/latency.js';
+export type { LatencySummary } from './model/check-types.js';
 export { BATCH_MAX_EVENTS, HEARTBEAT_MS, STREAM_WINDOW_BYTES } from '@state-divergence/protocol';
 export { generateRunCertificate } from './run/tls.js';
 export type { JsonBroker, JsonConfig, JsonConsumer, JsonDocument, JsonRun } from './report/json-document.js';

@@ -5,7 +5,8 @@
  * test of it loads ink and react.
  */
 export { check, checkSafely, mergeVerdicts, NO_BROKER_REPORT, type CheckInput } from './check/checker.js';
-export { assembleOutcome, type GatheredRun } from './check/outcome.js';
+export { assembleOutcome } from './check/outcome.js';
+export type { GatheredRun } from './model/run-types.js';
 export { sweepPoint } from './experiments/sweep-point.js';
 export { completedExit, judge } from './cli/exit-code.js';
 export { DOCUMENT_VERSION, toJsonConfig, toJsonRun } from './report/document.js';
@@ -23,7 +24,8 @@ export { DESIGN, designExperiments } from './experiments/experiments-design.js';
 export { renderExperimentsHtml } from './experiments/experiments-html.js';
 export { countersEvidence, liveDivergence, publisherBacklog } from './check/live-divergence.js';
 export { goneConsumer, missedKeys, missedRanges, noBrokerEntry } from './check/missed.js';
-export { absorbedInStalls, type StallBytes } from './check/transport.js';
+export { absorbedInStalls } from './check/transport.js';
+export type { StallBytes } from './model/check-types.js';
 export { relayOutcome, stalenessOf } from './check/network.js';
 export { buildPlan, checkPlan, faultedConsumers, longestStallMs, networkFaulted, planLengthMs, stallWindows, type PlanStep, type RunPlan } from './run/plan.js';
 export { interpretPlan, type StepHandlers } from './run/interpret-plan.js';

@@ -1,9 +1,7 @@
 import type { ConsumerReport } from '@state-divergence/protocol';
+import type { CheckResult, ConsumerCheck, Verdict } from '../model/check-types.js';
 import type { OffsetRange } from './expectation.js';
-import { discardedByKey, explainWrongKeys, NOTHING_EXPLAINED, type Explained } from './explain.js';
-
-/** Jepsen's three outcomes: a checker that cannot tell says so. */
-export type Verdict = 'valid' | 'invalid' | 'unknown';
+import { discardedByKey, explainWrongKeys, NOTHING_EXPLAINED } from './explain.js';
 
 export interface Authority {
   /** By key index; version 0 = never written. */
@@ -56,45 +54,6 @@ export interface CheckInput {
      */
     undelivered?: OffsetRange[] | null;
   }>;
-}
-
-export interface ConsumerCheck {
-  name: string;
-  /** Faulted at some point of the run: stalled, slowed or crashed. */
-  faulted: boolean;
-  verdict: Verdict;
-  applied: number | null;
-  /** Key indices whose local state is wrong, ascending (the named keys come first). */
-  wrongKeys: number[];
-  /** Wrong because behind: held at a version below the authority's, missing, or still held after a delete. */
-  lost: number;
-  /** Held (key, version, value) the publisher never emitted: must be 0, or the demo is broken. */
-  unexpected: number;
-  /**
-   * Keys where the wrong set and the explanation disagree: wrong although no
-   * explanation covers it (explain.ts: the consumer missed the key's last write
-   * at the final broker, dropped for it, skipped, before its `latest`
-   * subscription, after a disconnect, and not repaired; or after a broker
-   * restart forgotten, lost with the broker, in doubt), or explained by a
-   * missed last write yet right. Must be 0: a nonzero count is a bug in the
-   * demo, not a result. Empty when the broker's report is missing (unknown).
-   */
-  unexplainedKeys: number[];
-  /** How many wrong keys each explanation covers (explain.ts): after a broker restart, more than `missed`. */
-  explained: Explained;
-  endedEarly: string | null;
-  /** Why its verdict is `unknown`, a phrase ("its copy could not be gathered"); null unless unknown. */
-  unknownBecause: string | null;
-}
-
-export interface CheckResult {
-  verdict: Verdict;
-  consumers: ConsumerCheck[];
-  /**
-   * Set when the run as a whole could not be judged (the checker failed, or the
-   * broker's report is missing): the verdict is then `unknown`, never a guess.
-   */
-  error?: string;
 }
 
 /** false beats unknown beats true. */

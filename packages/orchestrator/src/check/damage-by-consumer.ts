@@ -1,9 +1,9 @@
-import type { ConsumerCheck } from './checker.js';
+import type { ConsumerCheck } from '../model/check-types.js';
+import type { ConsumerDamage, GatheredRun } from '../model/run-types.js';
 import { wrongByDecile } from './damage.js';
 import { expectedWrong, type OffsetRange } from './expectation.js';
 import { brokerEvidenceOf, missedKeys, missedRanges } from './missed.js';
 import { changeSequence, relistedAfterRestart, shifted, undeliveredByDeadBrokers, versionsAsChanges, type ChangeSequence } from './restart-evidence.js';
-import type { ConsumerDamage, GatheredRun } from './run-types.js';
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 

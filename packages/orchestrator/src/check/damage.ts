@@ -1,3 +1,5 @@
+import type { Overlap } from '../model/check-types.js';
+
 /**
  * Where the damage is, from the checker's wrong-key sets (pure):
  * - by key hotness: keys are ranked by how often the workload writes them
@@ -14,16 +16,6 @@ export function wrongByDecile(wrongKeys: number[], keys: number): number[] {
   const size = (d: number) => Math.ceil(((d + 1) * keys) / 10) - Math.ceil((d * keys) / 10);
   for (const key of wrongKeys) counts[Math.min(9, Math.floor((key * 10) / keys))]! += 1;
   return counts.map((n, d) => (size(d) === 0 ? 0 : Math.round((n / size(d)) * 1000) / 1000));
-}
-
-export interface Overlap {
-  a: string;
-  b: string;
-  both: number;
-  onlyA: number;
-  onlyB: number;
-  /** |A ∩ B| / |A ∪ B|; 1 when both are wrong about exactly the same keys, null when neither is wrong. */
-  jaccard: number | null;
 }
 
 export function overlaps(consumers: Array<{ name: string; wrongKeys: number[] }>): Overlap[] {

@@ -1,4 +1,5 @@
 import type { ConsumerReport } from '@state-divergence/protocol';
+import type { Explained } from '../model/check-types.js';
 import type { OffsetRange } from './expectation.js';
 import { isMissed, missedRanges, type BrokerEvidence } from './missed.js';
 
@@ -24,14 +25,6 @@ import { isMissed, missedRanges, type BrokerEvidence } from './missed.js';
  * a key the first rule explains although the consumer holds it right (the rule
  * must be exact). The other three only ever explain a wrong key.
  */
-
-export interface Explained {
-  /** Its last write at the final broker is among the offsets the consumer missed there. */
-  missed: number;
-  forgotten: number;
-  lostWithBroker: number;
-  inDoubt: number;
-}
 
 export const NOTHING_EXPLAINED: Explained = { missed: 0, forgotten: 0, lostWithBroker: 0, inDoubt: 0 };
 

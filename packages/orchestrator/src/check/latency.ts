@@ -1,13 +1,6 @@
 import { quantileSorted } from 'simple-statistics';
 import type { LatencySamples } from '@state-divergence/protocol';
-
-export interface LatencySummary {
-  count: number;
-  p50: number;
-  p99: number;
-  p999: number;
-  max: number;
-}
+import type { LatencySummary } from '../model/check-types.js';
 
 const round = (ms: number): number => Math.round(ms * 100) / 100;
 

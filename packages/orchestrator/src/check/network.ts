@@ -1,6 +1,6 @@
 import type { ConsumerReport, RelayReport } from '@state-divergence/protocol';
 import type { PublishingOrigin } from '../model/events.js';
-import type { RelayOutcome, Staleness } from './run-types.js';
+import type { RelayOutcome, Staleness } from '../model/run-types.js';
 
 /** What a network fault's relay did and cost, and what a cut-off consumer knew: the outcome's share of issue 19. */
 

@@ -1,5 +1,9 @@
 import type { BrokerReport, ConsumerReport, SubscriberReport } from '@state-divergence/protocol';
-import { checkSafely, type CheckInput, type ConsumerCheck } from './checker.js';
+import type { ConsumerCheck } from '../model/check-types.js';
+import type {
+  ConsumerLatency, ConsumerOutcome, GatheredRun, ModeResult, PublisherOutcome, Recovery,
+} from '../model/run-types.js';
+import { checkSafely, type CheckInput } from './checker.js';
 import { overlaps } from './damage.js';
 import { damageBy } from './damage-by-consumer.js';
 import { summarizeLatency } from './latency.js';
@@ -8,11 +12,6 @@ import { relayOutcomes, stalenessOf } from './network.js';
 import { undeliveredByDeadBrokers } from './restart-evidence.js';
 import { caughtUpAt, resumptionOf } from './resumption.js';
 import { absorbedInStalls } from './transport.js';
-import type {
-  ConsumerLatency, ConsumerOutcome, GatheredRun, ModeResult, PublisherOutcome, Recovery,
-} from './run-types.js';
-
-export type { ConsumerOutcome, GatheredRun, ModeResult } from './run-types.js';
 
 const round1 = (n: number): number => Math.round(n * 10) / 10;
 

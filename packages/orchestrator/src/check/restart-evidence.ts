@@ -1,6 +1,6 @@
 import type { ConsumerReport, SubscriptionRecord } from '@state-divergence/protocol';
 import { mergeRanges, type OffsetRange } from './expectation.js';
-import type { BrokerOutage } from './run-types.js';
+import type { BrokerOutage } from '../model/run-types.js';
 
 /**
  * What a broker restart leaves as evidence beyond the final broker's report

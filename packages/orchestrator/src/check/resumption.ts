@@ -1,5 +1,5 @@
 import type { ConsumerReport } from '@state-divergence/protocol';
-import type { Resumption } from './run-types.js';
+import type { Resumption } from '../model/run-types.js';
 
 /**
  * How a consumer came back, from its own report: each subscription after its

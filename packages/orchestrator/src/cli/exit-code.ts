@@ -1,4 +1,4 @@
-import type { ModeResult } from '../check/run-types.js';
+import type { ModeResult } from '../model/run-types.js';
 import { EXIT } from './session.js';
 
 /** What a completed run leaves unjudged: every reason as a sentence naming its mode (none: fully judged). */

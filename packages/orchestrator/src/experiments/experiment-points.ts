@@ -2,7 +2,7 @@ import type { Mode } from '@state-divergence/protocol';
 import { overlaps } from '../check/damage.js';
 import { expectedWrongUnrounded } from '../check/expectation.js';
 import { worstP99 } from '../check/latency.js';
-import type { ModeResult } from '../check/run-types.js';
+import type { ModeResult } from '../model/run-types.js';
 
 /**
  * The seed's "How to extend", each as points measured from lossy runs (pure:

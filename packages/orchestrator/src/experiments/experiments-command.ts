@@ -2,7 +2,7 @@ import { fitWidth, stdoutColumns } from '../report/fit-width.js';
 import { writeFileSync } from 'node:fs';
 import { churnPoint, hotnessPoint, networkPoint, overlapPoint, queuePoint, restartPoint } from './experiment-points.js';
 import { experimentsDocument, type ExperimentPoint } from './experiments-document.js';
-import type { ModeResult } from '../check/run-types.js';
+import type { ModeResult } from '../model/run-types.js';
 import { renderExperimentsHtml } from './experiments-html.js';
 import { renderExperiments } from './experiments-text.js';
 import { silentProgress } from '../report/progress.js';

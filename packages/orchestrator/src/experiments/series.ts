@@ -1,4 +1,4 @@
-import type { ModeResult } from '../check/run-types.js';
+import type { ModeResult } from '../model/run-types.js';
 import type { Options } from '../model/options.js';
 import { runMode, type RunContext } from '../run/run-mode.js';
 

@@ -4,7 +4,7 @@ import { UsageError } from '../model/errors.js';
 import type { Options, RawOptions } from '../model/options.js';
 import { silentProgress } from '../report/progress.js';
 import { renderSweep, renderSweepHtml, renderSweepProgress, type SweepBy } from './sweep-report.js';
-import type { ModeResult } from '../check/run-types.js';
+import type { ModeResult } from '../model/run-types.js';
 import { sweepPoint } from './sweep-point.js';
 import { runSeries } from './series.js';
 import { normalizeOptions } from '../cli/normalize-options.js';

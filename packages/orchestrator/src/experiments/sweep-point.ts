@@ -1,4 +1,4 @@
-import type { ModeResult } from '../check/outcome.js';
+import type { ModeResult } from '../model/run-types.js';
 
 export interface SweepPoint {
   rate: number;

@@ -1,4 +1,4 @@
-import type { Absorption } from '../check/transport.js';
+import type { Absorption } from '../model/check-types.js';
 import { kib } from './units.js';
 
 /** What a frozen consumer's transport swallowed in one stall, as one sentence (text and HTML reports). */

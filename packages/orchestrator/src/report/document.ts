@@ -1,5 +1,5 @@
 import { keyName } from '@state-divergence/protocol';
-import type { ConsumerOutcome, ModeResult } from '../check/outcome.js';
+import type { ConsumerOutcome, ModeResult } from '../model/run-types.js';
 import type { Options } from '../model/options.js';
 import type { JsonConfig, JsonConsumer, JsonRun } from './json-document.js';
 

@@ -1,14 +1,11 @@
 import type { BrokerReport, DigestVerdict, Mode, RogueReport } from '@state-divergence/protocol';
-import type { Verdict } from '../check/checker.js';
-import type { Overlap } from '../check/damage.js';
-import type { Explained } from '../check/explain.js';
-import type { LatencySummary } from '../check/latency.js';
 import type {
-  ConsumerLatency, Cost, DurableOutcome, ProcessCost, PublisherOutcome, Recovery, RelayOutcome,
-  Resume, Resumption, WrongOverTime,
-} from '../check/run-types.js';
-import type { Absorption } from '../check/transport.js';
-import type { DrainResult } from '../model/drain.js';
+  Absorption, Explained, LatencySummary, Overlap, Verdict,
+} from '../model/check-types.js';
+import type {
+  ConsumerLatency, Cost, DrainResult, DurableOutcome, ProcessCost, PublisherOutcome, Recovery,
+  RelayOutcome, Resume, Resumption, WrongOverTime,
+} from '../model/run-types.js';
 import type { PublishingOrigin, RunEvent } from '../model/events.js';
 import type { Fault } from '../model/faults.js';
 import type { Options } from '../model/options.js';

@@ -1,5 +1,5 @@
 import { modeSpec, throttlesPublisher } from '@state-divergence/protocol';
-import type { LatencySummary } from '../check/latency.js';
+import type { LatencySummary } from '../model/check-types.js';
 import { faultLabel, type FaultKind } from '../model/faults.js';
 import type { JsonConfig, JsonRun } from './document.js';
 import { absorptionSentence } from './absorption.js';

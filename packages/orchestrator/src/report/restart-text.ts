@@ -1,4 +1,4 @@
-import type { Resume } from '../check/run-types.js';
+import type { Resume } from '../model/run-types.js';
 import type { JsonRun } from './document.js';
 import { clocks, secondsText } from './time-axis.js';
 import { kib } from './units.js';

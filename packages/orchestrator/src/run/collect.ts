@@ -3,7 +3,7 @@ import { errorMessage, withDeadline, type Logger } from '@state-divergence/runti
 import { RunError } from '../model/errors.js';
 import type { ChildHandle } from './child/child-handle.js';
 import type { Cluster } from './cluster.js';
-import type { DrainResult } from '../model/drain.js';
+import type { DrainResult } from '../model/run-types.js';
 import { drain } from './drain.js';
 import type { EventLog } from './event-log.js';
 import type { ClusterWatch } from './watch.js';

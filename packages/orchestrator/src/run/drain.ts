@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConsumerCounters } from '@state-divergence/protocol';
-import type { DrainResult } from '../model/drain.js';
+import type { DrainResult } from '../model/run-types.js';
 import type { ChildHandle } from './child/child-handle.js';
 
 const POLL_MS = 50;

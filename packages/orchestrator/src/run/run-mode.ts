@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { defaultIdleTimeoutMs, modeSpec, type LogSettings, type Mode } from '@state-divergence/protocol';
 import { processResources, setLogPhase, type Logger } from '@state-divergence/runtime';
-import { assembleOutcome, type GatheredRun, type ModeResult } from '../check/outcome.js';
+import { assembleOutcome } from '../check/outcome.js';
+import type { GatheredRun, ModeResult } from '../model/run-types.js';
 import { RunError } from '../model/errors.js';
 import type { PhaseName, PublishingOrigin } from '../model/events.js';
 import type { Fault } from '../model/faults.js';

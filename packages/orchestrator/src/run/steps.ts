@@ -9,8 +9,8 @@ import type { StepHandlers } from './interpret-plan.js';
 import { Nemesis, type Confirmed } from './nemesis.js';
 import type { EventLog } from './event-log.js';
 import type { ClusterWatch } from './watch.js';
-import type { BrokerSample, StallBytes } from '../check/transport.js';
-import type { BrokerOutage } from '../check/run-types.js';
+import type { BrokerSample, StallBytes } from '../model/check-types.js';
+import type { BrokerOutage } from '../model/run-types.js';
 import { RunError } from '../model/errors.js';
 import { describeFault, type Fault } from '../model/faults.js';
 

@@ -1,13 +1,24 @@
 import type { BrokerReport, ConsumerReport, DigestVerdict, DurableReport, Mode, ProcessResources, PublisherReport, RelayReport, RogueReport, SubscriptionRecord, SyncRecord } from '@state-divergence/protocol';
-import type { DrainResult } from '../model/drain.js';
-import type { PublishingOrigin, RunEvent } from '../model/events.js';
-import type { Fault } from '../model/faults.js';
-import type { CheckResult, ConsumerCheck } from './checker.js';
-import type { Overlap } from './damage.js';
-import type { LatencySummary } from './latency.js';
-import type { Absorption, StallBytes } from './transport.js';
+import type {
+  Absorption, CheckResult, ConsumerCheck, LatencySummary, Overlap, StallBytes,
+} from './check-types.js';
+import type { PublishingOrigin, RunEvent } from './events.js';
+import type { Fault } from './faults.js';
 
 /** What one mode's run gathered (GatheredRun) and what the check made of it (ModeResult). */
+// Declared in model/ so that run/, report/, cli/ and experiments/ share them without importing
+// check/, which computes them (check/outcome.ts assembleOutcome).
+
+/**
+ * How the final drain went: the checker trusts a wrong key as permanent only once its consumer
+ * has drained.
+ */
+export interface DrainResult {
+  complete: boolean;
+  ms: number;
+  /** Why each consumer still behind at the deadline was not drained. */
+  behind: Record<string, string>;
+}
 
 export interface ConsumerLatency {
   all: LatencySummary | null;
@@ -55,7 +66,8 @@ export interface Recovery {
   /**
    * From the end of its last fault (or of the broker's last outage) until it was right again: the
    * end of its last delta (resync), else, for a consumer that ends correct, until it had applied
-   * every event published before then (a replay from the log, a backlog): see caught-up.ts.
+   * every event published before then (a replay from the log, a backlog): see check/resumption.ts
+   * `caughtUpAt`.
    */
   convergedAfterThawMs: number | null;
 }
@@ -165,7 +177,7 @@ export interface ConsumerOutcome extends ConsumerCheck, ConsumerDamage {
 
 /** Durable: what the log cost and replayed (its last incarnation), and what the publisher lost. */
 export type DurableOutcome = Omit<DurableReport, 'oldest'> & {
-  /** The run's consumers' (replayedByConsumers in outcome.ts): the cost's replayBytes. */
+  /** The run's consumers' (replayedByConsumers in check/outcome.ts): the cost's replayBytes. */
   replayedEvents: number;
   replayBytes: number;
   acknowledgedLost: number;
@@ -207,7 +219,7 @@ export interface ModeResult {
   durable: DurableOutcome | null;
   cost: Cost;
   wrongOverTime: WrongOverTime;
-  /** What the consumers' damage shares (each one's is in its row): see damage-by-consumer.ts. */
+  /** What the consumers' damage shares (each one's is in its row): check/damage-by-consumer.ts. */
   damage: {
     /** Why no consumer's wrong keys are predicted in this run (e.g. two broker restarts); null: predicted where known. */
     noPrediction: string | null;
