@@ -1,0 +1,35 @@
+/**
+ * Every child process group this process started and has not yet seen end (servers, probe
+ * consumers). Each is detached, leading its own group (a Ctrl-C at the terminal reaches only the
+ * parent, which stops them in order), so nothing reaps them when the parent ends unless the
+ * parent does on its way out. 'exit' runs synchronously on every ordinary end, process.exit
+ * included; a SIGKILLed parent is what a guardian is for (ServerWatch).
+ */
+const live = new Set<number>();
+let installed = false;
+
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, signal);
+      return;
+    } catch {
+      // the group, then the process, is already gone
+    }
+  }
+}
+
+export function track(pid: number): void {
+  if (!installed) {
+    installed = true;
+    process.on('exit', () => {
+      // SIGCONT first: a frozen child must not outlive a SIGKILL that failed.
+      for (const group of live) for (const signal of ['SIGCONT', 'SIGKILL'] as const) signalGroup(group, signal);
+    });
+  }
+  live.add(pid);
+}
+
+export function untrack(pid: number): void {
+  live.delete(pid);
+}
