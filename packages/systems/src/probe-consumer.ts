@@ -5,6 +5,7 @@
  */
 import { getEachMessage, sendMessage } from 'execa';
 import { LocalCopy } from './local-copy.js';
+import { settledWithin } from './settled-within.js';
 import type { ProbeCommand, ProbeMessage } from './probe-protocol.js';
 import { systemNamed } from './systems.js';
 import type { StartedConsumer } from './target-system.js';
@@ -14,7 +15,7 @@ const copy = new LocalCopy();
 let consumer: StartedConsumer | undefined;
 
 async function stop(code: number): Promise<never> {
-  await Promise.race([consumer?.close(), new Promise((resolve) => setTimeout(resolve, 1_000))]).catch(() => {});
+  if (consumer !== undefined) await settledWithin(consumer.close(), 1_000);
   process.exit(code);
 }
 

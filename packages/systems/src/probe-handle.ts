@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { execaNode } from 'execa';
 import type { ProbeCommand, ProbeMessage, ProbeReport } from './probe-protocol.js';
 import { signalGroup, track, untrack } from './reaper.js';
+import { settledWithin } from './settled-within.js';
 import type { Endpoint, IdiomName, Versioned } from './target-system.js';
 
 export type { ProbeReport } from './probe-protocol.js';
@@ -60,7 +61,7 @@ export async function startProbe(system: string, idiom: IdiomName, endpoint: End
     stop: async () => {
       signalGroup(pid, 'SIGCONT');
       await send({ type: 'stop' }).catch(() => {});
-      const ended = await Promise.race([child.then(() => true), new Promise((r) => setTimeout(() => r(false), STOP_GRACE_MS))]);
+      const ended = await settledWithin(child, STOP_GRACE_MS);
       if (!ended) {
         signalGroup(pid, 'SIGKILL');
         await child;

@@ -5,6 +5,7 @@ import { execa } from 'execa';
 import { CodedError, sleep } from '@state-divergence/runtime';
 import { freePorts } from './free-port.js';
 import { signalGroup, track, untrack } from './reaper.js';
+import { settledWithin } from './settled-within.js';
 import type { Endpoint, KnobValues, ServerRecipe } from './target-system.js';
 
 const READY_TIMEOUT_MS = 15_000;
@@ -106,7 +107,7 @@ export async function startServer(
     if (running === undefined) return;
     child = undefined;
     signalGroup(running.pid, signal);
-    const exited = await Promise.race([running.exited.then(() => true), sleep(graceMs).then(() => false)]);
+    const exited = await settledWithin(running.exited, graceMs);
     if (!exited) {
       signalGroup(running.pid, 'SIGKILL');
       await running.exited;

@@ -5,6 +5,8 @@ import { reportConnection } from './connection-signals.js';
 import { listKeys } from './listing.js';
 import { channelName } from './names.js';
 
+const RELIST_RETRY_MS = 500;
+
 /** A subscriber as the quickstart makes one: ioredis's defaults (retry forever, resubscribe). */
 function subscriberOf(url: string): Redis {
   return new Redis(url, { lazyConnect: true });
@@ -45,6 +47,7 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
   const subscriber = subscriberOf(endpoint.url);
   let waiting: Change[] | undefined = [];
   let relists = Promise.resolve();
+  let open = true;
 
   const relist = async (first: boolean) => {
     waiting = [];
@@ -59,7 +62,11 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
     if (!first) sink.signal('relist', `at seq ${listing.seq}, ${listing.entries.size} keys`);
   };
   const queueRelist = (first: boolean) => {
-    relists = relists.then(() => relist(first)).catch((error: Error) => sink.signal('error', error.message));
+    relists = relists.then(() => relist(first)).catch((error: Error) => {
+      // Messages keep waiting for the next try: applied now, they would land on a stale copy.
+      sink.signal('error', `relist: ${error.message}`);
+      if (open) setTimeout(() => queueRelist(first), RELIST_RETRY_MS);
+    });
   };
 
   reportConnection(subscriber, sink, () => queueRelist(false));
@@ -74,6 +81,7 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
   await relists;
   return {
     close: async () => {
+      open = false;
       await Promise.all([quit(subscriber), quit(reader)]);
     },
   };

@@ -17,9 +17,10 @@ export const natsKnobs: readonly Knob[] = [
   ),
   integerKnob(
     'max-pending',
-    'nats-server max_pending: bytes queued for one client before it is cut off as slow',
+    'nats-server max_pending: bytes queued for one client before it is cut off as slow' +
+      ' (at least max_payload, 1 MiB: the server refuses to start otherwise)',
     String(64 * 1024 * 1024),
-    1024,
+    1024 * 1024,
   ),
 ];
 
