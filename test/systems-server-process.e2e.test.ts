@@ -10,7 +10,7 @@ import { describeIfInstalled } from './helpers/system-run.js';
 
 const redis = systemNamed('redis-streams');
 
-/** Running or stopped; not a zombie (an orphan's zombie waits for a PID 1 that may never reap it). */
+/** Running or stopped, not a zombie (an orphan's zombie waits for a PID 1 that may not reap). */
 function alive(pid: number): boolean {
   try {
     const state = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
@@ -21,7 +21,7 @@ function alive(pid: number): boolean {
 }
 
 describeIfInstalled(redis)('the systems server runner', () => {
-  test('kill then restart: same port, same data dir, a new process that answers; stop removes it all', async () => {
+  test('kill, restart: same port and data dir, a new process; stop removes all', async () => {
     const server = await startServer(redis.name, redis.server, knobValues(redis));
     const first = server.pid!;
     await server.kill();
@@ -45,7 +45,12 @@ describeIfInstalled(redis)('the systems server runner', () => {
       'process.stdout.write(String(server.pid));',
       'process.exit(0);',
     ].join('\n');
-    const pid = Number(execFileSync('node', ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } }));
+    const pid = Number(
+      execFileSync('node', ['--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        env: { ...process.env, NODE_OPTIONS: '' },
+      }),
+    );
     expect(pid).toBeGreaterThan(0);
     // The reaper's SIGKILL is sent from the parent's 'exit' handler, before it is gone.
     execFileSync('sleep', ['0.2']);

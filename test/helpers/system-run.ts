@@ -66,7 +66,14 @@ export async function write(
   writer: Writer,
   authority: Authority,
   next: () => [string, string | null],
-  plan: { count?: number; ratePerSec?: number; durationMs?: number; maxInFlight?: number; at?: number; during?: () => Promise<void> },
+  plan: {
+    count?: number;
+    ratePerSec?: number;
+    durationMs?: number;
+    maxInFlight?: number;
+    at?: number;
+    during?: () => Promise<void>;
+  },
 ): Promise<Written> {
   const started = Date.now();
   const maxInFlight = plan.maxInFlight ?? 256;
@@ -77,12 +84,18 @@ export async function write(
   const due = () => {
     const elapsed = Date.now() - started;
     if (plan.count !== undefined) return plan.count;
-    const byRate = Math.floor(((plan.ratePerSec ?? 0) * Math.min(elapsed, plan.durationMs ?? 0)) / 1000);
+    const byRate = Math.floor(
+      ((plan.ratePerSec ?? 0) * Math.min(elapsed, plan.durationMs ?? 0)) / 1000,
+    );
     return byRate;
   };
-  const finished = () => (plan.count !== undefined ? issued >= plan.count : Date.now() - started >= (plan.durationMs ?? 0));
+  const finished = () =>
+    plan.count !== undefined
+      ? issued >= plan.count
+      : Date.now() - started >= (plan.durationMs ?? 0);
   while (!finished() || issued < due()) {
-    if (plan.during !== undefined && fault === undefined && Date.now() - started >= (plan.at ?? 0)) fault = plan.during();
+    if (plan.during !== undefined && fault === undefined && Date.now() - started >= (plan.at ?? 0))
+      fault = plan.during();
     while (issued < due() && inFlight.size < maxInFlight && failure === undefined) {
       issued += 1;
       const [key, value] = next();
@@ -109,7 +122,11 @@ export async function write(
  * Polls `read` until its copy equals the authority or `timeoutMs` passes; the keys still wrong
  * then. A consumer expected to stay wrong is given the whole timeout to prove it.
  */
-export async function converge(read: () => Promise<ReadonlyMap<string, Versioned>>, authority: Authority, timeoutMs: number): Promise<string[]> {
+export async function converge(
+  read: () => Promise<ReadonlyMap<string, Versioned>>,
+  authority: Authority,
+  timeoutMs: number,
+): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const wrong = wrongKeys(await read(), authority.entries());
@@ -128,7 +145,10 @@ export function describeIfInstalled(system: TargetSystem): jest.Describe {
 }
 
 /** A started server for a test file, with its knobs (defaults for those not given). */
-export async function serverFor(system: TargetSystem, knobs: KnobValues = {}): Promise<{ server: RunningServer; knobs: KnobValues }> {
+export async function serverFor(
+  system: TargetSystem,
+  knobs: KnobValues = {},
+): Promise<{ server: RunningServer; knobs: KnobValues }> {
   const values = knobValues(system, knobs);
   return { server: await startServer(system.name, system.server, values), knobs: values };
 }
@@ -148,7 +168,11 @@ export async function healthyRun(
   const next = changes(SMALL);
   await write(writer, authority, next, { count: before });
   const copies = { naive: new LocalCopy(), careful: new LocalCopy() };
-  const consumers = await Promise.all((['naive', 'careful'] as const).map((idiom) => system.idioms[idiom](server.endpoint, prefix, copies[idiom])));
+  const consumers = await Promise.all(
+    (['naive', 'careful'] as const).map((idiom) =>
+      system.idioms[idiom](server.endpoint, prefix, copies[idiom]),
+    ),
+  );
   await write(writer, authority, next, { count });
   const wrong = {
     naive: await converge(async () => copies.naive.entries, authority, 3_000),
@@ -194,7 +218,12 @@ export interface StallOutcome {
  * few hundred changes, are SIGSTOPped together while the writer goes on at `ratePerSec`, and
  * are SIGCONTed; then more changes, and each is given `settleMs` to converge.
  */
-export async function stallRun(system: TargetSystem, server: RunningServer, knobs: KnobValues, plan: StallPlan): Promise<StallOutcome> {
+export async function stallRun(
+  system: TargetSystem,
+  server: RunningServer,
+  knobs: KnobValues,
+  plan: StallPlan,
+): Promise<StallOutcome> {
   const prefix = runPrefix();
   await system.prepare?.(server.endpoint, prefix, knobs);
   const writer = await system.writer(server.endpoint, prefix, knobs);
@@ -215,7 +244,10 @@ export async function stallRun(system: TargetSystem, server: RunningServer, knob
       ...(plan.maxInFlight === undefined ? {} : { maxInFlight: plan.maxInFlight }),
       ...(plan.during === undefined ? {} : { at: plan.at ?? 0, during: plan.during }),
     });
-    const held = { naive: kernelQueues(probes.naive.pid, server.endpoint.port), careful: kernelQueues(probes.careful.pid, server.endpoint.port) };
+    const held = {
+      naive: kernelQueues(probes.naive.pid, server.endpoint.port),
+      careful: kernelQueues(probes.careful.pid, server.endpoint.port),
+    };
     const after = await system.counters(server.endpoint);
     for (const probe of both) probe.thaw();
     await write(writer, authority, next, { count: plan.after });
@@ -223,7 +255,9 @@ export async function stallRun(system: TargetSystem, server: RunningServer, knob
     const reports: Partial<Record<IdiomName, ProbeReport>> = {};
     for (const idiom of ['naive', 'careful'] as const) {
       const probe = probes[idiom]!;
-      wrong[idiom] = (await converge(async () => (await probe.report()).copy, authority, plan.settleMs)).length;
+      wrong[idiom] = (
+        await converge(async () => (await probe.report()).copy, authority, plan.settleMs)
+      ).length;
       reports[idiom] = await probe.report();
     }
     return {
@@ -250,9 +284,18 @@ export function signalCounts(report: ProbeReport): Record<string, number> {
 
 /** One line a person can read in the test's output: what each idiom ended with. */
 export function describeOutcome(name: string, outcome: StallOutcome): string {
-  const idiom = (which: IdiomName) =>
-    `${which}: ${outcome.wrong[which]} wrong, signals ${JSON.stringify(signalCounts(outcome.reports[which]))}, ` +
-    `held rx ${outcome.held[which].receiveQueue} B + server tx ${outcome.held[which].peerSendQueue} B`;
-  return `${name}: stall wrote ${outcome.stall.issued} at ${outcome.stall.rate}/s; ${idiom('naive')}; ${idiom('careful')}; ` +
-    `counters before ${JSON.stringify(outcome.counters.before)} after ${JSON.stringify(outcome.counters.after)}`;
+  const idiom = (which: IdiomName) => {
+    const signals = JSON.stringify(signalCounts(outcome.reports[which]));
+    const held = outcome.held[which];
+    return (
+      `${which}: ${outcome.wrong[which]} wrong, signals ${signals}, ` +
+      `held rx ${held.receiveQueue} B + server tx ${held.peerSendQueue} B`
+    );
+  };
+  const { before, after } = outcome.counters;
+  return (
+    `${name}: stall wrote ${outcome.stall.issued} at ${outcome.stall.rate}/s; ` +
+    `${idiom('naive')}; ${idiom('careful')}; ` +
+    `counters before ${JSON.stringify(before)} after ${JSON.stringify(after)}`
+  );
 }

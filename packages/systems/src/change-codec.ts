@@ -16,7 +16,11 @@ export function encodeChange(change: Change): string {
 
 export function decodeChange(text: string): Change {
   const parsed = JSON.parse(text) as { k?: unknown; v?: unknown; s?: unknown };
-  if (typeof parsed.k !== 'string' || typeof parsed.s !== 'number' || (parsed.v !== null && typeof parsed.v !== 'string')) {
+  if (
+    typeof parsed.k !== 'string' ||
+    typeof parsed.s !== 'number' ||
+    (parsed.v !== null && typeof parsed.v !== 'string')
+  ) {
     throw new Error(`not a change: ${text.slice(0, 80)}`);
   }
   return { key: parsed.k, value: parsed.v, seq: parsed.s };
@@ -30,6 +34,7 @@ export function encodeStored(seq: number, value: string): string {
 export function decodeStored(text: string): { seq: number; value: string } {
   const space = text.indexOf(' ');
   const seq = Number(text.slice(0, space));
-  if (space < 0 || !Number.isInteger(seq)) throw new Error(`not a stored value: ${text.slice(0, 80)}`);
+  if (space < 0 || !Number.isInteger(seq))
+    throw new Error(`not a stored value: ${text.slice(0, 80)}`);
   return { seq, value: text.slice(space + 1) };
 }

@@ -15,7 +15,7 @@ function onPath(binary: string): boolean {
   });
 }
 
-/** null when the system's server can be started here; otherwise the one-line refusal naming its package. */
+/** null when the system's server can start here; else the one-line refusal naming its package. */
 export function installed(system: TargetSystem): string | null {
   if (onPath(system.server.binary)) return null;
   return `${system.name} is not installed: apt-get install -y ${system.package}`;

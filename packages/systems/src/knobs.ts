@@ -1,23 +1,32 @@
 import type { Knob, KnobValues, TargetSystem } from './target-system.js';
 
-/** A knob whose value is a whole number at least `min` (a byte count, a MAXLEN, a history depth). */
+/** A knob whose value is a whole number >= `min` (a byte count, a MAXLEN, a history depth). */
 export function integerKnob(name: string, description: string, fallback: string, min = 0): Knob {
   return {
     name,
     description,
     default: fallback,
     check: (value) =>
-      /^\d+$/.test(value) && Number(value) >= min ? undefined : `${name} must be a whole number >= ${min}, not "${value}"`,
+      /^\d+$/.test(value) && Number(value) >= min
+        ? undefined
+        : `${name} must be a whole number >= ${min}, not "${value}"`,
   };
 }
 
 /** A knob the server takes as it is, checked by a pattern (a duration, a limit triple). */
-export function patternKnob(name: string, description: string, fallback: string, pattern: RegExp, shape: string): Knob {
+export function patternKnob(
+  name: string,
+  description: string,
+  fallback: string,
+  pattern: RegExp,
+  shape: string,
+): Knob {
   return {
     name,
     description,
     default: fallback,
-    check: (value) => (pattern.test(value) ? undefined : `${name} must be ${shape}, not "${value}"`),
+    check: (value) =>
+      pattern.test(value) ? undefined : `${name} must be ${shape}, not "${value}"`,
   };
 }
 
@@ -42,9 +51,10 @@ export function knobValues(system: TargetSystem, given: KnobValues = {}): KnobVa
   return values;
 }
 
-/** The knob's value; knobValues has filled every one in, so a missing one is a programming error. */
+/** The knob's value; knobValues filled every one in, so a missing one is a programming error. */
 export function knob(values: KnobValues, name: string): string {
   const value = values[name];
-  if (value === undefined) throw new Error(`no value for knob ${name}: pass the values through knobValues()`);
+  if (value === undefined)
+    throw new Error(`no value for knob ${name}: pass the values through knobValues()`);
   return value;
 }

@@ -21,8 +21,13 @@ export interface Probe {
   stop(): Promise<void>;
 }
 
-/** Starts a probe running `idiom` of `system` against `endpoint`, and waits until it is consuming. */
-export async function startProbe(system: string, idiom: IdiomName, endpoint: Endpoint, prefix: string): Promise<Probe> {
+/** Starts a probe running `idiom` of `system` at `endpoint`; resolves once it is consuming. */
+export async function startProbe(
+  system: string,
+  idiom: IdiomName,
+  endpoint: Endpoint,
+  prefix: string,
+): Promise<Probe> {
   const child = execaNode(ENTRY, [], {
     ipc: true,
     stdin: 'ignore',
@@ -33,12 +38,15 @@ export async function startProbe(system: string, idiom: IdiomName, endpoint: End
     buffer: false,
   });
   const pid = child.pid;
-  if (pid === undefined) throw new Error(`the ${system} ${idiom} probe did not start: ${(await child).message}`);
+  if (pid === undefined)
+    throw new Error(`the ${system} ${idiom} probe did not start: ${(await child).message}`);
   track(pid);
   void child.then(() => untrack(pid));
   const send = (command: ProbeCommand) => child.sendMessage(command);
   const next = (type: ProbeMessage['type'] | 'failed') =>
-    child.getOneMessage({ filter: (m) => (m as ProbeMessage).type === type || (m as ProbeMessage).type === 'failed' }) as Promise<ProbeMessage>;
+    child.getOneMessage({
+      filter: (m) => (m as ProbeMessage).type === type || (m as ProbeMessage).type === 'failed',
+    }) as Promise<ProbeMessage>;
 
   const started = next('started');
   await send({ type: 'start', system, idiom, endpoint, prefix });
@@ -55,8 +63,12 @@ export async function startProbe(system: string, idiom: IdiomName, endpoint: End
       const reply = next('report');
       await send({ type: 'report' });
       const message = await reply;
-      if (message.type !== 'report') throw new Error(`the probe did not report: ${JSON.stringify(message)}`);
-      return { ...message, copy: new Map(message.entries.map(([key, value, seq]) => [key, { value, seq }])) };
+      if (message.type !== 'report')
+        throw new Error(`the probe did not report: ${JSON.stringify(message)}`);
+      return {
+        ...message,
+        copy: new Map(message.entries.map(([key, value, seq]) => [key, { value, seq }])),
+      };
     },
     stop: async () => {
       signalGroup(pid, 'SIGCONT');

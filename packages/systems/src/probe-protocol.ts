@@ -17,6 +17,4 @@ export interface ProbeReport {
 }
 
 export type ProbeMessage =
-  | { type: 'started' }
-  | { type: 'failed'; message: string }
-  | ({ type: 'report' } & ProbeReport);
+  { type: 'started' } | { type: 'failed'; message: string } | ({ type: 'report' } & ProbeReport);

@@ -24,7 +24,8 @@ export function track(pid: number): void {
     installed = true;
     process.on('exit', () => {
       // SIGCONT first: a frozen child must not outlive a SIGKILL that failed.
-      for (const group of live) for (const signal of ['SIGCONT', 'SIGKILL'] as const) signalGroup(group, signal);
+      for (const group of live)
+        for (const signal of ['SIGCONT', 'SIGKILL'] as const) signalGroup(group, signal);
     });
   }
   live.add(pid);

@@ -10,11 +10,11 @@ import type { Endpoint, KnobValues, ServerRecipe } from './target-system.js';
 
 const READY_TIMEOUT_MS = 15_000;
 const READY_POLL_MS = 50;
-/** SIGTERM's grace before SIGKILL: each server here flushes and exits within ~0.1 s when healthy. */
+/** SIGTERM's grace before SIGKILL: each server here exits within ~0.1 s when healthy. */
 const STOP_GRACE_MS = 3_000;
 const LOG_TAIL_CHARS = 600;
 
-/** Hooks for whoever guards process groups (the orchestrator's guardian): told each start and end. */
+/** Hooks for whoever guards process groups (the orchestrator's guardian): each start, each end. */
 export interface ServerWatch {
   started?(pid: number): void;
   ended?(pid: number): void;
@@ -95,7 +95,9 @@ export async function startServer(
     while (!(await recipe.ready(endpoint).catch(() => false))) {
       if (exited || Date.now() > deadline) {
         signalGroup(pid, 'SIGKILL');
-        const why = exited ? 'exited before it was ready' : `not ready within ${READY_TIMEOUT_MS} ms`;
+        const why = exited
+          ? 'exited before it was ready'
+          : `not ready within ${READY_TIMEOUT_MS} ms`;
         throw new CodedError('E_SERVER', `${name} server ${why}; its log ends: ${tail(logFile)}`);
       }
       await sleep(READY_POLL_MS);

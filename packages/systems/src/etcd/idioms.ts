@@ -12,7 +12,10 @@ async function list(client: Etcd3, prefix: string): Promise<Listing> {
   const response = await client.getAll().prefix(keyPrefix(prefix)).exec();
   const entries = new Map<string, Versioned>();
   for (const kv of response.kvs) {
-    entries.set(keyOf(prefix, kv.key.toString()), { value: kv.value.toString(), seq: Number(kv.mod_revision) });
+    entries.set(keyOf(prefix, kv.key.toString()), {
+      value: kv.value.toString(),
+      seq: Number(kv.mod_revision),
+    });
   }
   return { entries, revision: Number(response.header.revision) };
 }
@@ -22,10 +25,24 @@ async function list(client: Etcd3, prefix: string): Promise<Listing> {
  * after its stream drops (from the revision after the last it saw), so a disconnect is a signal,
  * not a loss; a cancel is the end of the watch. Without an `error` listener the emitter throws.
  */
-async function watchFrom(client: Etcd3, prefix: string, fromRevision: number, sink: Sink, onCancel: () => void): Promise<Watcher> {
-  const watcher = client.watch().prefix(keyPrefix(prefix)).startRevision(String(fromRevision)).watcher();
+async function watchFrom(
+  client: Etcd3,
+  prefix: string,
+  fromRevision: number,
+  sink: Sink,
+  onCancel: () => void,
+): Promise<Watcher> {
+  const watcher = client
+    .watch()
+    .prefix(keyPrefix(prefix))
+    .startRevision(String(fromRevision))
+    .watcher();
   const apply = (kv: IKeyValue, deleted: boolean) =>
-    sink.apply(keyOf(prefix, kv.key.toString()), deleted ? null : kv.value.toString(), Number(kv.mod_revision));
+    sink.apply(
+      keyOf(prefix, kv.key.toString()),
+      deleted ? null : kv.value.toString(),
+      Number(kv.mod_revision),
+    );
   watcher.on('put', (kv) => apply(kv, false));
   watcher.on('delete', (kv) => apply(kv, true));
   watcher.on('disconnected', (error: Error) => sink.signal('disconnect', error.message));
@@ -72,7 +89,8 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
   const relist = async (first: boolean): Promise<void> => {
     const listing = await list(client, prefix);
     sink.replace(listing.entries);
-    if (!first) sink.signal('relist', `at revision ${listing.revision}, ${listing.entries.size} keys`);
+    if (!first)
+      sink.signal('relist', `at revision ${listing.revision}, ${listing.entries.size} keys`);
     watcher = await watchFrom(client, prefix, listing.revision + 1, sink, () => {
       if (open) relist(false).catch((error: Error) => sink.signal('error', error.message));
     });

@@ -31,7 +31,9 @@ async function snapshotOf(connection: NatsConnection, prefix: string): Promise<K
   let from: number | undefined = 0;
   while (from !== undefined) {
     const request = JSON.stringify({ from } satisfies SnapshotRequest);
-    const reply = await connection.request(snapshotSubject(prefix), request, { timeout: SNAPSHOT_TIMEOUT_MS });
+    const reply = await connection.request(snapshotSubject(prefix), request, {
+      timeout: SNAPSHOT_TIMEOUT_MS,
+    });
     const page = reply.json<SnapshotPage>();
     for (const [key, value, seq] of page.entries) known.set(key, { value, seq });
     from = page.next;
@@ -55,16 +57,19 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
     waiting = [];
     const known = await snapshotOf(connection, prefix);
     sink.replace(liveEntries(known));
-    for (const change of waiting) if (change.seq > (known.get(change.key)?.seq ?? 0)) apply(sink, change);
+    for (const change of waiting)
+      if (change.seq > (known.get(change.key)?.seq ?? 0)) apply(sink, change);
     waiting = undefined;
     if (!first) sink.signal('relist', `${known.size} keys`);
   };
   const queueRelist = (first: boolean) => {
-    relists = relists.then(() => relist(first)).catch((error: Error) => {
-      // Changes keep waiting for the next try: applied now, they would land on a stale copy.
-      sink.signal('error', `relist: ${error.message}`);
-      if (open) setTimeout(() => queueRelist(first), RELIST_RETRY_MS);
-    });
+    relists = relists
+      .then(() => relist(first))
+      .catch((error: Error) => {
+        // Changes keep waiting for the next try: applied now, they would land on a stale copy.
+        sink.signal('error', `relist: ${error.message}`);
+        if (open) setTimeout(() => queueRelist(first), RELIST_RETRY_MS);
+      });
   };
   reportStatus(connection, sink, () => queueRelist(false));
   connection.subscribe(allChanges(prefix), {

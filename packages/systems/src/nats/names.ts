@@ -1,4 +1,4 @@
-/** A change to `key` goes out on `<prefix>.k.<key>`; the writer answers snapshot requests beside it. */
+/** A change to `key` goes out on `<prefix>.k.<key>`; the writer answers snapshots beside it. */
 export const changeSubject = (prefix: string, key: string) => `${prefix}.k.${key}`;
 export const allChanges = (prefix: string) => `${prefix}.k.>`;
 export const keyOf = (prefix: string, subject: string) => subject.slice(`${prefix}.k.`.length);

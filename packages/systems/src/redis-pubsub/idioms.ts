@@ -62,11 +62,13 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
     if (!first) sink.signal('relist', `at seq ${listing.seq}, ${listing.entries.size} keys`);
   };
   const queueRelist = (first: boolean) => {
-    relists = relists.then(() => relist(first)).catch((error: Error) => {
-      // Messages keep waiting for the next try: applied now, they would land on a stale copy.
-      sink.signal('error', `relist: ${error.message}`);
-      if (open) setTimeout(() => queueRelist(first), RELIST_RETRY_MS);
-    });
+    relists = relists
+      .then(() => relist(first))
+      .catch((error: Error) => {
+        // Messages keep waiting for the next try: applied now, they would land on a stale copy.
+        sink.signal('error', `relist: ${error.message}`);
+        if (open) setTimeout(() => queueRelist(first), RELIST_RETRY_MS);
+      });
   };
 
   reportConnection(subscriber, sink, () => queueRelist(false));

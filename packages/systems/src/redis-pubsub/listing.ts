@@ -24,7 +24,12 @@ export async function listKeys(client: Redis, prefix: string): Promise<Listing> 
   const entries = new Map<string, Versioned>();
   names.forEach((name, i) => {
     const stored = values[i];
-    if (stored !== null && stored !== undefined) entries.set(keyOf(prefix, name), decodeStored(stored));
+    if (stored !== null && stored !== undefined)
+      entries.set(keyOf(prefix, name), decodeStored(stored));
   });
-  return { entries, scanned: new Set(names.map((name) => keyOf(prefix, name))), seq: Number(seqText ?? 0) };
+  return {
+    entries,
+    scanned: new Set(names.map((name) => keyOf(prefix, name))),
+    seq: Number(seqText ?? 0),
+  };
 }

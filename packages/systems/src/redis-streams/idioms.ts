@@ -14,7 +14,15 @@ const RETRY_MS = 100;
 type XreadReply = [string, [string, string[]][]][] | null;
 
 async function readAfter(client: Redis, prefix: string, lastId: string): Promise<StreamChange[]> {
-  const reply = (await client.xread('COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', streamName(prefix), lastId)) as XreadReply;
+  const reply = (await client.xread(
+    'COUNT',
+    READ_COUNT,
+    'BLOCK',
+    BLOCK_MS,
+    'STREAMS',
+    streamName(prefix),
+    lastId,
+  )) as XreadReply;
   return (reply?.[0]?.[1] ?? []).map(([id, fields]) => decodeEntry(id, fields));
 }
 
@@ -67,15 +75,20 @@ interface Snapshot {
 
 /** The hash of current values and the stream's newest entry, read in one MULTI: one moment. */
 async function snapshot(client: Redis, prefix: string): Promise<Snapshot> {
-  const replies = await client.multi().hgetall(stateName(prefix)).xrevrange(streamName(prefix), '+', '-', 'COUNT', 1).exec();
-  const [[hashError, hash], [rangeError, range]] = (replies ?? [[null, {}], [null, []]]) as [
-    [Error | null, unknown],
-    [Error | null, unknown],
-  ];
+  const replies = await client
+    .multi()
+    .hgetall(stateName(prefix))
+    .xrevrange(streamName(prefix), '+', '-', 'COUNT', 1)
+    .exec();
+  const [[hashError, hash], [rangeError, range]] = (replies ?? [
+    [null, {}],
+    [null, []],
+  ]) as [[Error | null, unknown], [Error | null, unknown]];
   const failure = replies === null ? 'the MULTI was aborted' : (hashError ?? rangeError)?.message;
   if (failure !== undefined) throw new Error(`snapshot failed: ${failure}`);
   const entries = new Map<string, Versioned>();
-  for (const [key, stored] of Object.entries(hash as Record<string, string>)) entries.set(key, decodeStored(stored));
+  for (const [key, stored] of Object.entries(hash as Record<string, string>))
+    entries.set(key, decodeStored(stored));
   const newest = (range as [string, string[]][])[0];
   if (newest === undefined) return { entries, lastId: '0-0', lastSeq: 0 };
   const change = decodeEntry(newest[0], newest[1]);
@@ -86,7 +99,8 @@ async function snapshot(client: Redis, prefix: string): Promise<Snapshot> {
 async function streamStart(client: Redis, prefix: string): Promise<string> {
   const info = (await client.xinfo('STREAM', streamName(prefix))) as unknown[];
   const field = (name: string) => info[info.indexOf(name) + 1];
-  return `recorded-first-entry-id ${String(field('recorded-first-entry-id'))}, entries-added ${String(field('entries-added'))}`;
+  const first = String(field('recorded-first-entry-id'));
+  return `recorded-first-entry-id ${first}, entries-added ${String(field('entries-added'))}`;
 }
 
 /**
@@ -105,10 +119,17 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
     for (const change of await readAfter(client, prefix, position.lastId)) {
       if (change.seq !== position.lastSeq + 1) {
         const start = await streamStart(client, prefix);
-        sink.signal('trimmed', `after ${position.lastId} (seq ${position.lastSeq}) came ${change.id} (seq ${change.seq}); ${start}`);
+        sink.signal(
+          'trimmed',
+          `after ${position.lastId} (seq ${position.lastSeq}) ` +
+            `came ${change.id} (seq ${change.seq}); ${start}`,
+        );
         position = await snapshot(client, prefix);
         sink.replace(position.entries);
-        sink.signal('relist', `at ${position.lastId} (seq ${position.lastSeq}), ${position.entries.size} keys`);
+        sink.signal(
+          'relist',
+          `at ${position.lastId} (seq ${position.lastSeq}), ${position.entries.size} keys`,
+        );
         return;
       }
       sink.apply(change.key, change.value, change.seq);

@@ -7,13 +7,14 @@ import { redisStreamsWriter } from './writer.js';
 
 export const redisStreams: TargetSystem = {
   name: 'redis-streams',
-  summary: 'Redis Streams: XADD with MAXLEN ~ N (and a hash of current values); consumers XREAD from their last id',
+  summary:
+    'Redis Streams: XADD with MAXLEN ~ N (and a hash of current values); XREAD from the last id',
   package: 'redis-server',
   server: redisServer,
   knobs: [
     integerKnob(
       MAXLEN_KNOB,
-      'XADD MAXLEN ~ N: entries the writer keeps in the stream (Redis itself trims nothing; 0: no trim)',
+      'XADD MAXLEN ~ N: entries the writer keeps (Redis itself trims nothing; 0: no trim)',
       '1000',
     ),
   ],

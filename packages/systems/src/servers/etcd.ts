@@ -27,15 +27,24 @@ export const etcdServer: ServerRecipe = {
     const client = `http://127.0.0.1:${ports[0]}`;
     const peer = `http://127.0.0.1:${ports[1]}`;
     return [
-      '--name', 'sd',
-      '--data-dir', `${dataDir}/etcd`,
-      '--listen-client-urls', client,
-      '--advertise-client-urls', client,
-      '--listen-peer-urls', peer,
-      '--initial-advertise-peer-urls', peer,
-      '--initial-cluster', `sd=${peer}`,
-      '--auto-compaction-retention', knobs['auto-compaction-retention'] ?? '0',
-      '--auto-compaction-mode', knobs['auto-compaction-mode'] ?? 'periodic',
+      '--name',
+      'sd',
+      '--data-dir',
+      `${dataDir}/etcd`,
+      '--listen-client-urls',
+      client,
+      '--advertise-client-urls',
+      client,
+      '--listen-peer-urls',
+      peer,
+      '--initial-advertise-peer-urls',
+      peer,
+      '--initial-cluster',
+      `sd=${peer}`,
+      '--auto-compaction-retention',
+      knobs['auto-compaction-retention'] ?? '0',
+      '--auto-compaction-mode',
+      knobs['auto-compaction-mode'] ?? 'periodic',
     ];
   },
   endpoint: (ports): Endpoint => ({

@@ -30,13 +30,19 @@ export function natsServer(jetstream: boolean): ServerRecipe {
     binary: 'nats-server',
     ports: 2,
     files: (_ports, _dataDir, knobs) => ({
-      'nats.conf': `write_deadline: "${knob(knobs, 'write-deadline')}"\nmax_pending: ${knob(knobs, 'max-pending')}\n`,
+      'nats.conf':
+        `write_deadline: "${knob(knobs, 'write-deadline')}"\n` +
+        `max_pending: ${knob(knobs, 'max-pending')}\n`,
     }),
     argv: (ports, dataDir) => [
-      '-c', `${dataDir}/nats.conf`,
-      '-a', '127.0.0.1',
-      '-p', String(ports[0]),
-      '-m', String(ports[1]),
+      '-c',
+      `${dataDir}/nats.conf`,
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(ports[0]),
+      '-m',
+      String(ports[1]),
       ...(jetstream ? ['-js', '-sd', `${dataDir}/jetstream`] : []),
     ],
     endpoint: (ports): Endpoint => ({
@@ -51,7 +57,14 @@ export function natsServer(jetstream: boolean): ServerRecipe {
   };
 }
 
-const VARZ = ['slow_consumers', 'connections', 'total_connections', 'out_msgs', 'out_bytes', 'in_msgs'];
+const VARZ = [
+  'slow_consumers',
+  'connections',
+  'total_connections',
+  'out_msgs',
+  'out_bytes',
+  'in_msgs',
+];
 
 export async function natsCounters(endpoint: Endpoint): Promise<ServerCounters> {
   if (endpoint.monitorUrl === undefined) return {};

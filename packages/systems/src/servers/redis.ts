@@ -28,11 +28,16 @@ export const redisServer: ServerRecipe = {
   binary: 'redis-server',
   ports: 1,
   argv: (ports, dataDir, knobs: KnobValues) => [
-    '--port', String(ports[0]),
-    '--bind', '127.0.0.1',
-    '--dir', dataDir,
-    '--save', '',
-    '--appendonly', 'no',
+    '--port',
+    String(ports[0]),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dataDir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
     ...(knobs[PUBSUB_LIMIT_KNOB] === undefined
       ? []
       : ['--client-output-buffer-limit', `pubsub ${knobs[PUBSUB_LIMIT_KNOB]}`]),
@@ -67,7 +72,8 @@ export async function redisCounters(endpoint: Endpoint): Promise<ServerCounters>
     const counters: Record<string, number> = {};
     for (const line of text.split('\r\n')) {
       const [name, value] = line.split(':');
-      if (name !== undefined && EVIDENCE.includes(name) && value !== undefined) counters[name] = Number(value);
+      if (name !== undefined && EVIDENCE.includes(name) && value !== undefined)
+        counters[name] = Number(value);
     }
     return counters;
   } finally {
@@ -75,7 +81,7 @@ export async function redisCounters(endpoint: Endpoint): Promise<ServerCounters>
   }
 }
 
-/** Deletes every key whose name starts with `prefix` (SCAN, never KEYS: a shared server stays responsive). */
+/** Deletes every key whose name starts with `prefix` (SCAN, not KEYS: a shared server stays up). */
 export async function deleteUnder(endpoint: Endpoint, prefix: string): Promise<void> {
   const client = redisClient(endpoint);
   try {
