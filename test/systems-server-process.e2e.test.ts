@@ -37,21 +37,22 @@ describeIfInstalled(redis)('the systems server runner', () => {
     expect(existsSync(server.dataDir)).toBe(false);
   });
 
-  test('a parent that exits without stopping its server leaves no server behind', () => {
+  test('a parent that exits without stopping its server leaves no server or data dir', () => {
     const script = [
       "import { knobValues, startServer, systemNamed } from '@state-divergence/systems';",
       "const redis = systemNamed('redis-streams');",
       'const server = await startServer(redis.name, redis.server, knobValues(redis));',
-      'process.stdout.write(String(server.pid));',
+      'process.stdout.write(JSON.stringify({ pid: server.pid, dir: server.dataDir }));',
       'process.exit(0);',
     ].join('\n');
-    const pid = Number(
+    const { pid, dir } = JSON.parse(
       execFileSync('node', ['--input-type=module', '-e', script], {
         encoding: 'utf8',
         env: { ...process.env, NODE_OPTIONS: '' },
       }),
-    );
+    ) as { pid: number; dir: string };
     expect(pid).toBeGreaterThan(0);
+    expect(existsSync(dir)).toBe(false);
     // The reaper's SIGKILL is sent from the parent's 'exit' handler, before it is gone.
     execFileSync('sleep', ['0.2']);
     expect(alive(pid)).toBe(false);

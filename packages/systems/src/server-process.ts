@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { CodedError, sleep } from '@state-divergence/runtime';
 import { freePorts } from './free-port.js';
-import { signalGroup, track, untrack } from './reaper.js';
+import { signalGroup, track, trackDir, untrack, untrackDir } from './reaper.js';
 import { settledWithin } from './settled-within.js';
 import type { Endpoint, KnobValues, ServerRecipe } from './target-system.js';
 
@@ -41,6 +41,11 @@ export interface RunningServer {
   restart(): Promise<void>;
 }
 
+function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  untrackDir(dir);
+}
+
 function tail(file: string): string {
   try {
     return readFileSync(file, 'utf8').slice(-LOG_TAIL_CHARS).trim();
@@ -59,6 +64,7 @@ export async function startServer(
   const ports = await freePorts(recipe.ports);
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `sd-${name}-`));
+  if (ownDir) trackDir(dataDir);
   const endpoint = recipe.endpoint(ports);
   const logFile = join(dataDir, 'server.log');
   for (const [file, text] of Object.entries(recipe.files?.(ports, dataDir, knobs) ?? {})) {
@@ -119,7 +125,7 @@ export async function startServer(
   try {
     await launch();
   } catch (error) {
-    if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    if (ownDir) removeDir(dataDir);
     throw error;
   }
   return {
@@ -131,7 +137,7 @@ export async function startServer(
     },
     stop: async () => {
       await end('SIGTERM', STOP_GRACE_MS);
-      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+      if (ownDir) removeDir(dataDir);
     },
     kill: () => end('SIGKILL', STOP_GRACE_MS),
     restart: async () => {
