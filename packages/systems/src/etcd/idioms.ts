@@ -2,6 +2,8 @@ import { Etcd3, type IKeyValue, type Watcher } from 'etcd3';
 import type { Idiom, Sink, Versioned } from '../target-system.js';
 import { keyOf, keyPrefix } from './names.js';
 
+const RELIST_RETRY_MS = 500;
+
 interface Listing {
   entries: Map<string, Versioned>;
   revision: number;
@@ -91,10 +93,17 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
     sink.replace(listing.entries);
     if (!first)
       sink.signal('relist', `at revision ${listing.revision}, ${listing.entries.size} keys`);
-    watcher = await watchFrom(client, prefix, listing.revision + 1, sink, () => {
-      if (open) relist(false).catch((error: Error) => sink.signal('error', error.message));
-    });
+    watcher = await watchFrom(client, prefix, listing.revision + 1, sink, () => relistSoon(0));
   };
+  // A relist that fails (the server is down) is tried again: a careful consumer never stops.
+  const relistSoon = (delayMs: number) =>
+    setTimeout(() => {
+      if (!open) return;
+      relist(false).catch((error: Error) => {
+        sink.signal('error', `relist: ${error.message}`);
+        relistSoon(RELIST_RETRY_MS);
+      });
+    }, delayMs);
   await relist(true);
   return {
     close: async () => {
