@@ -1,0 +1,20 @@
+import type { Endpoint, IdiomName, Signal } from './target-system.js';
+
+/** What the parent tells a probe consumer (probe-consumer.ts) over IPC. */
+export type ProbeCommand =
+  | { type: 'start'; system: string; idiom: IdiomName; endpoint: Endpoint; prefix: string }
+  | { type: 'report' }
+  | { type: 'stop' };
+
+/** A probe's local copy and what it received, as it stands when asked. */
+export interface ProbeReport {
+  readonly entries: [string, string, number][];
+  /** How many changes it applied, and the highest seq among them. */
+  readonly applied: number;
+  readonly highestSeq: number;
+  readonly relists: number;
+  readonly signals: Signal[];
+}
+
+export type ProbeMessage =
+  { type: 'started' } | { type: 'failed'; message: string } | ({ type: 'report' } & ProbeReport);

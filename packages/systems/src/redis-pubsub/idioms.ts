@@ -1,0 +1,94 @@
+import { Redis } from 'ioredis';
+import { decodeChange, type Change } from '../change-codec.js';
+import type { Idiom, Sink } from '../target-system.js';
+import { reportConnection } from './connection-signals.js';
+import { listKeys } from './listing.js';
+import { channelName } from './names.js';
+
+const RELIST_RETRY_MS = 500;
+
+/** A subscriber as the quickstart makes one: ioredis's defaults (retry forever, resubscribe). */
+function subscriberOf(url: string): Redis {
+  return new Redis(url, { lazyConnect: true });
+}
+
+const quit = async (client: Redis) => {
+  await client.quit().catch(() => client.disconnect());
+};
+
+/** The quickstart: read every key, then SUBSCRIBE and apply each message. */
+export const naive: Idiom = async (endpoint, prefix, sink) => {
+  const reader = new Redis(endpoint.url, { lazyConnect: true });
+  await reader.connect();
+  const listing = await listKeys(reader, prefix);
+  for (const [key, { value, seq }] of listing.entries) sink.apply(key, value, seq);
+  await quit(reader);
+  const subscriber = subscriberOf(endpoint.url);
+  reportConnection(subscriber, sink);
+  subscriber.on('message', (_channel: string, text: string) => {
+    const change = decodeChange(text);
+    sink.apply(change.key, change.value, change.seq);
+  });
+  await subscriber.connect();
+  await subscriber.subscribe(channelName(prefix));
+  return { close: () => quit(subscriber) };
+};
+
+/**
+ * Pub/sub delivers only to a connected subscriber: whatever was published while the connection
+ * was down (the server cut it off, or restarted) is gone. So: subscribe first, then list, and
+ * list again after every reconnect; messages that arrive during a listing wait, and those the
+ * listing already holds (seq at or below its position, for a key it found) are dropped.
+ */
+export const careful: Idiom = async (endpoint, prefix, sink) => {
+  const reader = new Redis(endpoint.url, { lazyConnect: true });
+  reader.on('error', (error: Error) => sink.signal('error', `reader: ${error.message}`));
+  await reader.connect();
+  const subscriber = subscriberOf(endpoint.url);
+  let waiting: Change[] | undefined = [];
+  let relists = Promise.resolve();
+  let open = true;
+
+  const relist = async (first: boolean) => {
+    waiting = [];
+    // Subscribed again before listing: nothing published after the listing can be missed.
+    if (!first) await subscriber.subscribe(channelName(prefix));
+    const listing = await listKeys(reader, prefix);
+    sink.replace(listing.entries);
+    for (const change of waiting) {
+      if (!listing.scanned.has(change.key) || change.seq > listing.seq) apply(sink, change);
+    }
+    waiting = undefined;
+    if (!first) sink.signal('relist', `at seq ${listing.seq}, ${listing.entries.size} keys`);
+  };
+  const queueRelist = (first: boolean) => {
+    relists = relists
+      .then(() => relist(first))
+      .catch((error: Error) => {
+        // Messages keep waiting for the next try: applied now, they would land on a stale copy.
+        sink.signal('error', `relist: ${error.message}`);
+        if (open) setTimeout(() => queueRelist(first), RELIST_RETRY_MS);
+      });
+  };
+
+  reportConnection(subscriber, sink, () => queueRelist(false));
+  subscriber.on('message', (_channel: string, text: string) => {
+    const change = decodeChange(text);
+    if (waiting === undefined) apply(sink, change);
+    else waiting.push(change);
+  });
+  await subscriber.connect();
+  await subscriber.subscribe(channelName(prefix));
+  queueRelist(true);
+  await relists;
+  return {
+    close: async () => {
+      open = false;
+      await Promise.all([quit(subscriber), quit(reader)]);
+    },
+  };
+};
+
+function apply(sink: Sink, change: Change): void {
+  sink.apply(change.key, change.value, change.seq);
+}

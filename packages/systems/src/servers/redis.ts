@@ -1,0 +1,98 @@
+import { createConnection } from 'node:net';
+import { Redis } from 'ioredis';
+import type { Endpoint, KnobValues, ServerCounters, ServerRecipe } from '../target-system.js';
+
+/** Redis's own name for the pub/sub output buffer limit; a knob of redis-pubsub only. */
+export const PUBSUB_LIMIT_KNOB = 'client-output-buffer-limit-pubsub';
+
+/** One PING over a raw socket: no client library's retry loop hides a server that is not up. */
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+  });
+}
+
+/**
+ * redis-server with no persistence (no RDB snapshots, no AOF): the seed's reference set-up, so a
+ * restart comes back empty. The pub/sub limit goes on the command line when the system has it.
+ */
+export const redisServer: ServerRecipe = {
+  binary: 'redis-server',
+  ports: 1,
+  argv: (ports, dataDir, knobs: KnobValues) => [
+    '--port',
+    String(ports[0]),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dataDir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    ...(knobs[PUBSUB_LIMIT_KNOB] === undefined
+      ? []
+      : ['--client-output-buffer-limit', `pubsub ${knobs[PUBSUB_LIMIT_KNOB]}`]),
+  ],
+  endpoint: (ports): Endpoint => ({ url: `redis://127.0.0.1:${ports[0]}`, port: ports[0] ?? 0 }),
+  ready: (endpoint) => ping(endpoint.port),
+  persists: 'nothing: no RDB snapshot, no AOF; a restarted server comes back empty',
+};
+
+/**
+ * A client that gives up at once instead of queueing commands while it reconnects (ioredis's
+ * default queues them without bound): the harness's own short-lived connections.
+ */
+export function redisClient(endpoint: Endpoint): Redis {
+  return new Redis(endpoint.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+}
+
+/** INFO's counters that show the server acted on a slow client, and its clients now. */
+const EVIDENCE = [
+  'client_output_buffer_limit_disconnections',
+  'evicted_clients',
+  'total_connections_received',
+  'connected_clients',
+  'pubsub_channels',
+];
+
+export async function redisCounters(endpoint: Endpoint): Promise<ServerCounters> {
+  const client = redisClient(endpoint);
+  try {
+    await client.connect();
+    const text = await client.info();
+    const counters: Record<string, number> = {};
+    for (const line of text.split('\r\n')) {
+      const [name, value] = line.split(':');
+      if (name !== undefined && EVIDENCE.includes(name) && value !== undefined)
+        counters[name] = Number(value);
+    }
+    return counters;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Deletes every key whose name starts with `prefix` (SCAN, not KEYS: a shared server stays up). */
+export async function deleteUnder(endpoint: Endpoint, prefix: string): Promise<void> {
+  const client = redisClient(endpoint);
+  try {
+    await client.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length > 0) await client.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    client.disconnect();
+  }
+}
