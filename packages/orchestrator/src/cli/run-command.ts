@@ -34,7 +34,7 @@ export function runCommand(options: Options): Promise<number> {
   const runOptions = held ? { ...options, logFile: held.path } : options;
   const log = { level: runOptions.logLevel, file: runOptions.logFile, mode: null };
   // Checked (bad input: exit 2) and made before anything starts; removed on every way out of the session.
-  const data = options.modes.some((mode) => modeSpec(mode).durable) ? openRunData(options, (line) => process.stderr.write(`orchestrator: ${line}\n`)) : undefined;
+  const data = options.modes.some((mode) => modeSpec(mode).keepsLog) ? openRunData(options, (line) => process.stderr.write(`orchestrator: ${line}\n`)) : undefined;
   const run = runSession('orchestrator', log, async (session) => {
     try {
       return await runModes(runOptions, config, { watched, held }, session, data?.root);

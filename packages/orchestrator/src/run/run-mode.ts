@@ -55,13 +55,13 @@ function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettin
     contract.add(name, failure);
   };
   const data = dataDir === null ? null : modeData(dataDir, mode);
-  const durable = data && { log: { dir: data.broker, fsync: options.fsync, retention: options.retention }, checkpointDir: data.consumer };
-  return { ...options, mode, consumers, pools, idleTimeoutMs, idleTimeoutChosen: options.idleTimeoutMs !== null, log, foreign, breach, durable, relayed: networkFaulted(plan) };
+  const dirs = data && { log: { dir: data.broker, fsync: options.fsync, retention: options.retention }, checkpointDir: data.consumer };
+  return { ...options, mode, consumers, pools, idleTimeoutMs, idleTimeoutChosen: options.idleTimeoutMs !== null, log, foreign, breach, data: dirs, relayed: networkFaulted(plan) };
 }
 
 /** A durable mode's data dir: the caller's, or one of its own, removed at teardown (unless --keep-data). */
 function dataDirOf(mode: Mode, options: Options, context: RunContext, teardown: TeardownStack): string | null {
-  if (!modeSpec(mode).durable) return null;
+  if (!modeSpec(mode).keepsLog) return null;
   if (context.dataDir !== undefined) return context.dataDir;
   const own = openRunData(options, (line) => process.stderr.write(`orchestrator: ${line}\n`));
   teardown.defer('remove the data dir', () => own.release());
