@@ -6,7 +6,7 @@ export { brokerEndpoint, brokerInit, consumerInit, publisherInit, relayInit, thr
 export { brokerFeatures, consumerFeatures, type BrokerFeatures, type ConsumerFeatures } from './run/mode-features.js';
 export { runMode, type RunContext } from './run/run-mode.js';
 export { buildPlan, faultedConsumers } from './run/plan.js';
-export { openRunData, type RunData } from './run/data-dir.js';
+export { checkDataDir, openRunData, type RunData } from './run/data-dir.js';
 export type { ConsumerOutcome, ModeResult } from './check/outcome.js';
 export type { LiveSnapshot, RunObserver } from './model/live.js';
 export { normalizeOptions } from './cli/normalize-options.js';
