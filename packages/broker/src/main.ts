@@ -21,7 +21,8 @@ await runChild('broker', async ({ init, logger, ending }) => {
     restoreFromLog(topic, log);
     const { records, tornTail, head, oldest, epoch, created } = log.recovery;
     // Its settings first (dir, fsync, retention), then what it found.
-    const found = { created, records, tornTail, head, oldest, epoch, keys: topic.table.digest.size };
+    const keys = topic.table.digest.size;
+    const found = { created, records, tornTail, head, oldest, epoch, keys };
     logger.info({ ...init.durableLog, ...found }, created ? 'log created' : 'log recovered');
   }
   const intake = log === undefined ? memoryIntake(topic) : new LogIntake(topic, log);

@@ -53,7 +53,9 @@ export class Topic {
     readonly log?: LogReader,
   ) {
     const policy = FULL_QUEUE_POLICIES[queuePolicy];
-    if (policy.needsLog && log === undefined) throw new Error(`queue policy ${queuePolicy} needs a log to back-fill from`);
+    if (policy.needsLog && log === undefined) {
+      throw new Error(`queue policy ${queuePolicy} needs a log to back-fill from`);
+    }
     this.waitsForRoom = policy.waitsForRoom;
   }
 

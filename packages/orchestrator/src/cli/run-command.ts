@@ -36,7 +36,8 @@ export function runCommand(options: Options): Promise<number> {
   // that keeps a log opens it and releases it (run/run-mode.ts); normalizeOptions refused the
   // flag for modes that keep none.
   if (options.dataDir !== null) checkDataDir(options.dataDir);
-  const run = runSession('orchestrator', log, (session) => runModes(runOptions, config, { watched, held }, session));
+  const view = { watched, held };
+  const run = runSession('orchestrator', log, (session) => runModes(runOptions, config, view, session));
   return held ? run.finally(() => held.release()) : run;
 }
 

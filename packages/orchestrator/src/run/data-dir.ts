@@ -84,7 +84,7 @@ export function checkDataDir(dir: string): void {
   openRunData({ dataDir: dir, keepData: false }, () => {}).release();
 }
 
-/** A mode's directories under the run's data dir: the broker's log's, and each of our consumers'. */
+/** A mode's directories under the run's data dir: its broker's log's, each of our consumers'. */
 export interface ModeDirs {
   broker: string;
   consumer(name: string): string;

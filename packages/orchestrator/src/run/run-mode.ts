@@ -67,9 +67,15 @@ function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettin
  * once every child has stopped: removed, or with --keep-data said where it is. The CLI checked a
  * given one before anything started (run-command.ts), so bad input is still one line and exit 2.
  */
-function openModeData(mode: Mode, options: Options, context: RunContext, teardown: TeardownStack): ModeDirs | null {
+function openModeData(
+  mode: Mode,
+  options: Options,
+  context: RunContext,
+  teardown: TeardownStack,
+): ModeDirs | null {
   if (!modeSpec(mode).keepsLog) return null;
-  const say = context.say ?? ((line: string) => void process.stderr.write(`orchestrator: ${line}\n`));
+  const stderr = (line: string) => void process.stderr.write(`orchestrator: ${line}\n`);
+  const say = context.say ?? stderr;
   const data = openRunData(options, say);
   teardown.defer('release the data dir', () => data.release());
   return modeData(data.root, mode);

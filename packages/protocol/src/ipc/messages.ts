@@ -66,11 +66,11 @@ export interface DurableSettings extends Pick<KnobOptions, 'retention'> {
 }
 
 /**
- * Its knobs (keys, queueCapacity, coalesceMs, idleTimeoutMs: settings.ts) are derived from the table.
- * It is sent features, not a mode: `queuePolicy`, `durableLog` and `heartbeatMs` are the mode's
- * row resolved by the orchestrator (run/mode-features.ts), so the broker never reads the table and
- * no field can contradict another about what the mode is. Its log lines carry the mode's name
- * (`log.mode`) for the reader only.
+ * Its knobs (keys, queueCapacity, coalesceMs, idleTimeoutMs: settings.ts) are derived from the
+ * table. It is sent features, not a mode: `queuePolicy`, `durableLog` and `heartbeatMs` are the
+ * mode's row resolved by the orchestrator (run/mode-features.ts), so the broker never reads the
+ * table and no field can contradict another about what the mode is. Its log lines carry the
+ * mode's name (`log.mode`) for the reader only.
  */
 export interface BrokerInit extends Pick<Settings, KnobsOf<'broker'>> {
   role: 'broker';
@@ -78,7 +78,10 @@ export interface BrokerInit extends Pick<Settings, KnobsOf<'broker'>> {
   host: string;
   /** UDP port to bind: 0 for any (the first start), the first start's port for a restart, so clients find it again. */
   port: number;
-  /** What a full subscriber queue does (modes.ts QueuePolicy): the mode's, or `--overflow`'s where the mode leaves it to the flag. */
+  /**
+   * What a full subscriber queue does (modes.ts QueuePolicy): the mode's, or `--overflow`'s where
+   * the mode leaves it to the flag.
+   */
   queuePolicy: QueuePolicy;
   /**
    * The log it keeps on disk, and so what it is: with one it appends before fanning out, replays
@@ -92,7 +95,7 @@ export interface BrokerInit extends Pick<Settings, KnobsOf<'broker'>> {
   streamWindowBytes: number;
   /** Largest UDP payload it sends and accepts (BrokerEndpoint.datagramBytes tells the clients the same). */
   datagramBytes: Settings['datagramSize'];
-  /** How often an idle subscriber is told the head offset (PROGRESS); null: an idle broker is silent. */
+  /** How often an idle subscriber is told the head (PROGRESS); null: an idle broker is silent. */
   heartbeatMs: number | null;
   certPem: string;
   keyPem: string;

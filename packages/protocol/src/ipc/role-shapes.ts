@@ -128,7 +128,8 @@ const restoredFrom = fields<NonNullable<ConsumerReport['restoredFrom']>>({
 
 const consumerInit = fields<ConsumerInit>({
   role: oneOf(['consumer']), name: text, broker, subscribeWith: oneOf(['latest', 'snapshot']), detectGaps: flag,
-  resumable: flag, checkpointDir: nullable(text), staleAfterMs: nullable(settingCheck('staleAfterMs')), log,
+  resumable: flag, checkpointDir: nullable(text),
+  staleAfterMs: nullable(settingCheck('staleAfterMs')), log,
 });
 
 /** Every check of one role, found by the value's `role` field. */
@@ -136,7 +137,8 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
   broker: {
     init: fields<BrokerInit>({
       role: oneOf(['broker']), name: oneOf(['broker']), host: text, port: count,
-      queuePolicy: oneOf(QUEUE_POLICIES), durableLog: nullable(durableSettings), ...settingShapes('broker'),
+      queuePolicy: oneOf(QUEUE_POLICIES), durableLog: nullable(durableSettings),
+      ...settingShapes('broker'),
       batchMaxEvents: count, streamWindowBytes: count, datagramBytes, heartbeatMs: nullable(number),
       certPem: text, keyPem: text, token: text, log,
     }),
