@@ -25,18 +25,18 @@ async function brokerInitWithout(...keys: string[]): Promise<Record<string, unkn
   return Object.fromEntries(Object.entries(init).filter(([key]) => !keys.includes(key)));
 }
 
-test('a broker sent an init without overflow and datagramBytes exits 1, saying which field is missing', async () => {
+test('a broker sent an init without queuePolicy and datagramBytes exits 1, saying which field is missing', async () => {
   const child = execaNode(fileURLToPath(new URL('../packages/broker/dist/bundle/main.js', import.meta.url)), [], { ipc: true, serialization: 'advanced', stdin: 'ignore', reject: false, timeout: 20_000 });
   const messages: unknown[] = [];
   const booted = child.getOneMessage();
   expect(await booted).toMatchObject({ type: 'booted' });
   const fatal = child.getOneMessage().then((m) => messages.push(m));
-  await child.sendMessage(await brokerInitWithout('overflow', 'datagramBytes'));
+  await child.sendMessage(await brokerInitWithout('queuePolicy', 'datagramBytes'));
   const result = await child;
   await fatal.catch(() => {});
   expect(result.exitCode).toBe(1);
-  expect(result.stderr).toBe('a broker process cannot start: init.overflow is missing');
-  expect(messages).toEqual([{ type: 'fatal', message: 'a broker process cannot start: init.overflow is missing' }]);
+  expect(result.stderr).toBe('a broker process cannot start: init.queuePolicy is missing');
+  expect(messages).toEqual([{ type: 'fatal', message: 'a broker process cannot start: init.queuePolicy is missing' }]);
 });
 
 test("the orchestrator's own start-up reports the child's refusal, naming the field", async () => {

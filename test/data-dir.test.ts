@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openRunData, UsageError } from '@state-divergence/orchestrator';
+import { checkDataDir, openRunData, UsageError } from '@state-divergence/orchestrator';
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'data-dir-test-'));
 const refusal = (dataDir: string): string => {
@@ -42,6 +42,19 @@ test('a given directory: made if absent; at the end only what the run wrote goes
   expect(readdirSync(absent)).toEqual([]); // the write probe left nothing
   made.release();
   expect(existsSync(absent)).toBe(false);
+});
+
+test('the CLI\'s check before anything starts leaves a usable directory as it found it, and refuses as opening does', () => {
+  const given = scratch();
+  checkDataDir(given);
+  expect(readdirSync(given)).toEqual([]);
+  const absent = join(scratch(), 'new');
+  checkDataDir(absent);
+  expect(existsSync(absent)).toBe(false); // the mode that keeps a log makes it (run/run-mode.ts)
+  const earlier = scratch();
+  mkdirSync(join(earlier, 'durable'));
+  expect(() => checkDataDir(earlier)).toThrow(UsageError);
+  expect(readdirSync(earlier)).toEqual(['durable']);
 });
 
 test('--keep-data: nothing is removed, and one line says where it is', () => {

@@ -12,11 +12,11 @@ const broker: BrokerEndpoint = { host: '127.0.0.1', port: 4433, caPem: 'PEM', id
 const knobs = { ...KNOB_DEFAULTS, coalesceMs: 0, idleTimeoutMs: 30_000, deleteRatio: 0.05, rogueFrames: 100 };
 const inits: ChildInit[] = [
   {
-    role: 'broker', name: 'broker', mode: 'lossy', host: '127.0.0.1', port: 0, durable: null, ...settingsOf('broker', knobs), overflow: 'drop-new', batchMaxEvents: 256,
+    role: 'broker', name: 'broker', host: '127.0.0.1', port: 0, queuePolicy: 'drop-new', durableLog: null, ...settingsOf('broker', knobs), batchMaxEvents: 256,
     streamWindowBytes: 1 << 20, datagramBytes: 1350, heartbeatMs: 100, certPem: 'PEM', keyPem: 'KEY', token: 'ab'.repeat(32), log,
   } satisfies BrokerInit,
   { role: 'publisher', name: 'publisher', broker, ...settingsOf('publisher', knobs), log } satisfies PublisherInit,
-  { role: 'consumer', name: 'consumer-1', broker, subscribeWith: 'latest', detectGaps: false, checkpointDir: null, staleAfterMs: null, log } satisfies ConsumerInit,
+  { role: 'consumer', name: 'consumer-1', broker, subscribeWith: 'latest', detectGaps: false, resumable: false, checkpointDir: null, staleAfterMs: null, log } satisfies ConsumerInit,
   { role: 'rogue', name: 'rogue', broker, decoyCaPem: 'PEM', ...settingsOf('rogue', knobs), log } satisfies RogueInit,
   { role: 'relay', name: 'relay-consumer-3', client: 'consumer-3', upstream: { host: '127.0.0.1', port: 4433 }, datagramBytes: 1350, ...settingsOf('relay', knobs), log } satisfies RelayInit,
 ];
@@ -73,7 +73,10 @@ describe('init messages', () => {
     const [brokerInit, publisherInit] = inits;
     expect(initProblem({ ...publisherInit, broker: without(broker, 'datagramBytes') })).toBe('init.broker.datagramBytes is missing');
     expect(initProblem({ ...brokerInit, queueCapacity: '512' })).toBe('init.queueCapacity is not a non-negative integer');
-    expect(initProblem({ ...brokerInit, overflow: 'drop-all' })).toBe('init.overflow is not one of "drop-new", "drop-oldest", "disconnect"');
+    expect(initProblem({ ...brokerInit, queuePolicy: 'drop-all' })).toBe('init.queuePolicy is not one of "drop-new", "drop-oldest", "disconnect", "block", "resync", "backfill"');
+    // The broker's features (run/mode-features.ts) are checked like any field.
+    expect(initProblem({ ...brokerInit, durableLog: { dir: '/tmp/log', fsync: 'sometimes', retention: null } })).toMatch(/^init\.durableLog\.fsync is not one of/);
+    expect(initProblem({ ...brokerInit, heartbeatMs: '250' })).toBe('init.heartbeatMs is not a number');
     expect(initProblem({ ...brokerInit, log: { ...log, level: 'loud' } })).toMatch(/^init\.log\.level is not one of/);
     expect(initProblem({ ...brokerInit, role: 'auditor' })).toMatch(/^init\.role is not one of "broker"/);
     expect(initProblem('broker')).toBe('init is not an object');

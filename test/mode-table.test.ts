@@ -4,9 +4,9 @@
  * report's names; the live view's reading of `subscribeWith` (goneConsumer) is in
  * missed-agreement.test.ts.
  */
-import { MODE_TABLE, MODES, queuePolicyOf, throttlesPublisher, type BrokerEndpoint, type LogSettings } from '@state-divergence/protocol';
+import { HEARTBEAT_MS, MODE_TABLE, MODES, queuePolicyOf, throttlesPublisher, type BrokerEndpoint, type DurableSettings, type LogSettings } from '@state-divergence/protocol';
 import { Topic } from '@state-divergence/broker/internal';
-import { consumerInit } from '@state-divergence/orchestrator';
+import { brokerFeatures, consumerInit } from '@state-divergence/orchestrator';
 import { MODE_LABELS, MODE_SHORT } from '@state-divergence/orchestrator/internal';
 
 const endpoint: BrokerEndpoint = { host: '127.0.0.1', port: 1, caPem: '', idleTimeoutMs: 1, datagramBytes: 1350, token: '' };
@@ -19,10 +19,36 @@ test('the modes are the table\'s rows, in its order', () => {
 
 test('the broker\'s queue policy is the row\'s, or --overflow\'s where the row leaves it to the flag', () => {
   // A Topic under `backfill` needs a log to back-fill from (test/backfill.test.ts builds it with one).
-  expect(MODES.filter((m) => !MODE_TABLE[m].durable).map((m) => new Topic(m, 'disconnect').queuePolicy)).toEqual(['disconnect', 'block', 'resync']);
+  expect(MODES.filter((m) => !MODE_TABLE[m].keepsLog).map((m) => new Topic(brokerFeatures(m, 'disconnect', null).queuePolicy).queuePolicy)).toEqual(['disconnect', 'block', 'resync']);
   expect(queuePolicyOf('durable', 'disconnect')).toBe('backfill');
   expect(queuePolicyOf('lossy', 'drop-oldest')).toBe('drop-oldest');
   expect(MODES.filter(throttlesPublisher)).toEqual(['lossless']);
+});
+
+const logAt: DurableSettings = { dir: '/tmp/log', fsync: 'periodic', retention: null };
+/** Each mode's broker features, given a log exactly where its row keeps one. */
+const features = MODES.map((m) => brokerFeatures(m, 'drop-new', MODE_TABLE[m].keepsLog ? logAt : null));
+
+test('the broker is sent features, not a mode: a log only where the row keeps one, a heartbeat only where it has one', () => {
+  expect(features.map((f) => [f.queuePolicy, f.durableLog, f.heartbeatMs])).toEqual([
+    ['drop-new', null, null],
+    ['block', null, null],
+    ['resync', null, HEARTBEAT_MS],
+    ['backfill', logAt, HEARTBEAT_MS],
+  ]);
+  // What used to reach the broker as a mode and a directory that disagreed cannot be asked for.
+  expect(() => brokerFeatures('durable', 'drop-new', null)).toThrow("mode durable's broker was given no directory for its log");
+  expect(() => brokerFeatures('resync', 'drop-new', logAt)).toThrow("mode resync's broker was given a log it does not keep");
+});
+
+test('a consumer resumes by offset and keeps a checkpoint only where the broker keeps a log', () => {
+  const inits = MODES.map((m) => consumerInit('consumer-1', endpoint, m, log, '/tmp/checkpoints/consumer-1'));
+  expect(inits.map((i) => [i.resumable, i.checkpointDir])).toEqual([
+    [false, null],
+    [false, null],
+    [false, null],
+    [true, '/tmp/checkpoints/consumer-1'],
+  ]);
 });
 
 test('a consumer subscribes as its mode\'s row says', () => {

@@ -8,7 +8,7 @@ import { childMessageProblem, initProblem, isOrchestratorCommand, type ConsumerI
 const log: LogSettings = { level: 'info', file: null, mode: 'resync' };
 const member = (name: string): ConsumerInit => ({
   role: 'consumer', name, broker: { host: '127.0.0.1', port: 4433, caPem: 'PEM', idleTimeoutMs: 30_000, datagramBytes: 1350, token: 'ab'.repeat(32) },
-  subscribeWith: 'snapshot', detectGaps: true, checkpointDir: null, staleAfterMs: 750, log,
+  subscribeWith: 'snapshot', detectGaps: true, resumable: false, checkpointDir: null, staleAfterMs: 750, log,
 });
 const pool: PoolInit = { role: 'pool', name: 'pool-1', members: [member('consumer-1'), member('consumer-2')], log };
 

@@ -31,18 +31,18 @@ const endpoint: BrokerEndpoint = {
   datagramBytes: DEFAULTS.datagramSize, token: 'ab'.repeat(32),
 };
 const settings = { ...DEFAULTS, idleTimeoutMs: 30_000 };
-const durable = { dir: '/tmp/log', fsync: 'periodic' as const, retention: null };
+const durableLog = { dir: '/tmp/log', fsync: 'periodic' as const, retention: null };
 /** The publisher's init with its endpoint changed. */
 const reaching = (changes: Partial<BrokerEndpoint>) =>
   publisherInit({ ...endpoint, ...changes }, settings, log);
 /** The broker's init with its durable log's retention set. */
 const retaining = (retention: number) =>
-  ({ ...INITS.broker, durable: { ...durable, retention } }) as ChildInit;
+  ({ ...INITS.broker, durableLog: { ...durableLog, retention } }) as ChildInit;
 /** Each role's init as the orchestrator builds it, from the defaults. */
 const INITS: Record<KnobRole, ChildInit> = {
   broker: brokerInit({
     ...settings, mode: 'durable', tls: { certPem: 'PEM', keyPem: 'KEY' }, token: endpoint.token,
-    log, durable,
+    log, durableLog,
   }),
   publisher: publisherInit(endpoint, settings, log),
   rogue: {
@@ -66,7 +66,7 @@ const CARRIED_AS: Partial<Record<KnobName, Carrier[]>> = {
   staleAfterMs: [
     ['consumer staleAfterMs', (v) => consumerInit('consumer-1', endpoint, 'resync', log, null, v)],
   ],
-  retention: [['broker durable.retention', retaining]],
+  retention: [['broker durableLog.retention', retaining]],
 };
 
 /** Every init that carries `name`, each made with a value of it. */

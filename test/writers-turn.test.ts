@@ -34,7 +34,7 @@ async function* buffered(frames: Frame[]): AsyncGenerator<Frame> {
 
 /** A lossy broker's topic, and its publisher session's loop over `frames`, counting the turns the writers got. */
 function lossyBroker() {
-  const topic = new Topic('lossy');
+  const topic = new Topic('drop-new'); // lossy's queue policy under the default --overflow
   const context: SessionContext = {
     topic, init: { keys: KEYS } as SessionContext['init'], token: Buffer.alloc(0), logger, ending: () => false, publisher: { connected: true }, epoch: 1, intake: memoryIntake(topic),
   };
@@ -65,7 +65,7 @@ describe("the writers get their turn during the publisher's backlog", () => {
 
   test('what the turns prevent: the same backlog offered without them overflows while the writer sits idle', async () => {
     // Not the loop under test: the Topic alone, as the publisher loop drove it before the turns.
-    const topic = new Topic('lossy');
+    const topic = new Topic('drop-new');
     const { subscriber, sink } = subscribe(topic, { queueCapacity: 8, batchMaxEvents: 100, autoRelease: true });
     for (const frame of publishFrames(80)) if (frame.type === 'publish') topic.publish(frame.change, frame.body);
     await tick();

@@ -63,7 +63,7 @@ export async function runOnce(mode: Mode, flags: string[], settings: RunSettings
   const scratch = mkdtempSync(join(tmpdir(), 'state-divergence-soak-'));
   const logFile = join(scratch, 'run.ndjson');
   // A run with a log keeps it in a dir the sampler can weigh (the orchestrator wants it absent or empty).
-  const dataDir = modeSpec(mode).durable ? join(scratch, 'data') : null;
+  const dataDir = modeSpec(mode).keepsLog ? join(scratch, 'data') : null;
   const fullArgs = [...args, '--json', '--no-tui', '--log-file', logFile, ...(dataDir === null ? [] : ['--data-dir', dataDir])];
   const startedAt = settings.clock();
   // Its own process group: a Ctrl-C at the terminal reaches the soak alone, which passes it on once

@@ -1,16 +1,14 @@
-import { FRAME_HEADER_LENGTH, FrameDecoder, FrameType, modeSpec, type BrokerInit, type Change, type DurableReport, type FsyncPolicy } from '@state-divergence/protocol';
+import { FRAME_HEADER_LENGTH, FrameDecoder, FrameType, type BrokerInit, type Change, type DurableReport, type FsyncPolicy } from '@state-divergence/protocol';
 import { DurableLog } from './log/index.js';
 import type { BrokerLog } from './log-port.js';
 import type { Topic } from './topic.js';
 
 /**
- * A broker whose mode keeps a log (the mode row's `durable`) opens it at start: a directory
- * the log refuses (another run's, another fsync policy) fails the broker with the log's one line.
+ * A broker whose init names a log (`durableLog`) opens it at start: a directory the log refuses
+ * (another run's, another fsync policy) fails the broker with the log's one line.
  */
 export async function openLog(init: BrokerInit): Promise<BrokerLog | undefined> {
-  if (!modeSpec(init.mode).durable) return undefined;
-  if (init.durable === null) throw new Error(`mode ${init.mode} keeps a log, but the broker's init names no directory for it (init.durable)`);
-  return DurableLog.open(init.durable);
+  return init.durableLog === null ? undefined : DurableLog.open(init.durableLog);
 }
 
 /** The change a stored PUBLISH body carries (the log keeps bodies verbatim; the decoder judges them as it judged the PUBLISH). */

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { encodeProgress, modeSpec } from '@state-divergence/protocol';
+import { encodeProgress } from '@state-divergence/protocol';
 import { cpuMicros, runChild, withDeadline } from '@state-divergence/runtime';
 import { startQuicServer } from '@state-divergence/runtime/quic';
 import { serveClient, type SessionContext } from './client-session.js';
@@ -16,11 +16,14 @@ const SETTLE_MS = 1_000;
 await runChild('broker', async ({ init, logger, ending }) => {
   // A durable broker recovers its log first: the table, head, highest version and epoch are the log's.
   const log = await openLog(init);
-  const topic = new Topic(init.mode, init.overflow, log);
+  const topic = new Topic(init.queuePolicy, log);
   if (log !== undefined) {
     restoreFromLog(topic, log);
     const { records, tornTail, head, oldest, epoch, created } = log.recovery;
-    logger.info({ dir: init.durable?.dir, fsync: init.durable?.fsync, retention: init.durable?.retention, created, records, tornTail, head, oldest, epoch, keys: topic.table.digest.size }, created ? 'log created' : 'log recovered');
+    // Its settings first (dir, fsync, retention), then what it found.
+    const keys = topic.table.digest.size;
+    const found = { created, records, tornTail, head, oldest, epoch, keys };
+    logger.info({ ...init.durableLog, ...found }, created ? 'log created' : 'log recovered');
   }
   const intake = log === undefined ? memoryIntake(topic) : new LogIntake(topic, log);
   const epoch = log?.recovery.epoch ?? newEpoch();
@@ -38,9 +41,9 @@ await runChild('broker', async ({ init, logger, ending }) => {
   });
   logger.info({ host: init.host, port: server.port, datagramBytes: init.datagramBytes, queueCapacity: init.queueCapacity, queuePolicy: topic.queuePolicy, batchMaxEvents: init.batchMaxEvents, coalesceMs: init.coalesceMs, epoch }, 'listening');
 
-  // The heartbeat (a mode's row says whether it has one): an idle subscriber learns
+  // The heartbeat (where the init gives it an interval): an idle subscriber learns
   // the head, so it (and the drain step) can tell "current" from "silently behind".
-  if (modeSpec(init.mode).heartbeat) {
+  if (init.heartbeatMs !== null) {
     setInterval(() => {
       for (const subscriber of [...topic.subscribers.values()]) if (subscriber.idle) subscriber.sendControl(encodeProgress(topic.headOffset));
     }, init.heartbeatMs).unref();
@@ -58,7 +61,7 @@ await runChild('broker', async ({ init, logger, ending }) => {
       role: 'broker',
       epoch,
       recovered: log === undefined || log.recovery.created ? null : { records: log.recovery.records, tornTail: log.recovery.tornTail },
-      durable: log === undefined || init.durable === null ? null : durableReport(log, init.durable.fsync),
+      durable: log === undefined || init.durableLog === null ? null : durableReport(log, init.durableLog.fsync),
       head: topic.headOffset,
       subscribers: subscriberReports(topic),
       lastWriteOffsets: topic.table.lastWriteOffsets(init.keys),

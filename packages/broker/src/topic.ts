@@ -1,4 +1,4 @@
-import { encodeEventFromPublishBody, queuePolicyOf, type Change, type Mode, type OverflowPolicy, type QueuePolicy } from '@state-divergence/protocol';
+import { encodeEventFromPublishBody, type Change, type QueuePolicy } from '@state-divergence/protocol';
 import { CompactedTable } from './compacted-table.js';
 import type { LogReader } from './log-port.js';
 import { FULL_QUEUE_POLICIES } from './subscriber/full-queue.js';
@@ -13,8 +13,8 @@ export type SubscriptionSpec = Pick<SubscriberOptions, 'name' | 'queueCapacity' 
  * The change stream: assigns offsets and fans each event out to every
  * subscriber. An event is encoded once; all queues share the same bytes.
  *
- * What a full queue does is the mode's queue policy (protocol's modes.ts), one object each in
- * subscriber/full-queue.ts:
+ * What a full queue does is the init's queue policy (protocol's modes.ts resolved by the
+ * orchestrator: the broker never sees the mode), one object each in subscriber/full-queue.ts:
  * an `--overflow` policy drops the new event for that subscriber only, or the
  *            oldest queued one, or ends its subscription;
  * block    - the publisher's reader waits (waitForRoom) before each event until
@@ -43,21 +43,18 @@ export class Topic {
   readonly table = new CompactedTable();
   /** Set when the broker shuts down: streams failing after this are expected, not news. */
   closing = false;
-  /** What a full subscriber queue does in this run: the mode's policy, or `--overflow`'s where the mode leaves it to the flag. */
-  readonly queuePolicy: QueuePolicy;
   /** Its policy makes the publisher's reader wait for room before each event (block). */
   readonly waitsForRoom: boolean;
 
   constructor(
-    readonly mode: Mode,
-    overflow: OverflowPolicy = 'drop-new',
+    /** What a full subscriber queue does in this run (BrokerInit.queuePolicy). */
+    readonly queuePolicy: QueuePolicy = 'drop-new',
     /** The durable log, when the broker keeps one: back-filling writers read it. */
     readonly log?: LogReader,
   ) {
-    this.queuePolicy = queuePolicyOf(mode, overflow);
-    const policy = FULL_QUEUE_POLICIES[this.queuePolicy];
+    const policy = FULL_QUEUE_POLICIES[queuePolicy];
     if (policy.needsLog && log === undefined) {
-      throw new Error(`queue policy ${this.queuePolicy} (mode ${mode}) needs a log to back-fill from`);
+      throw new Error(`queue policy ${queuePolicy} needs a log to back-fill from`);
     }
     this.waitsForRoom = policy.waitsForRoom;
   }

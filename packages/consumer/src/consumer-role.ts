@@ -62,7 +62,7 @@ function reportOf({ follower, subscription, restoredFrom, endedEarly, staleness 
   };
 }
 
-/** A durable consumer's checkpoint, if it left one that is whole (a torn or foreign file is reported and ignored). */
+/** Its checkpoint (where it keeps one), if it left one that is whole (a torn or foreign file is reported and ignored). */
 async function restore(init: ConsumerInit, logger: Logger): Promise<CheckpointState | null> {
   if (init.checkpointDir === null) return null;
   const found = await loadCheckpoint(init.checkpointDir);
@@ -79,8 +79,8 @@ export type ConsumerContext = Omit<ChildContext<ConsumerInit>, 'exit'>;
  * (main.ts) or one of a pool's members (pool.ts): a pooled consumer is the same code.
  */
 export async function startConsumer({ init, logger, send, ending }: ConsumerContext): Promise<RoleHandlers> {
-  // A checkpoint directory is given only where the broker keeps a log (modes.ts `durable`): only there do offsets outlive a subscription.
-  const resumable = init.checkpointDir !== null;
+  // Only where the broker keeps a log (init.resumable) do offsets outlive a subscription.
+  const { resumable } = init;
   const restored = await restore(init, logger);
   let endedEarly: string | null = null;
   let digestWaiter: ((frame: DigestFrame) => void) | undefined;

@@ -20,7 +20,7 @@ export interface FollowerOptions {
   requestResume: (fromOffset: number) => void;
   onDigest: (frame: DigestFrame) => void;
   /**
-   * A durable broker answers a RESUME with the log's events after the offset, not a delta
+   * A broker with a log answers a RESUME with the log's events after the offset, not a delta
    * ending in SYNC_END: the gap is closed when the next contiguous event arrives.
    */
   resumeReplays?: boolean;
@@ -169,7 +169,7 @@ export class StreamFollower {
     this.syncKeys = new Set();
   }
 
-  /** A gap: events were lost between lastOffset and this one. Ask for the delta (or, durable, the replay). */
+  /** A gap: events were lost between lastOffset and this one. Ask for the delta (or, from a broker with a log, the replay). */
   private startResume(): void {
     this.resumes += 1;
     this.syncing = true;

@@ -14,7 +14,7 @@ export interface SubscriptionOptions {
   onEnd: (reason: string) => void;
   /** The mode's start kind (protocol's modes.ts): how a first subscription, and a lost one, begins. */
   subscribeWith: 'latest' | 'snapshot';
-  /** Durable: the broker keeps a log, so a lost subscription resumes from its last offset. */
+  /** The broker keeps a log (ConsumerInit.resumable): a lost subscription resumes from its offset. */
   resumable: boolean;
   /** The broker spoke: every frame of the current subscription, its WELCOME included (the stale signal). */
   heard: () => void;

@@ -1,8 +1,9 @@
 /**
- * What each mode (a column of the seed's comparison) does, in one table. The
- * broker, the consumers' init, the orchestrator's plan and its live view read
- * a mode's row; none of them switches on a mode's name. A new mode is one row
- * here plus whatever mechanism its row asks for.
+ * What each mode (a column of the seed's comparison) does, in one table. The orchestrator reads
+ * a mode's row (its plan, its live view) and turns it into each role's features once
+ * (orchestrator's run/mode-features.ts): the broker and the consumers are sent those, never the
+ * mode, so none of them switches on a mode's name or works out what a mode means. A new mode is
+ * one row here plus whatever mechanism its row asks for.
  */
 
 /**
@@ -22,7 +23,8 @@ export type OverflowPolicy = (typeof OVERFLOW_POLICIES)[number];
  * publisher), or `resync` (the queue is discarded and the subscriber is sent a
  * lag signal and a delta once it reads again: nothing is lost, nobody waits).
  */
-export type QueuePolicy = OverflowPolicy | 'block' | 'resync' | 'backfill';
+export const QUEUE_POLICIES = [...OVERFLOW_POLICIES, 'block', 'resync', 'backfill'] as const;
+export type QueuePolicy = (typeof QUEUE_POLICIES)[number];
 
 /**
  * When a durable broker's append counts as done (and the publisher is acknowledged):
@@ -58,10 +60,11 @@ export interface ModeSpec {
   /**
    * The broker keeps a log on disk (`--data-dir`, `--fsync`, `--retention`): it appends each
    * change before fanning it out, acknowledges the publisher once it is durable, replays the
-   * log for an offset start, survives its own restart, and our consumer checkpoints its copy
-   * and resumes from its offset instead of taking a snapshot.
+   * log for an offset start and a RESUME, survives its own restart, and our consumer checkpoints
+   * its copy and resumes from its offset instead of taking a snapshot. The one place a mode is
+   * said to keep data (the run's data dir, its flags): everything else follows from this.
    */
-  durable: boolean;
+  keepsLog: boolean;
 }
 
 export const MODE_TABLE = {
@@ -73,7 +76,7 @@ export const MODE_TABLE = {
     detectGaps: false,
     heartbeat: false,
     silentLoss: true,
-    durable: false,
+    keepsLog: false,
   },
   lossless: {
     label: 'lossless (block at every checkpoint)',
@@ -83,7 +86,7 @@ export const MODE_TABLE = {
     detectGaps: false,
     heartbeat: false,
     silentLoss: false,
-    durable: false,
+    keepsLog: false,
   },
   resync: {
     label: 'resync (snapshot + lag signal + delta)',
@@ -93,7 +96,7 @@ export const MODE_TABLE = {
     detectGaps: true,
     heartbeat: true,
     silentLoss: false,
-    durable: false,
+    keepsLog: false,
   },
   durable: {
     label: 'durable (log + resumable offsets)',
@@ -106,7 +109,7 @@ export const MODE_TABLE = {
     detectGaps: true,
     heartbeat: true,
     silentLoss: false,
-    durable: true,
+    keepsLog: true,
   },
 } as const satisfies Record<string, ModeSpec>;
 

@@ -11,7 +11,7 @@ import { trimToRetention } from './retention.js';
 import { openStores, type LogStores } from './stores.js';
 import type { LogRecord, LogRecovery, LogStats } from './types.js';
 
-/** What open() takes: the broker's init carries exactly this (BrokerInit.durable). retention: keep at most that many newest records (an integer >= 0); null keeps all. */
+/** What open() takes: the broker's init carries exactly this (BrokerInit.durableLog). retention: keep at most that many newest records (an integer >= 0); null keeps all. */
 export type DurableLogOptions = DurableSettings;
 
 interface Append {

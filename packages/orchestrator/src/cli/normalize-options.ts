@@ -33,12 +33,12 @@ function scheduleFaults(raw: RawOptions, context: { duration: number; consumers:
  * that keeps a log (as --overflow is without the lossy column). Whether the data dir can be
  * used is a fact about the disk, checked before anything starts (run/data-dir.ts).
  */
-function durableOptions(raw: RawOptions, modes: Mode[], retention: number | null): Pick<Options, 'fsync' | 'dataDir' | 'keepData'> {
+function dataOptions(raw: RawOptions, modes: Mode[], retention: number | null): Pick<Options, 'fsync' | 'dataDir' | 'keepData'> {
   const fsync = raw.fsync ?? DEFAULTS.fsync;
   if (!(FSYNC_POLICIES as readonly string[]).includes(fsync)) throw new UsageError(`--fsync must be one of ${FSYNC_POLICIES.join(', ')}, got ${fsync}`);
   if (raw.dataDir === '') throw new UsageError('--data-dir needs a path');
   const given = [fsync !== DEFAULTS.fsync && '--fsync', retention !== null && '--retention', raw.dataDir !== undefined && '--data-dir', raw.keepData === true && '--keep-data'].filter((flag) => flag !== false);
-  if (given.length > 0 && !modes.some((m) => MODE_TABLE[m].durable)) throw new UsageError(`${given.join(', ')} only matter${given.length === 1 ? 's' : ''} to a mode with a durable log; add --mode durable (or all)`);
+  if (given.length > 0 && !modes.some((m) => MODE_TABLE[m].keepsLog)) throw new UsageError(`${given.join(', ')} only matter${given.length === 1 ? 's' : ''} to a mode with a durable log; add --mode durable (or all)`);
   return { fsync: fsync as FsyncPolicy, dataDir: raw.dataDir ?? null, keepData: raw.keepData ?? false };
 }
 
@@ -110,6 +110,6 @@ export function normalizeOptions(raw: RawOptions, environment: { stderrIsTTY: bo
     logFile: raw.logFile ?? DEFAULTS.logFile,
     logLevel: logLevel as LogLevel,
     report: raw.report ?? DEFAULTS.report,
-    ...durableOptions(raw, modes, knobs.retention),
+    ...dataOptions(raw, modes, knobs.retention),
   };
 }

@@ -5,8 +5,7 @@ import { silentProgress, textProgress } from '../report/progress.js';
 import { fitWidth, stdoutColumns } from '../report/fit-width.js';
 import { renderHtml } from '../report/render-html.js';
 import { renderClosing, renderMode } from '../report/render-text.js';
-import { modeSpec } from '@state-divergence/protocol';
-import { openRunData } from '../run/data-dir.js';
+import { checkDataDir } from '../run/data-dir.js';
 import { runMode } from '../run/run-mode.js';
 import { completedExit, judge, type Judgement } from './exit-code.js';
 import { holdLog, type HeldLog } from './held-log.js';
@@ -33,24 +32,32 @@ export function runCommand(options: Options): Promise<number> {
   const config = toJsonConfig(options);
   const runOptions = held ? { ...options, logFile: held.path } : options;
   const log = { level: runOptions.logLevel, file: runOptions.logFile, mode: null };
-  // Checked (bad input: exit 2) and made before anything starts; removed on every way out of the session.
-  const data = options.modes.some((mode) => modeSpec(mode).durable) ? openRunData(options, (line) => process.stderr.write(`orchestrator: ${line}\n`)) : undefined;
-  const run = runSession('orchestrator', log, async (session) => {
-    try {
-      return await runModes(runOptions, config, { watched, held }, session, data?.root);
-    } finally {
-      data?.release();
-    }
-  });
+  // A --data-dir it cannot use is bad input (exit 2): refused before anything starts. The mode
+  // that keeps a log opens it and releases it (run/run-mode.ts); normalizeOptions refused the
+  // flag for modes that keep none.
+  if (options.dataDir !== null) checkDataDir(options.dataDir);
+  const view = { watched, held };
+  const run = runSession('orchestrator', log, (session) => runModes(runOptions, config, view, session));
   return held ? run.finally(() => held.release()) : run;
 }
 
 /** Every mode in turn, each reported as it ends, then the closing comparison; the exit code. */
-async function runModes(options: Options, config: JsonConfig, view: { watched: boolean; held: HeldLog | undefined }, session: Session, dataDir: string | undefined): Promise<number> {
+async function runModes(options: Options, config: JsonConfig, view: { watched: boolean; held: HeldLog | undefined }, session: Session): Promise<number> {
   const print = (text: string) => process.stdout.write(fitWidth(text, stdoutColumns()));
   // ink and react are loaded only for the live view: importing them costs ~0.4 s of start-up that --json and plain runs never use.
   const live = view.watched ? (await import('../report/tui.js')).liveView(session.quit) : undefined;
   const observer = options.json ? silentProgress : (live ?? textProgress((line) => print(line + '\n')));
+  // A line for the person (the --keep-data line) waits while the live view holds the terminal;
+  // on exit (a second Ctrl-C) it goes out at once, before the data dir's own exit hook speaks.
+  const write = (line: string) => void process.stderr.write(`orchestrator: ${line}\n`);
+  const said: string[] = [];
+  let holding = live !== undefined;
+  const letGo = () => {
+    holding = false;
+    for (const line of said.splice(0)) write(line);
+  };
+  process.once('exit', letGo);
+  const say = (line: string) => (holding ? void said.push(line) : write(line));
   // The log carries the run's configuration and, per mode, its complete result:
   // `orchestrator analyze` rebuilds the report from it, if it reads this document version.
   const { logger } = session;
@@ -60,7 +67,7 @@ async function runModes(options: Options, config: JsonConfig, view: { watched: b
   const reports: string[] = [];
   try {
     for (const mode of options.modes) {
-      const result = await runMode(mode, options, { ...session, observer, ...(dataDir !== undefined && { dataDir }) });
+      const result = await runMode(mode, options, { ...session, observer, say });
       judgements.push(judge(result));
       const run = toJsonRun(result);
       runs.push(run);
@@ -73,6 +80,8 @@ async function runModes(options: Options, config: JsonConfig, view: { watched: b
   } finally {
     live?.close();
     view.held?.flush();
+    letGo();
+    process.removeListener('exit', letGo);
   }
   for (const report of reports) print(report);
   printDocument({ version: DOCUMENT_VERSION, config, runs }, options.json, options.report);

@@ -216,7 +216,7 @@ export function renderClosing(results: JsonRun[], options: JsonConfig, columns?:
     for (const mode of results.filter((r) => modeSpec(r.mode).queuePolicy === 'resync' && r.brokerOutages.length === 0).map((r) => r.mode)) {
       lines.push(`  ${MODE_SHORT[mode]} keeps the publisher at rate and repairs the stalled consumer with a delta: the gap closed, at the cost above.`);
     }
-    for (const r of results.filter((run) => modeSpec(run.mode).durable)) {
+    for (const r of results.filter((run) => modeSpec(run.mode).keepsLog)) {
       lines.push(`  ${MODE_SHORT[r.mode]} replays from its log what a consumer missed (${kib(r.cost.replayBytes)} here) instead of dropping it or sending a delta.`);
     }
   }

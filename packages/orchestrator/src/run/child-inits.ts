@@ -1,24 +1,30 @@
-import { BATCH_MAX_EVENTS, BROKER_HOST, DEFAULT_STALE_AFTER_MS, HEARTBEAT_MS, modeSpec, settingsOf, STREAM_WINDOW_BYTES, type BrokerEndpoint, type BrokerInit, type ConsumerInit, type DurableSettings, type KnobsOf, type LogSettings, type Mode, type OverflowPolicy, type PublisherInit, type RelayInit, type Settings } from '@state-divergence/protocol';
+import { BATCH_MAX_EVENTS, BROKER_HOST, DEFAULT_STALE_AFTER_MS, settingsOf, STREAM_WINDOW_BYTES, type BrokerEndpoint, type BrokerInit, type ConsumerInit, type DurableSettings, type KnobsOf, type LogSettings, type Mode, type OverflowPolicy, type PublisherInit, type RelayInit, type Settings } from '@state-divergence/protocol';
 import { RunError } from '../model/errors.js';
 import type { ChildHandle } from './child/child-handle.js';
+import { brokerFeatures, consumerFeatures } from './mode-features.js';
 import type { RunCertificate } from './tls.js';
 
 /** The configuration messages of each role, in one place for the CLI's runs and the benchmarks. */
 
-/** Its knobs (protocol's settings.ts: the ones `sentTo` the broker) are copied from `settings`, which may hold more. */
+/**
+ * Its knobs (protocol's settings.ts: the ones `sentTo` the broker) are copied from `settings`,
+ * which may hold more; what `mode` means to it is run/mode-features.ts's to say.
+ */
 export function brokerInit(settings: Pick<Settings, KnobsOf<'broker'> | 'datagramSize'> & {
   mode: Mode;
   overflow: OverflowPolicy;
   tls: RunCertificate;
   token: string;
   log: LogSettings;
-  /** A durable mode's log (its directory, fsync policy, retention); null or absent in a mode without one. */
-  durable?: DurableSettings | null;
+  /** Where a mode that keeps a log keeps it (directory, fsync, retention); absent in any other. */
+  durableLog?: DurableSettings | null;
 }): BrokerInit {
+  const features = brokerFeatures(settings.mode, settings.overflow, settings.durableLog ?? null);
   // Port 0: any free port. A restart binds the first start's (run/cluster.ts), so clients find it again.
   return {
-    role: 'broker', name: 'broker', mode: settings.mode, host: BROKER_HOST, port: 0, durable: settings.durable ?? null, ...settingsOf('broker', settings), overflow: settings.overflow,
-    batchMaxEvents: BATCH_MAX_EVENTS, streamWindowBytes: STREAM_WINDOW_BYTES, datagramBytes: settings.datagramSize, heartbeatMs: HEARTBEAT_MS,
+    role: 'broker', name: 'broker', host: BROKER_HOST, port: 0, ...features,
+    ...settingsOf('broker', settings), batchMaxEvents: BATCH_MAX_EVENTS,
+    streamWindowBytes: STREAM_WINDOW_BYTES, datagramBytes: settings.datagramSize,
     certPem: settings.tls.certPem, keyPem: settings.tls.keyPem, token: settings.token, log: settings.log,
   };
 }
@@ -33,13 +39,13 @@ export function brokerEndpoint(broker: ChildHandle<'broker'>, init: BrokerInit):
 }
 
 /**
- * How a consumer subscribes is its mode's (protocol's modes.ts): today's consumer, or one that can recover.
- * `checkpointDir`: its own directory under the run's data dir, in a durable mode only (null otherwise).
+ * How a consumer subscribes and recovers is its mode's (run/mode-features.ts): today's consumer,
+ * or one that can recover. `checkpointDir`: its own directory under the run's data dir, kept only
+ * where the mode keeps a log.
  */
 export function consumerInit(name: string, broker: BrokerEndpoint, mode: Mode, log: LogSettings, checkpointDir: string | null = null, staleAfterMs = DEFAULT_STALE_AFTER_MS): ConsumerInit {
-  const { subscribeWith, detectGaps, heartbeat } = modeSpec(mode);
-  // Staleness means something only where the broker speaks to an idle subscriber.
-  return { role: 'consumer', name, broker, subscribeWith, detectGaps, checkpointDir, staleAfterMs: heartbeat ? staleAfterMs : null, log };
+  const features = consumerFeatures(mode, checkpointDir, staleAfterMs);
+  return { role: 'consumer', name, broker, ...features, log };
 }
 
 /** Its workload (protocol's settings.ts: the knobs `sentTo` the publisher) is copied from `workload`, which may hold more. */

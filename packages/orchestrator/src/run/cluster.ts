@@ -37,8 +37,11 @@ export interface ClusterSpec extends ProcessSettings, Pick<Options, 'overflow' |
   foreign?: Record<string, ForeignCommand>;
   /** Told of every contract failure of a foreign consumer (docs/CONSUMER.md), by name. */
   breach?: (name: string, failure: string) => void;
-  /** A durable mode's data (run/data-dir.ts): the broker's log, and each of our consumers' checkpoint directory. Absent: none. */
-  durable?: { log: DurableSettings; checkpointDir(name: string): string } | null;
+  /**
+   * A mode that keeps a log: its data under the run's data dir (run/data-dir.ts), the broker's log
+   * and each of our consumers' checkpoint directory. Absent in any other mode.
+   */
+  data?: { log: DurableSettings; checkpointDir(name: string): string } | null;
 }
 
 export interface Cluster {
@@ -109,8 +112,9 @@ export async function startCluster(
   const certificate = generateRunCertificate();
   const { mode, overflow, log } = spec;
   const idleTimeoutMs = idleTimeoutFor(spec, readyTimeoutMs);
-  const durable = spec.durable ?? null;
-  const configured = certificate.then((tls) => brokerInit({ ...spec, mode, overflow, tls, token, idleTimeoutMs, log, durable: durable?.log ?? null }));
+  const data = spec.data ?? null;
+  const durableLog = data?.log ?? null;
+  const configured = certificate.then((tls) => brokerInit({ ...spec, mode, overflow, tls, token, idleTimeoutMs, log, durableLog }));
   const brokerReady = spawn('broker', 'broker', configured);
   const endpoint = Promise.all([brokerReady, configured]).then(([b, init]) => brokerEndpoint(b, init));
   endpoint.catch(() => {}); // observed by every client's spawn; seen once is enough
@@ -121,7 +125,7 @@ export async function startCluster(
     return relay === undefined ? endpoint : Promise.all([relay, endpoint]).then(([r, broker]) => throughRelay(r, broker));
   };
   /** One of our consumers' init, whether it runs alone or in a pool. */
-  const ourInit = (name: string, broker: BrokerEndpoint) => consumerInit(name, broker, mode, log, durable?.checkpointDir(name) ?? null, spec.staleAfterMs);
+  const ourInit = (name: string, broker: BrokerEndpoint) => consumerInit(name, broker, mode, log, data?.checkpointDir(name) ?? null, spec.staleAfterMs);
   const addConsumer = (name: string): Promise<ChildHandle<'consumer'> | undefined> => {
     const foreign = spec.foreign?.[name];
     const breach = (failure: string) => spec.breach?.(name, failure);

@@ -5,10 +5,11 @@ import type { Mode } from '@state-divergence/protocol';
 import { UsageError } from '../model/errors.js';
 
 /**
- * Where a run's durable modes keep their data: the broker's log in DIR/<mode>/broker and each
+ * Where a run's log-keeping mode keeps its data: the broker's log in DIR/<mode>/broker and each
  * consumer's checkpoint in DIR/<mode>/consumers/<name>. One directory per run (not per process), so
  * a restarted broker or consumer finds what its predecessor wrote, and an earlier run's data is
  * never mistaken for this run's: a --data-dir that is not empty is refused before anything starts.
+ * Its one owner is run/run-mode.ts: the mode opens it at its start and releases it at its teardown.
  */
 export interface RunData {
   readonly root: string;
@@ -74,8 +75,23 @@ export function openRunData(options: { dataDir: string | null; keepData: boolean
   return { root, release };
 }
 
-/** A durable mode's directories under the run's data dir, made here: the broker's, and each consumer's (made when asked for). */
-export function modeData(root: string, mode: Mode): { broker: string; consumer(name: string): string } {
+/**
+ * Refuses a --data-dir the run could not use (UsageError), and leaves it as it found it (only a
+ * missing parent it had to make stays): the CLI asks before anything starts, so bad input is one
+ * line and exit 2, and the mode that keeps a log opens it for real (run/run-mode.ts).
+ */
+export function checkDataDir(dir: string): void {
+  openRunData({ dataDir: dir, keepData: false }, () => {}).release();
+}
+
+/** A mode's directories under the run's data dir: its broker's log's, each of our consumers'. */
+export interface ModeDirs {
+  broker: string;
+  consumer(name: string): string;
+}
+
+/** Those directories of a log-keeping mode, made here (a consumer's when it is asked for). */
+export function modeData(root: string, mode: Mode): ModeDirs {
   const dir = join(root, mode);
   const broker = join(dir, 'broker');
   mkdirSync(broker, { recursive: true });

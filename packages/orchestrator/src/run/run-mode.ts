@@ -14,7 +14,7 @@ import type { ChildHandle, ChildRegistry } from './child/child-handle.js';
 import { RunClock } from './clock.js';
 import { collect, type Collected } from './collect.js';
 import { startCluster, type Cluster, type ClusterSpec } from './cluster.js';
-import { modeData, openRunData } from './data-dir.js';
+import { modeData, openRunData, type ModeDirs } from './data-dir.js';
 import { interpretPlan } from './interpret-plan.js';
 import { LiveMonitor } from './live-monitor.js';
 import { buildPlan, checkPlan, faultedConsumers, longestStallMs, networkFaulted, planLengthMs, type RunPlan } from './plan.js';
@@ -34,10 +34,10 @@ export interface RunContext {
   /** The process's one root logger; each mode logs through a child bound to it. */
   logger: Logger;
   /**
-   * The run's data dir (run/data-dir.ts), checked and made by the caller: a durable mode keeps its
-   * log and checkpoints in DIR/<mode>. Absent: a durable mode makes a temporary one of its own.
+   * Where a line for the person running goes (the data dir's --keep-data line): stderr when absent.
+   * A caller whose live view holds the terminal keeps it until the view is gone.
    */
-  dataDir?: string;
+  say?: (line: string) => void;
 }
 
 const consumerNames = (options: Options): string[] => Array.from({ length: options.consumers }, (_, i) => consumerName(i));
@@ -46,7 +46,7 @@ const consumerNames = (options: Options): string[] => Array.from({ length: optio
 const samplingInterval = (observer: RunObserver, plan: RunPlan): number => Math.min(observer.intervalMs, plan.phaseMs / 4);
 
 /** What the cluster of a mode is started with: the run's flags, and an idle timeout that outlasts the longest stall. */
-function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettings, contract: ContractLog, logger: Logger, dataDir: string | null): ClusterSpec {
+function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettings, contract: ContractLog, logger: Logger, dirs: ModeDirs | null): ClusterSpec {
   const idleTimeoutMs = options.idleTimeoutMs ?? defaultIdleTimeoutMs(longestStallMs(plan));
   const consumers = consumerNames(options).filter((name) => name !== options.joinLate);
   const foreign = Object.fromEntries(options.consumerCmd.map((c) => [c.consumer, c]));
@@ -55,18 +55,31 @@ function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettin
     logger.warn({ consumer: name, failure }, 'contract failure');
     contract.add(name, failure);
   };
-  const data = dataDir === null ? null : modeData(dataDir, mode);
-  const durable = data && { log: { dir: data.broker, fsync: options.fsync, retention: options.retention }, checkpointDir: data.consumer };
-  return { ...options, mode, consumers, pools, idleTimeoutMs, idleTimeoutChosen: options.idleTimeoutMs !== null, log, foreign, breach, durable, relayed: networkFaulted(plan) };
+  const data = dirs && {
+    log: { dir: dirs.broker, fsync: options.fsync, retention: options.retention },
+    checkpointDir: dirs.consumer,
+  };
+  return { ...options, mode, consumers, pools, idleTimeoutMs, idleTimeoutChosen: options.idleTimeoutMs !== null, log, foreign, breach, data, relayed: networkFaulted(plan) };
 }
 
-/** A durable mode's data dir: the caller's, or one of its own, removed at teardown (unless --keep-data). */
-function dataDirOf(mode: Mode, options: Options, context: RunContext, teardown: TeardownStack): string | null {
-  if (!modeSpec(mode).durable) return null;
-  if (context.dataDir !== undefined) return context.dataDir;
-  const own = openRunData(options, (line) => process.stderr.write(`orchestrator: ${line}\n`));
-  teardown.defer('remove the data dir', () => own.release());
-  return own.root;
+/**
+ * The one owner of the run's data dir (run/data-dir.ts): a mode whose row keeps a log opens it
+ * at its start (the given --data-dir, or a fresh temporary one) and releases it at its teardown,
+ * once every child has stopped: removed, or with --keep-data said where it is. The CLI checked a
+ * given one before anything started (run-command.ts), so bad input is still one line and exit 2.
+ */
+function openModeData(
+  mode: Mode,
+  options: Options,
+  context: RunContext,
+  teardown: TeardownStack,
+): ModeDirs | null {
+  if (!modeSpec(mode).keepsLog) return null;
+  const stderr = (line: string) => void process.stderr.write(`orchestrator: ${line}\n`);
+  const say = context.say ?? stderr;
+  const data = openRunData(options, say);
+  teardown.defer('release the data dir', () => data.release());
+  return modeData(data.root, mode);
 }
 
 /**
@@ -87,7 +100,7 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
   const teardown = new TeardownStack(logger);
   teardown.defer('stop listening for an interrupt', dispose);
   // Released after every child is stopped (the stack unwinds in reverse): nothing writes into it any more.
-  const dataDir = dataDirOf(mode, options, context, teardown);
+  const dirs = openModeData(mode, options, context, teardown);
   const children: ChildHandle[] = [];
   teardown.defer('stop every child', () => stopChildren(children, context.registry));
   setLogPhase('starting');
@@ -99,7 +112,7 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
       eventLog.record({ type: 'spawned', name: child.name, pid: child.pid });
     };
     const contract = new ContractLog();
-    const spec = clusterSpec(mode, options, plan, log, contract, logger, dataDir);
+    const spec = clusterSpec(mode, options, plan, log, contract, logger, dirs);
     const cluster = await startCluster(spec, { logger, track, aborted });
     const watch = watchCluster(cluster, { eventLog, logger, aborted, ...(spec.breach && { breach: spec.breach }) });
     teardown.defer('stop watching', () => watch.stop());

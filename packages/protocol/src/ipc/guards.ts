@@ -9,7 +9,7 @@ import { count, isRecord, misfit, optional, text, type Check, type Misfit } from
  * what is wrong), never trusted.
  */
 
-/** How our guards say a misfit: an absent field is missing ("init.overflow is missing"). */
+/** How our guards say a misfit: an absent field is missing ("init.queuePolicy is missing"). */
 const said = (found: Misfit | undefined): string | undefined =>
   found === undefined ? undefined : found.absent ? `${found.path} is missing` : `${found.path} ${found.wrong}`;
 
@@ -68,7 +68,7 @@ export function childMessageProblem(value: unknown): string | undefined {
 
 export const isChildMessage = (value: unknown): value is ChildMessage => childMessageProblem(value) === undefined;
 
-/** What is wrong with an init message (every field of its role's init: "init.overflow is missing"), or nothing. */
+/** What is wrong with an init message (every field of its role's init: "init.queuePolicy is missing"), or nothing. */
 export const initProblem = (value: unknown): string | undefined => said(roleShape('init')(value, 'init'));
 
 export const isChildInit = (value: unknown): value is ChildInit => initProblem(value) === undefined;

@@ -27,7 +27,7 @@ import type {
   RogueReport,
 } from './reports.js';
 import type { LinkShape } from '../link-shape.js';
-import type { FsyncPolicy, Mode, OverflowPolicy } from '../modes.js';
+import type { FsyncPolicy, Mode, QueuePolicy } from '../modes.js';
 import type { KnobOptions, KnobsOf, Settings } from '../settings.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -58,32 +58,45 @@ export interface BrokerEndpoint {
   token: string;
 }
 
-/** Where and how a durable broker keeps its log (null in a mode without one). */
+/** Where and how a broker keeps its log (BrokerInit.durableLog; null in a mode without one). */
 export interface DurableSettings extends Pick<KnobOptions, 'retention'> {
   /** The broker's own directory (the run's data dir holds it and each consumer's checkpoint directory). */
   dir: string;
   fsync: FsyncPolicy;
 }
 
-/** Its knobs (keys, queueCapacity, coalesceMs, idleTimeoutMs: settings.ts) are derived from the table. */
+/**
+ * Its knobs (keys, queueCapacity, coalesceMs, idleTimeoutMs: settings.ts) are derived from the
+ * table. It is sent features, not a mode: `queuePolicy`, `durableLog` and `heartbeatMs` are the
+ * mode's row resolved by the orchestrator (run/mode-features.ts), so the broker never reads the
+ * table and no field can contradict another about what the mode is. Its log lines carry the
+ * mode's name (`log.mode`) for the reader only.
+ */
 export interface BrokerInit extends Pick<Settings, KnobsOf<'broker'>> {
   role: 'broker';
   name: 'broker';
-  mode: Mode;
   host: string;
   /** UDP port to bind: 0 for any (the first start), the first start's port for a restart, so clients find it again. */
   port: number;
-  durable: DurableSettings | null;
-  /** What a full queue does where the mode's queue policy is `overflow` (modes.ts). */
-  overflow: OverflowPolicy;
+  /**
+   * What a full subscriber queue does (modes.ts QueuePolicy): the mode's, or `--overflow`'s where
+   * the mode leaves it to the flag.
+   */
+  queuePolicy: QueuePolicy;
+  /**
+   * The log it keeps on disk, and so what it is: with one it appends before fanning out, replays
+   * for an offset start, answers a RESUME with the log's events and keeps its epoch across a
+   * restart; null: none (a RESUME gets a delta from the compacted table, each start a new epoch).
+   */
+  durableLog: DurableSettings | null;
   /** Most events one write to one subscriber carries. */
   batchMaxEvents: number;
   /** Receive window for each client stream: how much a non-reading broker lets the publisher send. */
   streamWindowBytes: number;
   /** Largest UDP payload it sends and accepts (BrokerEndpoint.datagramBytes tells the clients the same). */
   datagramBytes: Settings['datagramSize'];
-  /** Resync mode: how often an idle subscriber is told the head offset. */
-  heartbeatMs: number;
+  /** How often an idle subscriber is told the head (PROGRESS); null: an idle broker is silent. */
+  heartbeatMs: number | null;
   certPem: string;
   keyPem: string;
   /** The per-run access token every client's HELLO must carry, hex. */
@@ -108,9 +121,14 @@ export interface ConsumerInit {
   /** Check offsets are contiguous and ask for a resume on a gap (resync mode's defence in depth). */
   detectGaps: boolean;
   /**
-   * Durable mode: this consumer's own directory for its checkpoint (its local copy and last
-   * contiguous offset, written together). A restart finds it there and resumes from the offset.
-   * null: no checkpoint.
+   * The broker keeps a log (BrokerInit.durableLog): a lost subscription resumes from its last
+   * offset in the same epoch, and a RESUME is answered with the log's events, not a delta.
+   */
+  resumable: boolean;
+  /**
+   * Where the broker keeps a log: this consumer's own directory for its checkpoint (its local copy
+   * and last contiguous offset, written together). A restart finds it there and resumes from the
+   * offset. null: no checkpoint.
    */
   checkpointDir: string | null;
   /**

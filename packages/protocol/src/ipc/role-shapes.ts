@@ -1,4 +1,4 @@
-import { FSYNC_POLICIES, MODES, OVERFLOW_POLICIES } from '../modes.js';
+import { FSYNC_POLICIES, MODES, QUEUE_POLICIES } from '../modes.js';
 import { MAX_LINK_DELAY_MS, type LinkShape } from '../link-shape.js';
 import {
   LOG_LEVELS,
@@ -128,16 +128,18 @@ const restoredFrom = fields<NonNullable<ConsumerReport['restoredFrom']>>({
 
 const consumerInit = fields<ConsumerInit>({
   role: oneOf(['consumer']), name: text, broker, subscribeWith: oneOf(['latest', 'snapshot']), detectGaps: flag,
-  checkpointDir: nullable(text), staleAfterMs: nullable(settingCheck('staleAfterMs')), log,
+  resumable: flag, checkpointDir: nullable(text),
+  staleAfterMs: nullable(settingCheck('staleAfterMs')), log,
 });
 
 /** Every check of one role, found by the value's `role` field. */
 const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } } = {
   broker: {
     init: fields<BrokerInit>({
-      role: oneOf(['broker']), name: oneOf(['broker']), mode: oneOf(MODES), host: text, port: count,
-      durable: nullable(durableSettings), ...settingShapes('broker'), overflow: oneOf(OVERFLOW_POLICIES),
-      batchMaxEvents: count, streamWindowBytes: count, datagramBytes, heartbeatMs: number,
+      role: oneOf(['broker']), name: oneOf(['broker']), host: text, port: count,
+      queuePolicy: oneOf(QUEUE_POLICIES), durableLog: nullable(durableSettings),
+      ...settingShapes('broker'),
+      batchMaxEvents: count, streamWindowBytes: count, datagramBytes, heartbeatMs: nullable(number),
       certPem: text, keyPem: text, token: text, log,
     }),
     counters: fields<BrokerCounters>({
