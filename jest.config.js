@@ -4,7 +4,8 @@
 //
 // Two projects: `unit` (`npm run test:unit`, the inner loop: pure code, plus a few quick
 // CLI checks that start the orchestrator only to see it refuse bad input or print help) and
-// `e2e` (`*.e2e.test.ts`: runs of the real processes over real QUIC). `npm test` runs both, two files at a time: an e2e run spends most of
+// `e2e` (`*.e2e.test.ts`: runs of the real processes over real QUIC). `npm test` runs both, two files at a time: an e2e
+// run spends most of
 // its wall time in timed phases (~0.3 of a core for a 3-consumer run at 400/s), so two
 // runs side by side fit this 2-core machine, even with one core busy elsewhere.
 const common = {
@@ -12,14 +13,23 @@ const common = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
-    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
+    '^.+\\.ts$': [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } },
+    ],
   },
   setupFilesAfterEnv: ['<rootDir>/test/count-assertions.ts'],
 };
 
 export default {
   projects: [
-    { ...common, displayName: 'unit', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['\\.e2e\\.test\\.ts$'] },
+    {
+      ...common,
+      displayName: 'unit',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['\\.e2e\\.test\\.ts$'],
+    },
     { ...common, displayName: 'e2e', roots: ['<rootDir>/test'], testMatch: ['**/*.e2e.test.ts'] },
   ],
   maxWorkers: 2,

@@ -70,12 +70,19 @@ if (process.argv.includes('--clean')) {
         // not survive bundling is unused here: pino's transports (worker files found through
         // __dirname; our logger writes synchronously to a file descriptor) and yargs' locale
         // files (y18n falls back to its English keys, the text we print).
-        banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+        banner: {
+          js:
+            "import { createRequire as __bundleRequire } from 'node:module'; const require = " +
+            '__bundleRequire(import.meta.url);',
+        },
         sourcemap: true,
         logLevel: 'warning',
       });
       // `root`: where the paths are relative to, from the bundle's own directory once it is in place.
-      writeFileSync(`${staging(pkg)}/inputs.json`, `${JSON.stringify({ root: '../../../..', inputs: ownInputs(metafile) }, null, 1)}\n`);
+      writeFileSync(
+        `${staging(pkg)}/inputs.json`,
+        `${JSON.stringify({ root: '../../../..', inputs: ownInputs(metafile) }, null, 1)}\n`,
+      );
     }),
   );
   for (const { pkg } of ENTRIES) {

@@ -30,8 +30,20 @@ const top = topAt === -1 ? 5 : Number(args.splice(topAt, 2)[1]);
 const busiestAt = args.indexOf('--busiest');
 const busiestMs = busiestAt === -1 ? null : Number(args.splice(busiestAt, 2)[1]);
 const windowAt = args.indexOf('--window');
-const window = windowAt === -1 ? null : args.splice(windowAt, 2)[1].split('-').map((s) => Number(s) * 1e6);
-const files = args.flatMap((path) => (statSync(path).isDirectory() ? readdirSync(path).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(path, f)) : [path]));
+const window =
+  windowAt === -1
+    ? null
+    : args
+        .splice(windowAt, 2)[1]
+        .split('-')
+        .map((s) => Number(s) * 1e6);
+const files = args.flatMap((path) =>
+  statSync(path).isDirectory()
+    ? readdirSync(path)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .map((f) => join(path, f))
+    : [path],
+);
 
 const maps = new Map();
 /** The bundle's source map, read once per bundle (null: none beside it). */
@@ -51,7 +63,9 @@ function locate({ url, lineNumber, columnNumber }) {
   if (!url.startsWith('file://')) return { file: url, line: lineNumber + 1 };
   const entry = sourceMapOf(url)?.findEntry(lineNumber, columnNumber);
   if (entry && entry.originalSource) {
-    const source = entry.originalSource.startsWith('file://') ? fileURLToPath(entry.originalSource) : join(fileURLToPath(new URL('.', url)), entry.originalSource);
+    const source = entry.originalSource.startsWith('file://')
+      ? fileURLToPath(entry.originalSource)
+      : join(fileURLToPath(new URL('.', url)), entry.originalSource);
     return { file: relative(root, source), line: entry.originalLine + 1 };
   }
   return { file: relative(root, fileURLToPath(url)), line: lineNumber + 1 };
@@ -75,7 +89,8 @@ const roleOf = (profile) => {
 };
 
 const profiles = files.map((file) => ({ file, profile: JSON.parse(readFileSync(file, 'utf8')) }));
-const idleOf = (profile) => new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
+const idleOf = (profile) =>
+  new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
 /** Each sample's time on the monotonic clock, µs. */
 const timesOf = (profile) => {
   let t = profile.startTime;
@@ -83,10 +98,13 @@ const timesOf = (profile) => {
 };
 const reference = profiles.find(({ profile }) => roleOf(profile) === 'broker') ?? profiles[0];
 const span =
-  reference === undefined ? null
-  : window !== null ? [reference.profile.startTime + window[0], reference.profile.startTime + window[1]]
-  : busiestMs === null ? null
-  : busiestWindow(reference.profile, idleOf(reference.profile), busiestMs * 1000);
+  reference === undefined
+    ? null
+    : window !== null
+      ? [reference.profile.startTime + window[0], reference.profile.startTime + window[1]]
+      : busiestMs === null
+        ? null
+        : busiestWindow(reference.profile, idleOf(reference.profile), busiestMs * 1000);
 
 /** Per role (every consumer's profile summed into one): busy µs by frame and by origin. */
 const byRole = new Map();
@@ -114,16 +132,25 @@ const spanMs = span === null ? null : (span[1] - span[0]) / 1000;
 for (const [role, { processes, busy, byFrame, byOrigin }] of byRole) {
   const pct = (micros) => `${((100 * micros) / busy).toFixed(1)} %`;
   const per = processes === 1 ? '' : `, ${processes} processes summed`;
-  process.stdout.write(`${role}: busy ${(busy / 1000).toFixed(0)} ms${spanMs === null ? '' : ` in ${spanMs.toFixed(0)} ms`}${per}\n`);
-  for (const [key, micros] of [...byFrame].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`  ${pct(micros).padStart(7)}  ${key}\n`);
-  process.stdout.write(`  by origin: ${[...byOrigin].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${pct(v)}`).join(', ')}\n`);
+  process.stdout.write(
+    `${role}: busy ${(busy / 1000).toFixed(0)} ms${spanMs === null ? '' : ` in ${spanMs.toFixed(0)} ms`}${per}\n`,
+  );
+  for (const [key, micros] of [...byFrame].sort((a, b) => b[1] - a[1]).slice(0, top))
+    process.stdout.write(`  ${pct(micros).padStart(7)}  ${key}\n`);
+  process.stdout.write(
+    `  by origin: ${[...byOrigin]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${pct(v)}`)
+      .join(', ')}\n`,
+  );
 }
 
-/** [from, to) on the monotonic clock, µs: the `windowMicros` with the most non-idle time (two pointers over the samples). */
+/** [from, to) on the monotonic clock, µs: the `windowMicros` with the most non-idle time (two pointers over the
+ * samples). */
 function busiestWindow(profile, idle, windowMicros) {
   const { samples, timeDeltas } = profile;
   const time = timesOf(profile);
-  const cost = (i) => (idle.has(samples[i]) ? 0 : timeDeltas[i + 1] ?? 0);
+  const cost = (i) => (idle.has(samples[i]) ? 0 : (timeDeltas[i + 1] ?? 0));
   let best = [0, 0, -1];
   let busy = 0;
   for (let lo = 0, hi = 0; lo < samples.length; lo++) {

@@ -30,16 +30,21 @@ function parseArgs(argv) {
     else usage(`unknown flag ${flag}`);
     if (value === undefined) usage(`${flag} needs a value`);
   }
-  if (![args.from, args.to].every(Number.isInteger) || args.from > args.to) usage('--from and --to take whole numbers, --from at most --to');
+  if (![args.from, args.to].every(Number.isInteger) || args.from > args.to)
+    usage('--from and --to take whole numbers, --from at most --to');
   return args;
 }
 
 function usage(message) {
-  process.stderr.write(`nemesis-seeds: ${message}; usage: node scripts/nemesis-seeds.mjs [--from N] [--to N] [--out DIR] [-- orchestrator flags]\n`);
+  process.stderr.write(
+    `nemesis-seeds: ${message}; usage: node scripts/nemesis-seeds.mjs [--from N] [--to N] [--out DIR] [-- ` +
+      `orchestrator flags]\n`,
+  );
   process.exit(2);
 }
 
-/** Every pid the run's log names (orchestrator, broker, publisher, consumers, pools, relays, guardian): each must be gone. */
+/** Every pid the run's log names (orchestrator, broker, publisher, consumers, pools, relays, guardian): each must be
+ * gone. */
 function loggedPids(logPath) {
   if (!existsSync(logPath)) return [];
   const pids = new Set();
@@ -60,7 +65,9 @@ function leftOver(pid) {
   try {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
     const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
-    return /dist\/bundle|orchestrator/.test(cmdline) && state !== 'Z' ? `${pid} (${state}) ${cmdline.trim().slice(0, 80)}` : null;
+    return /dist\/bundle|orchestrator/.test(cmdline) && state !== 'Z'
+      ? `${pid} (${state}) ${cmdline.trim().slice(0, 80)}`
+      : null;
   } catch {
     return null;
   }
@@ -69,16 +76,31 @@ function leftOver(pid) {
 function runSeed(seed, args, out) {
   const base = join(out, `seed-${seed}`);
   const started = Date.now();
-  const child = spawnSync(process.execPath, [ORCHESTRATOR, '--nemesis', 'random', '--seed', String(seed), ...args.extra, '--json', '--log-file', `${base}.ndjson`], {
-    encoding: 'utf8',
-    maxBuffer: 512 * 1024 * 1024,
-  });
+  const child = spawnSync(
+    process.execPath,
+    [
+      ORCHESTRATOR,
+      '--nemesis',
+      'random',
+      '--seed',
+      String(seed),
+      ...args.extra,
+      '--json',
+      '--log-file',
+      `${base}.ndjson`,
+    ],
+    {
+      encoding: 'utf8',
+      maxBuffer: 512 * 1024 * 1024,
+    },
+  );
   const seconds = (Date.now() - started) / 1000;
   writeFileSync(`${base}.json`, child.stdout ?? '');
   writeFileSync(`${base}.err`, child.stderr ?? '');
   const flags = /give instead of --nemesis random: (.*)$/m.exec(child.stderr ?? '')?.[1] ?? '(no schedule printed)';
   const problems = [];
-  if (child.status !== 0) problems.push(`exit ${child.status ?? child.signal}: ${(child.stderr ?? '').trim().split('\n').at(-1)}`);
+  if (child.status !== 0)
+    problems.push(`exit ${child.status ?? child.signal}: ${(child.stderr ?? '').trim().split('\n').at(-1)}`);
   let runs = [];
   try {
     runs = JSON.parse(child.stdout).runs;
@@ -106,10 +128,16 @@ for (let seed = args.from; seed <= args.to; seed++) {
   const r = runSeed(seed, args, out);
   const verdicts = r.runs.map((run) => `${run.mode} ${run.valid} ${run.unexplained}`).join(', ');
   const gone = r.problems.some((p) => p.startsWith('left running')) ? '' : `  ${r.pids} pids gone`;
-  process.stdout.write(`seed ${seed}: ${r.problems.length === 0 ? 'ok' : 'FAILED'} ${r.seconds.toFixed(1)} s  [${verdicts}]${gone}  ${r.flags}${r.problems.length === 0 ? '' : `\n  ${r.problems.join('\n  ')}`}\n`);
+  process.stdout.write(
+    `seed ${seed}: ${r.problems.length === 0 ? 'ok' : 'FAILED'} ${r.seconds.toFixed(1)} s  [${verdicts}]${gone}` +
+      `  ${r.flags}${r.problems.length === 0 ? '' : `\n  ${r.problems.join('\n  ')}`}\n`,
+  );
   if (r.problems.length > 0) failed.push(seed);
 }
 const total = (Date.now() - started) / 1000;
 const count = args.to - args.from + 1;
-process.stdout.write(`nemesis-seeds: ${count - failed.length} of ${count} seeds ok in ${total.toFixed(0)} s${failed.length === 0 ? '' : `; failed: ${failed.join(', ')}`}\n`);
+process.stdout.write(
+  `nemesis-seeds: ${count - failed.length} of ${count} seeds ok in ${total.toFixed(0)} s` +
+    `${failed.length === 0 ? '' : `; failed: ${failed.join(', ')}`}\n`,
+);
 process.exit(failed.length === 0 ? 0 : 1);

@@ -9,7 +9,8 @@ import { encodeDigest, ErrorCode } from '@state-divergence/protocol';
 import { FakeLog } from './fixtures/fake-log.js';
 import { subscribe, tick, topicWith } from './fixtures/fake-subscriber.js';
 
-const events = (from: number, to: number, keys = 4): string[] => Array.from({ length: to - from + 1 }, (_, i) => `event ${from + i} k${(from + i - 1) % keys}`);
+const events = (from: number, to: number, keys = 4): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => `event ${from + i} k${(from + i - 1) % keys}`);
 /** Publishes `count` changes, the key of offset o being (o - 1) % keys, so `events` names them. */
 const feed = ({ topic, publish }: ReturnType<typeof topicWith>, count: number, keys = 4): number[] =>
   publish(...Array.from({ length: count }, (_, i) => (topic.headOffset + i) % keys));
@@ -32,7 +33,14 @@ describe('a replay from the log joins live delivery', () => {
     expect(sink.frames).toEqual(events(6, 24));
     expect(subscriber.backfilling).toBeUndefined();
     expect(Math.max(...log.reads)).toBe(4);
-    expect(subscriber.report()).toMatchObject({ delivered: 19, dropped: 0, replayedEvents: 18, replayBytes: 18 * 46, backfills: 0, lastAccepted: 24 });
+    expect(subscriber.report()).toMatchObject({
+      delivered: 19,
+      dropped: 0,
+      replayedEvents: 18,
+      replayBytes: 18 * 46,
+      backfills: 0,
+      lastAccepted: 24,
+    });
   });
 
   test('from far back (20,000 events) it costs one page: no read returns more than batchMaxEvents, nothing is queued meanwhile', async () => {
@@ -40,7 +48,12 @@ describe('a replay from the log joins live delivery', () => {
     const fed = topicWith({ mode: 'durable', log });
     const { topic, publish } = fed;
     feed(fed, 20_000, 100);
-    const { subscriber, sink } = subscribe(topic, { queueCapacity: 512, batchMaxEvents: 256, replayAfter: 0, autoRelease: true });
+    const { subscriber, sink } = subscribe(topic, {
+      queueCapacity: 512,
+      batchMaxEvents: 256,
+      replayAfter: 0,
+      autoRelease: true,
+    });
     for (let round = 0; subscriber.backfilling !== undefined && round < 200; round++) {
       if (round % 10 === 0) feed(fed, 1, 100); // live changes keep arriving during the replay
       expect(subscriber.queued).toBe(0);
@@ -59,7 +72,12 @@ describe('a replay from the log joins live delivery', () => {
     const { topic, publish } = fed;
     feed(fed, 12);
     expect(log.oldest).toBe(8);
-    const { sink } = subscribe(topic, { queueCapacity: 10, batchMaxEvents: 10, replayAfter: log.oldest - 1, autoRelease: true });
+    const { sink } = subscribe(topic, {
+      queueCapacity: 10,
+      batchMaxEvents: 10,
+      replayAfter: log.oldest - 1,
+      autoRelease: true,
+    });
     await tick();
     expect(sink.frames).toEqual(events(8, 12));
   });
@@ -86,7 +104,13 @@ describe('a full live queue back-fills from the log', () => {
     await tick();
     await sink.releaseAll();
     expect(sink.frames).toEqual(events(1, 33));
-    expect(subscriber.report()).toMatchObject({ delivered: 33, dropped: 0, droppedRanges: [], replayedEvents: 30, backfills: 1 });
+    expect(subscriber.report()).toMatchObject({
+      delivered: 33,
+      dropped: 0,
+      droppedRanges: [],
+      replayedEvents: 30,
+      backfills: 1,
+    });
     expect(Math.max(...log.reads)).toBe(2);
   });
 
@@ -98,7 +122,9 @@ describe('a full live queue back-fills from the log', () => {
     publish(0);
     await tick();
     publish(1, 2, 3, 0, 1); // overflow: back-filling after 1
-    subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size)); // head 6, 4 live keys
+    subscriber.requestDigest(() =>
+      encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size),
+    ); // head 6, 4 live keys
     publish(2, 3);
     await sink.releaseAll();
     expect(sink.frames).toEqual([...events(1, 6), 'digest 6 4', ...events(7, 8)]);
@@ -128,6 +154,14 @@ test('RESUME on a broker with a log replays the events after its offset, not a d
   await tick();
   subscriber.resume(1);
   await tick();
-  expect(sink.frames).toEqual(['event 1 k0', 'event 2 k0', 'event 3 k0', 'event 4 k1', 'event 2 k0', 'event 3 k0', 'event 4 k1']);
+  expect(sink.frames).toEqual([
+    'event 1 k0',
+    'event 2 k0',
+    'event 3 k0',
+    'event 4 k1',
+    'event 2 k0',
+    'event 3 k0',
+    'event 4 k1',
+  ]);
   expect(subscriber.report()).toMatchObject({ resumes: 1, replayedEvents: 3, lags: 0, resyncBytes: 0 });
 });

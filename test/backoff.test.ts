@@ -3,7 +3,14 @@
  * stop; after an unannounced loss, until the give-up window (3 s, or the QUIC idle timeout if longer).
  */
 import { jest } from '@jest/globals';
-import { backoffDelays, createLogger, reachBrokerAgain, retryWithBackoff, unannouncedGiveUpMs, UNANNOUNCED_GIVE_UP_MS } from '@state-divergence/runtime';
+import {
+  backoffDelays,
+  createLogger,
+  reachBrokerAgain,
+  retryWithBackoff,
+  unannouncedGiveUpMs,
+  UNANNOUNCED_GIVE_UP_MS,
+} from '@state-divergence/runtime';
 
 const logger = createLogger('test', { level: 'silent', file: null, mode: null });
 
@@ -17,7 +24,10 @@ describe('retryWithBackoff', () => {
   afterEach(() => jest.useRealTimers());
 
   /** Runs the loop on fake timers, recording when (in fake ms) each attempt was made. */
-  async function drive<T>(attempt: (n: number) => Promise<T>, options: { stopAfter?: number; giveUpAfterMs?: number | null }) {
+  async function drive<T>(
+    attempt: (n: number) => Promise<T>,
+    options: { stopAfter?: number; giveUpAfterMs?: number | null },
+  ) {
     const at: number[] = [];
     const start = Date.now();
     let count = 0;
@@ -27,9 +37,16 @@ describe('retryWithBackoff', () => {
         at.push(Date.now() - start);
         return attempt(count);
       },
-      { stop: () => options.stopAfter !== undefined && count >= options.stopAfter, giveUpAt: options.giveUpAfterMs == null ? null : performance.now() + options.giveUpAfterMs, onFailure: () => {} },
+      {
+        stop: () => options.stopAfter !== undefined && count >= options.stopAfter,
+        giveUpAt: options.giveUpAfterMs == null ? null : performance.now() + options.giveUpAfterMs,
+        onFailure: () => {},
+      },
     );
-    const settled = result.then((value) => ({ value }), (error: unknown) => ({ error }));
+    const settled = result.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
     for (let i = 0; i < 100; i++) await jest.advanceTimersByTimeAsync(100);
     return { at, outcome: await settled };
   }
@@ -44,17 +61,23 @@ describe('retryWithBackoff', () => {
   });
 
   test('stops with undefined when told to, without another attempt', async () => {
-    const { at, outcome } = await drive(async () => {
-      throw new Error('down');
-    }, { stopAfter: 3 });
+    const { at, outcome } = await drive(
+      async () => {
+        throw new Error('down');
+      },
+      { stopAfter: 3 },
+    );
     expect(outcome).toEqual({ value: undefined });
     expect(at).toHaveLength(3);
   });
 
   test('after giveUpAt a failure is final: it rejects with it', async () => {
-    const { at, outcome } = await drive(async (n) => {
-      throw new Error(`down ${n}`);
-    }, { giveUpAfterMs: 1_000 });
+    const { at, outcome } = await drive(
+      async (n) => {
+        throw new Error(`down ${n}`);
+      },
+      { giveUpAfterMs: 1_000 },
+    );
     expect(outcome).toEqual({ error: new Error('down 4') });
     expect(at).toEqual([100, 300, 700, 1500]);
   });

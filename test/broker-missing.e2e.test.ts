@@ -9,21 +9,44 @@
  */
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { failureDetail, ORCHESTRATOR, pidsInLog, readLog, reapAfterEach, SHORT_STALL, startDemo, survivorsAfter, tempLogFile, type RunDocument } from './helpers/run-demo.js';
+import {
+  failureDetail,
+  ORCHESTRATOR,
+  pidsInLog,
+  readLog,
+  reapAfterEach,
+  SHORT_STALL,
+  startDemo,
+  survivorsAfter,
+  tempLogFile,
+  type RunDocument,
+} from './helpers/run-demo.js';
 
 const reaper = reapAfterEach();
 const FREEZES_BROKER = `node ${fileURLToPath(new URL('./fixtures/foreign/freezes-broker.mjs', import.meta.url))}`;
-const REASON = "the broker's report could not be gathered: which writes it dropped for whom is unknown, so no wrong key can be explained";
+const REASON =
+  "the broker's report could not be gathered: which writes it dropped for whom is unknown, so no wrong key can " +
+  'be explained';
 
 test('the broker frozen before gather: lossy is unknown with the reason, not invalid; exit 3; nothing left running', async () => {
   const logFile = tempLogFile();
   reaper.track(logFile);
-  const result = await startDemo(['--mode', 'lossy', ...SHORT_STALL, '--json', '--log-file', logFile, '--consumer-cmd', `consumer-1=${FREEZES_BROKER}`]);
+  const result = await startDemo([
+    '--mode',
+    'lossy',
+    ...SHORT_STALL,
+    '--json',
+    '--log-file',
+    logFile,
+    '--consumer-cmd',
+    `consumer-1=${FREEZES_BROKER}`,
+  ]);
   if (result.exitCode !== 3) throw new Error(failureDetail(result));
   const run = (JSON.parse(String(result.stdout)) as RunDocument).runs[0]!;
   expect(run).toMatchObject({ valid: 'unknown', checkerError: REASON, broker: null, unexplained: 0 });
   const byName = Object.fromEntries(run.consumers.map((c) => [c.name, c]));
-  // The stalled consumer is wrong (its state says so), but why cannot be told: unknown, nothing expected, nothing called a bug.
+  // The stalled consumer is wrong (its state says so), but why cannot be told: unknown, nothing expected, nothing
+  // called a bug.
   expect(byName['consumer-3']).toMatchObject({ verdict: 'unknown', unexplained: 0, expectedWrong: null, contract: [] });
   expect(byName['consumer-3']!.wrongCount).toBeGreaterThan(0);
   expect(byName['consumer-1']).toMatchObject({ verdict: 'valid', contract: [] }); // the nemesis kept the child contract

@@ -9,12 +9,26 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { brokerOf, consumerOf, failureDetail, pidsInLog, readLog, reapAfterEach, runDemo, startDemo, survivorsAfter, tempLogFile, type LogLine, type RunDocument } from './helpers/run-demo.js';
+import {
+  brokerOf,
+  consumerOf,
+  failureDetail,
+  pidsInLog,
+  readLog,
+  reapAfterEach,
+  runDemo,
+  startDemo,
+  survivorsAfter,
+  tempLogFile,
+  type LogLine,
+  type RunDocument,
+} from './helpers/run-demo.js';
 
 const reaper = reapAfterEach();
 
 /** Every broker process of a run, in start order (each says `ready` once). */
-const brokerPids = (log: LogLine[]): number[] => log.filter((line) => line.proc === 'broker' && line.msg === 'ready').map((line) => line.pid);
+const brokerPids = (log: LogLine[]): number[] =>
+  log.filter((line) => line.proc === 'broker' && line.msg === 'ready').map((line) => line.pid);
 
 /** Polls the log (bounded) until `seen` holds. */
 async function waitForLog(logFile: string, seen: (log: LogLine[]) => boolean): Promise<LogLine[]> {
@@ -27,8 +41,20 @@ async function waitForLog(logFile: string, seen: (log: LogLine[]) => boolean): P
 }
 
 test('lossy: the broker crashes at 0.5 s and is back at 1 s on the same port; everyone reconnects, consumer-3 frozen across it too; both brokers reaped', async () => {
-  // consumer-3 is frozen before the crash and thawed after the restart: it learns of the crash (brokerLost waits in its IPC pipe) only then.
-  const { document, log, survivors } = await runDemo(['--mode', 'lossy', '--duration', '0.5', '--crash', 'broker@0.5-1', '--stall', 'consumer-3@0.25-1.25', '--publish-until', '2.5']);
+  // consumer-3 is frozen before the crash and thawed after the restart: it learns of the crash (brokerLost waits in its
+  // IPC pipe) only then.
+  const { document, log, survivors } = await runDemo([
+    '--mode',
+    'lossy',
+    '--duration',
+    '0.5',
+    '--crash',
+    'broker@0.5-1',
+    '--stall',
+    'consumer-3@0.25-1.25',
+    '--publish-until',
+    '2.5',
+  ]);
   const run = document.runs[0]!;
   const since = (at: number) => at - run.origin.runMs;
   const crashes = run.events.filter((e) => e.type === 'broker-crash');
@@ -50,7 +76,8 @@ test('lossy: the broker crashes at 0.5 s and is back at 1 s on the same port; ev
   // and the drain (which needs each consumer subscribed there and caught up) completed.
   const broker = brokerOf(run);
   expect(broker.restarts).toBe(1);
-  // consumer-3's stall spans two brokers: what the transport absorbed cannot be told (the second counts from 0), so nothing is claimed.
+  // consumer-3's stall spans two brokers: what the transport absorbed cannot be told (the second counts from 0), so
+  // nothing is claimed.
   expect(run.transport.absorbed.filter((a) => a.consumer === 'consumer-3')).toEqual([]);
   expect(run.brokerOutages).toHaveLength(1);
   expect(run.brokerOutages[0]!.from).toBeGreaterThanOrEqual(0.5);
@@ -70,7 +97,20 @@ test('lossy: the broker crashes at 0.5 s and is back at 1 s on the same port; ev
 function startRun(mode: string, extra: string[] = []) {
   const logFile = tempLogFile();
   reaper.track(logFile);
-  const demo = startDemo(['--mode', mode, '--duration', '0.5', '--crash', 'broker@0.5-1', '--publish-until', '30', '--json', '--log-file', logFile, ...extra]);
+  const demo = startDemo([
+    '--mode',
+    mode,
+    '--duration',
+    '0.5',
+    '--crash',
+    'broker@0.5-1',
+    '--publish-until',
+    '30',
+    '--json',
+    '--log-file',
+    logFile,
+    ...extra,
+  ]);
   return { demo, logFile };
 }
 
@@ -88,11 +128,22 @@ test('a restarted broker that dies unplanned ends the run as any broker death do
 
 const emptyDir = () => mkdtempSync(join(tmpdir(), 'broker-restart-data-'));
 
-test('durable: the successor recovers the log from the run\'s data dir; every copy ends correct, the frozen one included; --keep-data keeps it and says where', async () => {
+test("durable: the successor recovers the log from the run's data dir; every copy ends correct, the frozen one included; --keep-data keeps it and says where", async () => {
   const dataDir = emptyDir();
   const logFile = tempLogFile();
   reaper.track(logFile);
-  const args = ['--mode', 'durable', '--duration', '0.5', '--crash', 'broker@0.5-1', '--stall', 'consumer-3@0.25-1.25', '--publish-until', '2.5'];
+  const args = [
+    '--mode',
+    'durable',
+    '--duration',
+    '0.5',
+    '--crash',
+    'broker@0.5-1',
+    '--stall',
+    'consumer-3@0.25-1.25',
+    '--publish-until',
+    '2.5',
+  ];
   const result = await startDemo([...args, '--data-dir', dataDir, '--keep-data', '--json', '--log-file', logFile]);
   expect(await survivorsAfter(pidsInLog(readLog(logFile)), 5_000)).toEqual([]);
   if (result.exitCode !== 0) throw new Error(failureDetail(result));
@@ -100,13 +151,20 @@ test('durable: the successor recovers the log from the run\'s data dir; every co
   const run = (JSON.parse(String(result.stdout)) as RunDocument).runs[0]!;
   const broker = brokerOf(run);
   expect(broker.restarts).toBe(1);
-  // consumer-3's stall spans two brokers: what the transport absorbed cannot be told (the second counts from 0), so nothing is claimed.
+  // consumer-3's stall spans two brokers: what the transport absorbed cannot be told (the second counts from 0), so
+  // nothing is claimed.
   expect(run.transport.absorbed.filter((a) => a.consumer === 'consumer-3')).toEqual([]);
-  // It found what its predecessor had appended (its epoch kept, its offsets continued), and nothing torn by a SIGKILL between records.
+  // It found what its predecessor had appended (its epoch kept, its offsets continued), and nothing torn by a SIGKILL
+  // between records.
   expect(broker.recovered).toMatchObject({ tornTail: 0 });
   expect(broker.recovered!.records).toBeGreaterThan(0);
   for (const name of ['consumer-1', 'consumer-2', 'consumer-3']) {
-    expect(consumerOf(run, name)).toMatchObject({ verdict: 'valid', wrongCount: 0, digestMatch: true, endedEarly: null });
+    expect(consumerOf(run, name)).toMatchObject({
+      verdict: 'valid',
+      wrongCount: 0,
+      digestMatch: true,
+      endedEarly: null,
+    });
     expect(consumerOf(run, name).resumes).toEqual([expect.objectContaining({ outcome: 'replayed', newEpoch: false })]);
   }
   expect(run.unexplained).toBe(0);

@@ -24,7 +24,15 @@ let bystander: Replica;
 /** The highest version the broker has accepted: the next valid PUBLISH must exceed it. */
 let highest = 0;
 const token = () => Buffer.from(broker.endpoint.token, 'hex');
-const change = (overrides: Partial<Change> = {}): Change => ({ key: 3, version: highest + 1, value: 42, deleted: false, publishedAt: Date.now(), payloadLength: 16, ...overrides });
+const change = (overrides: Partial<Change> = {}): Change => ({
+  key: 3,
+  version: highest + 1,
+  value: 42,
+  deleted: false,
+  publishedAt: Date.now(),
+  payloadLength: 16,
+  ...overrides,
+});
 
 beforeAll(async () => {
   broker = await startBroker({ mode: 'resync', keys: KEYS });
@@ -75,13 +83,41 @@ describe('a publisher holding the token cannot send what subscribers could not t
 
   // `before` is the valid change sent just ahead of the bad one: versions are judged against it.
   const cases: Array<{ input: string; bad: (before: Change) => Buffer; code: number }> = [
-    { input: 'a payload of 65,537 bytes (frame 65,563, its EVENT would be 65,571 > 65,570)', bad: overCapPublish, code: ErrorCode.payloadTooLarge },
-    { input: `key ${KEYS} with ${KEYS} keys`, bad: (before) => encodePublish({ ...before, key: KEYS, version: before.version + 1 }), code: ErrorCode.keyOutOfRange },
-    { input: `key 1000 with ${KEYS} keys`, bad: (before) => encodePublish({ ...before, key: 1000, version: before.version + 1 }), code: ErrorCode.keyOutOfRange },
-    { input: 'a version equal to the highest accepted', bad: (before) => encodePublish({ ...before, key: 4 }), code: ErrorCode.versionNotIncreasing },
-    { input: 'a version going backwards', bad: (before) => encodePublish({ ...before, version: before.version - 1 }), code: ErrorCode.versionNotIncreasing },
-    { input: 'version 0', bad: (before) => encodePublish({ ...before, version: 0 }), code: ErrorCode.versionNotIncreasing },
-    { input: 'a delete carrying value 7', bad: (before) => encodePublish({ ...before, version: before.version + 1, deleted: true, value: 7 }), code: ErrorCode.malformedFrame },
+    {
+      input: 'a payload of 65,537 bytes (frame 65,563, its EVENT would be 65,571 > 65,570)',
+      bad: overCapPublish,
+      code: ErrorCode.payloadTooLarge,
+    },
+    {
+      input: `key ${KEYS} with ${KEYS} keys`,
+      bad: (before) => encodePublish({ ...before, key: KEYS, version: before.version + 1 }),
+      code: ErrorCode.keyOutOfRange,
+    },
+    {
+      input: `key 1000 with ${KEYS} keys`,
+      bad: (before) => encodePublish({ ...before, key: 1000, version: before.version + 1 }),
+      code: ErrorCode.keyOutOfRange,
+    },
+    {
+      input: 'a version equal to the highest accepted',
+      bad: (before) => encodePublish({ ...before, key: 4 }),
+      code: ErrorCode.versionNotIncreasing,
+    },
+    {
+      input: 'a version going backwards',
+      bad: (before) => encodePublish({ ...before, version: before.version - 1 }),
+      code: ErrorCode.versionNotIncreasing,
+    },
+    {
+      input: 'version 0',
+      bad: (before) => encodePublish({ ...before, version: 0 }),
+      code: ErrorCode.versionNotIncreasing,
+    },
+    {
+      input: 'a delete carrying value 7',
+      bad: (before) => encodePublish({ ...before, version: before.version + 1, deleted: true, value: 7 }),
+      code: ErrorCode.malformedFrame,
+    },
   ];
 
   test.each(cases)('$input: refused with its code, the stream closed, nothing of it relayed', async ({ bad, code }) => {
@@ -153,7 +189,12 @@ describe('the length field, judged as soon as its 4 bytes arrive', () => {
 
   test('a valid HELLO, then 00 01 00 23 (65,571) and nothing more: WELCOME, then frameTooLarge', async () => {
     const client = await broker.connect();
-    await client.write(Buffer.concat([encodeHello({ role: Role.subscriber, name: 'short-length', token: token() }), Buffer.from('00010023', 'hex')]));
+    await client.write(
+      Buffer.concat([
+        encodeHello({ role: Role.subscriber, name: 'short-length', token: token() }),
+        Buffer.from('00010023', 'hex'),
+      ]),
+    );
     const refusal = await client.refusal();
     expect(refusal.code).toBe(ErrorCode.frameTooLarge);
     expect(refusal.framesBefore[0]?.type).toBe('welcome');

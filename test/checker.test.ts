@@ -1,7 +1,10 @@
 import type { ConsumerReport } from '@state-divergence/protocol';
 import { check, checkSafely, mergeVerdicts, type CheckInput } from '@state-divergence/orchestrator/internal';
 
-const report = (entries: Array<[number, number, number]>, options: { endedEarly?: string; coveredAfter?: number } = {}): ConsumerReport => ({
+const report = (
+  entries: Array<[number, number, number]>,
+  options: { endedEarly?: string; coveredAfter?: number } = {},
+): ConsumerReport => ({
   role: 'consumer',
   applied: entries.length,
   lastOffset: entries.length,
@@ -26,7 +29,12 @@ const history = {
 };
 const authority = { versions: [6, 9, 3, 0, 7, 8], values: [11, 22, 30, 0, 40, 0], deleted: [0, 0, 0, 0, 0, 1] };
 const lastWriteOffsets = [6, 9, 3, 0, 7, 8];
-const correct: Array<[number, number, number]> = [[0, 6, 11], [1, 9, 22], [2, 3, 30], [4, 7, 40]];
+const correct: Array<[number, number, number]> = [
+  [0, 6, 11],
+  [1, 9, 22],
+  [2, 3, 30],
+  [4, 7, 40],
+];
 
 const broker = { head: 9, lastWriteOffsets };
 const run = (consumers: CheckInput['consumers']) => check({ authority, history, broker, consumers });
@@ -37,11 +45,25 @@ describe('checker', () => {
   test('a consumer holding exactly the authority is valid, and a deleted key it does not hold is right', () => {
     const result = run([{ name: 'c1', faulted: false, report: report(correct), dropped: [] }]);
     expect(result.verdict).toBe('valid');
-    expect(result.consumers[0]).toMatchObject({ verdict: 'valid', wrongKeys: [], lost: 0, unexpected: 0, unexplainedKeys: [] });
+    expect(result.consumers[0]).toMatchObject({
+      verdict: 'valid',
+      wrongKeys: [],
+      lost: 0,
+      unexpected: 0,
+      unexplainedKeys: [],
+    });
   });
 
   test('stale, missing and not-deleted keys are wrong and lost; a key never written is not wrong', () => {
-    const c = one([[0, 6, 11], [1, 4, 21], [4, 7, 40], [5, 5, 50]], [[8, 9]]);
+    const c = one(
+      [
+        [0, 6, 11],
+        [1, 4, 21],
+        [4, 7, 40],
+        [5, 5, 50],
+      ],
+      [[8, 9]],
+    );
     expect(c.verdict).toBe('invalid');
     expect(c.wrongKeys).toEqual([1, 2, 5]);
     expect(c.lost).toBe(3);
@@ -50,9 +72,26 @@ describe('checker', () => {
 
   test('every wrong key is explained when its last write was dropped for that consumer', () => {
     // Dropped offsets 8 and 9: key 5's delete and key 1's last write; key 2 (offset 3) missing is not explained.
-    const c = one([[0, 6, 11], [1, 4, 21], [4, 7, 40], [5, 5, 50]], [[8, 9]]);
+    const c = one(
+      [
+        [0, 6, 11],
+        [1, 4, 21],
+        [4, 7, 40],
+        [5, 5, 50],
+      ],
+      [[8, 9]],
+    );
     expect(c.unexplainedKeys).toEqual([2]);
-    const fully = one([[0, 6, 11], [1, 4, 21], [2, 3, 30], [4, 7, 40], [5, 5, 50]], [[8, 9]]);
+    const fully = one(
+      [
+        [0, 6, 11],
+        [1, 4, 21],
+        [2, 3, 30],
+        [4, 7, 40],
+        [5, 5, 50],
+      ],
+      [[8, 9]],
+    );
     expect(fully.wrongKeys).toEqual([1, 5]);
     expect(fully.unexplainedKeys).toEqual([]);
   });
@@ -62,7 +101,12 @@ describe('checker', () => {
   });
 
   test('a dropped delete of a key the consumer never held did no harm and needs no explanation', () => {
-    expect(one(correct, [[5, 5], [8, 8]]).unexplainedKeys).toEqual([]);
+    expect(
+      one(correct, [
+        [5, 5],
+        [8, 8],
+      ]).unexplainedKeys,
+    ).toEqual([]);
   });
 
   test('a late latest-subscriber is explained by what was published before it joined', () => {
@@ -73,7 +117,14 @@ describe('checker', () => {
   });
 
   test('a value, version or key the publisher never emitted is unexpected', () => {
-    const c = one([[0, 6, 12], [1, 9, 22], [2, 3, 30], [3, 2, 20], [4, 7, 40], [5, 8, 0]]);
+    const c = one([
+      [0, 6, 12],
+      [1, 9, 22],
+      [2, 3, 30],
+      [3, 2, 20],
+      [4, 7, 40],
+      [5, 8, 0],
+    ]);
     // k0 v6 with a wrong value; k3 v2 (v2 was key 1); k5 v8 (v8 was a delete, never a value)
     expect(c.unexpected).toBe(3);
     expect(c.wrongKeys).toEqual([0, 3, 5]);
@@ -89,7 +140,15 @@ describe('checker', () => {
   });
 
   test('a wrong consumer the drain gave up on is unknown (maybe only late), not invalid', () => {
-    const result = run([{ name: 'c', faulted: true, report: report([[0, 6, 11]]), dropped: [], undrained: 'at offset 6, broker queued up to 9' }]);
+    const result = run([
+      {
+        name: 'c',
+        faulted: true,
+        report: report([[0, 6, 11]]),
+        dropped: [],
+        undrained: 'at offset 6, broker queued up to 9',
+      },
+    ]);
     expect(result.consumers[0]!.verdict).toBe('unknown');
     const right = run([{ name: 'c', faulted: true, report: report(correct), dropped: [], undrained: 'slow' }]);
     expect(right.consumers[0]!.verdict).toBe('valid');
@@ -102,7 +161,9 @@ describe('checker', () => {
   });
 
   test('ended-early consumers carry the reason through', () => {
-    const result = run([{ name: 'c1', faulted: false, report: report([], { endedEarly: 'stream failed: idle timeout' }), dropped: [] }]);
+    const result = run([
+      { name: 'c1', faulted: false, report: report([], { endedEarly: 'stream failed: idle timeout' }), dropped: [] },
+    ]);
     expect(result.consumers[0]).toMatchObject({ endedEarly: 'stream failed: idle timeout', lost: 4 });
   });
 

@@ -6,11 +6,31 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHECKPOINT_FILE, CHECKPOINT_INTERVAL_MS, Checkpointer, decodeCheckpoint, encodeCheckpoint, loadCheckpoint, LocalCopy, saveCheckpoint, StreamFollower, type CheckpointState } from '@state-divergence/consumer/internal';
+import {
+  CHECKPOINT_FILE,
+  CHECKPOINT_INTERVAL_MS,
+  Checkpointer,
+  decodeCheckpoint,
+  encodeCheckpoint,
+  loadCheckpoint,
+  LocalCopy,
+  saveCheckpoint,
+  StreamFollower,
+  type CheckpointState,
+} from '@state-divergence/consumer/internal';
 import { createLogger } from '@state-divergence/runtime';
 
 const logger = createLogger('test', { level: 'silent', file: null, mode: null });
-const state: CheckpointState = { epoch: 2 ** 47 + 3, offset: 2 ** 40 + 1, lastVersion: 77, entries: [[0, 5, 50, false], [9, 7, 0, true], [1999, 2 ** 33, 0xffff_ffff, false]] };
+const state: CheckpointState = {
+  epoch: 2 ** 47 + 3,
+  offset: 2 ** 40 + 1,
+  lastVersion: 77,
+  entries: [
+    [0, 5, 50, false],
+    [9, 7, 0, true],
+    [1999, 2 ** 33, 0xffff_ffff, false],
+  ],
+};
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'state-divergence-checkpoint-'))));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,7 +47,9 @@ describe('checkpoint file', () => {
     const flipped = Buffer.from(bytes);
     flipped.writeUInt8(flipped.readUInt8(40) ^ 1, 40);
     expect(decodeCheckpoint(flipped)).toBe('its checksum does not match');
-    expect(decodeCheckpoint(Buffer.from('not a checkpoint at all, but long enough to have a header'))).toBe('not a checkpoint of this format');
+    expect(decodeCheckpoint(Buffer.from('not a checkpoint at all, but long enough to have a header'))).toBe(
+      'not a checkpoint of this format',
+    );
   });
 
   test('none yet: null; a save replaces the previous checkpoint whole', async () => {
@@ -55,21 +77,41 @@ describe('checkpoint file', () => {
 });
 
 describe('Checkpointer', () => {
-  const follower = () => new StreamFollower({ detectGaps: true, startOffset: 0, awaitingSnapshot: false, requestResume: () => {}, onDigest: () => {}, resumeReplays: true });
-  const change = (key: number, version: number) => ({ key, version, value: version * 10, deleted: false, publishedAt: 0, payloadLength: 0 });
+  const follower = () =>
+    new StreamFollower({
+      detectGaps: true,
+      startOffset: 0,
+      awaitingSnapshot: false,
+      requestResume: () => {},
+      onDigest: () => {},
+      resumeReplays: true,
+    });
+  const change = (key: number, version: number) => ({
+    key,
+    version,
+    value: version * 10,
+    deleted: false,
+    publishedAt: 0,
+    payloadLength: 0,
+  });
   const sourceOf = (follow: StreamFollower, epoch: number) => ({
-    state: () => (follow.resumableOffset === null ? null : { epoch, offset: follow.resumableOffset, lastVersion: follow.lastVersion, entries: follow.copy.held() }),
+    state: () =>
+      follow.resumableOffset === null
+        ? null
+        : { epoch, offset: follow.resumableOffset, lastVersion: follow.lastVersion, entries: follow.copy.held() },
     stamp: () => `${follow.lastOffset}:${follow.applied}:${follow.syncs.length}`,
   });
   const waitFor = async (check: () => boolean) => {
-    for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_INTERVAL_MS / 4));
+    for (let i = 0; i < 200 && !check(); i++)
+      await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_INTERVAL_MS / 4));
     expect(check()).toBe(true);
   };
 
   test('a reload restores the copy, the offset and the epoch it was written with', async () => {
     const follow = follower();
     follow.begin('latest', 0, true);
-    for (let offset = 1; offset <= 5; offset++) follow.handle({ type: 'event', offset, change: change(offset % 3, offset) });
+    for (let offset = 1; offset <= 5; offset++)
+      follow.handle({ type: 'event', offset, change: change(offset % 3, offset) });
     const checkpointer = new Checkpointer(dir, sourceOf(follow, 42), logger);
     await waitFor(() => checkpointer.writes === 1);
     const loaded = await loadCheckpoint(dir);
@@ -82,7 +124,10 @@ describe('Checkpointer', () => {
     // The last one is written at close, at once.
     follow.handle({ type: 'event', offset: 6, change: change(7, 6) });
     await checkpointer.close();
-    expect(await loadCheckpoint(dir)).toMatchObject({ offset: 6, entries: expect.arrayContaining([[7, 6, 60, false]]) });
+    expect(await loadCheckpoint(dir)).toMatchObject({
+      offset: 6,
+      entries: expect.arrayContaining([[7, 6, 60, false]]),
+    });
   });
 
   test('nothing is written while a snapshot is half received: its copy and offset do not belong together', async () => {

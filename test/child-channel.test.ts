@@ -31,7 +31,9 @@ test('a request to a child whose channel just closed rejects with its exit, and 
   try {
     const reply = channel.request('lastWrites', 5_000);
     exit('killed by SIGKILL');
-    await expect(reply).rejects.toThrow('broker (pid 1) killed by SIGKILL while the orchestrator waited for lastWrites reply');
+    await expect(reply).rejects.toThrow(
+      'broker (pid 1) killed by SIGKILL while the orchestrator waited for lastWrites reply',
+    );
     await new Promise((resolve) => setTimeout(resolve, 50)); // let any stray rejection surface
     expect(unhandled).toEqual([]);
   } finally {
@@ -51,7 +53,9 @@ test('a child still booting is sent its init first: a command meant for running 
   const channel = new ChildChannel(subprocess, 'broker (pid 2)', new Promise<string>(() => {}), logger);
   const commands: OrchestratorCommand[] = [{ type: 'phase', phase: 'checking' }, { type: 'ending' }, { type: 'stop' }];
   for (const command of commands) channel.send(command);
-  await expect(channel.request('status', 5_000)).rejects.toThrow('broker (pid 2) cannot serve a status request: it has not been configured yet');
+  await expect(channel.request('status', 5_000)).rejects.toThrow(
+    'broker (pid 2) cannot serve a status request: it has not been configured yet',
+  );
   expect(sent).toEqual([{ type: 'stop' }]);
   await channel.configure({ role: 'broker' } as ChildInit);
   channel.send({ type: 'ending' });

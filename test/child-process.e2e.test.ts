@@ -19,12 +19,18 @@ async function startBroker(): Promise<ChildHandle<'broker'>> {
 }
 
 describe('a child process, driven over IPC', () => {
-  test('answers a typed status request with its own role\'s counters, and says ready with its port', async () => {
+  test("answers a typed status request with its own role's counters, and says ready with its port", async () => {
     const broker = await startBroker();
     expect(broker.port).toBeGreaterThan(0);
     const asked = Date.now();
     const counters = await broker.status(5_000);
-    expect(counters).toEqual({ role: 'broker', at: expect.any(Number), head: 0, subscribers: {}, cpuMicros: expect.any(Number) });
+    expect(counters).toEqual({
+      role: 'broker',
+      at: expect.any(Number),
+      head: 0,
+      subscribers: {},
+      cpuMicros: expect.any(Number),
+    });
     // The broker's clock, when it answered: the transport's share of a stall is measured on it.
     expect(counters.at).toBeGreaterThanOrEqual(asked - 1_000);
     expect(counters.at).toBeLessThanOrEqual(Date.now() + 1_000);
@@ -32,7 +38,12 @@ describe('a child process, driven over IPC', () => {
 
   test('a request it cannot serve is answered with an error naming it, and the child lives on', async () => {
     const broker = await startBroker();
-    await expect(broker.digest(5_000)).rejects.toMatchObject({ code: 'E_REFUSED', message: expect.stringMatching(/^broker \(pid \d+\) cannot serve a digest request: this role keeps no local copy/) });
+    await expect(broker.digest(5_000)).rejects.toMatchObject({
+      code: 'E_REFUSED',
+      message: expect.stringMatching(
+        /^broker \(pid \d+\) cannot serve a digest request: this role keeps no local copy/,
+      ),
+    });
     await expect(broker.versions(5_000)).rejects.toMatchObject({ code: 'E_REFUSED' });
     expect(broker.alive).toBe(true);
     expect((await broker.status(5_000)).role).toBe('broker');
@@ -42,7 +53,10 @@ describe('a child process, driven over IPC', () => {
     const broker = await startBroker();
     broker.freeze();
     expect(broker.frozen).toBe(true);
-    await expect(broker.status(500)).rejects.toMatchObject({ code: 'E_DEADLINE', message: expect.stringMatching(/sent no status reply within 0.5 s/) });
+    await expect(broker.status(500)).rejects.toMatchObject({
+      code: 'E_DEADLINE',
+      message: expect.stringMatching(/sent no status reply within 0.5 s/),
+    });
     await broker.stop();
     expect(broker.alive).toBe(false);
     expect(isGone(broker.pid)).toBe(true);

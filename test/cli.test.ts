@@ -14,29 +14,69 @@ import { ORCHESTRATOR, startDemo, tempLogFile } from './helpers/run-demo.js';
  */
 const ahead = runAhead(4);
 /** An orchestrator run of `args` with a log file it must not create; started ahead. */
-const refusedAhead = (args: string[]) => ahead(async () => {
-  const logFile = tempLogFile();
-  return { logFile, result: await startDemo([...args, '--log-file', logFile]) };
-});
+const refusedAhead = (args: string[]) =>
+  ahead(async () => {
+    const logFile = tempLogFile();
+    return { logFile, result: await startDemo([...args, '--log-file', logFile]) };
+  });
 
 const BAD_INPUT: Array<[string[], RegExp]> = [
   [['--consumers', '1'], /^orchestrator: --consumers must be at least 2/],
-  [['--stall', 'consumer-9'], /^orchestrator: --stall consumer-9 is not a consumer of this run; valid: consumer-1, consumer-2, consumer-3/],
+  [
+    ['--stall', 'consumer-9'],
+    /^orchestrator: --stall consumer-9 is not a consumer of this run; valid: consumer-1, consumer-2, consumer-3/,
+  ],
   [['--mode', 'nope'], /^orchestrator: --mode must be one of lossy, lossless, resync, durable, both, all, got nope/],
-  [['--mode', 'durable', '--retention', '0'], /^orchestrator: --retention must be a whole number of events, at least 1, got 0/],
-  [['--mode', 'durable', '--retention', '1.5'], /^orchestrator: --retention must be a whole number of events, at least 1, got 1.5/],
-  [['--mode', 'durable', '--fsync', 'always'], /^orchestrator: --fsync must be one of none, periodic, on-commit, got always/],
-  [['--mode', 'lossy', '--fsync', 'none'], /^orchestrator: --fsync only matters to a mode with a durable log; add --mode durable \(or all\)/],
-  [['--crash', 'broker'], /^orchestrator: --crash broker takes broker@FROM-TO \(seconds since publishing started\), got broker/],
+  [
+    ['--mode', 'durable', '--retention', '0'],
+    /^orchestrator: --retention must be a whole number of events, at least 1, got 0/,
+  ],
+  [
+    ['--mode', 'durable', '--retention', '1.5'],
+    /^orchestrator: --retention must be a whole number of events, at least 1, got 1.5/,
+  ],
+  [
+    ['--mode', 'durable', '--fsync', 'always'],
+    /^orchestrator: --fsync must be one of none, periodic, on-commit, got always/,
+  ],
+  [
+    ['--mode', 'lossy', '--fsync', 'none'],
+    /^orchestrator: --fsync only matters to a mode with a durable log; add --mode durable \(or all\)/,
+  ],
+  [
+    ['--crash', 'broker'],
+    /^orchestrator: --crash broker takes broker@FROM-TO \(seconds since publishing started\), got broker/,
+  ],
   [['--crash', 'broker@0-1'], /^orchestrator: --crash broker@0-1: FROM must be after 0/],
-  [['--crash', 'broker@1-6', '--publish-until', '5'], /^orchestrator: --crash broker@1-6: TO must be before publishing ends \(--publish-until 5\)/],
-  [['--crash', 'broker@1-3', '--consumer-cmd', 'consumer-2=node examples/consumer-js/main.js'], /^orchestrator: --crash broker@1-3 cannot run with --consumer-cmd \(consumer-2\)/],
+  [
+    ['--crash', 'broker@1-6', '--publish-until', '5'],
+    /^orchestrator: --crash broker@1-6: TO must be before publishing ends \(--publish-until 5\)/,
+  ],
+  [
+    ['--crash', 'broker@1-3', '--consumer-cmd', 'consumer-2=node examples/consumer-js/main.js'],
+    /^orchestrator: --crash broker@1-3 cannot run with --consumer-cmd \(consumer-2\)/,
+  ],
   [['--rate', '0'], /^orchestrator: --rate must be a positive number/],
-  [['--pool-size', '0'], /^orchestrator: --pool-size must be a whole number of consumers per process from 1 \(a process each\) to 1024, got 0 \(see --help\)$/],
-  [['--coalesce-ms', '-1'], /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got -1 \(see --help\)$/],
-  [['--coalesce-ms', '1001'], /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got 1001 \(see --help\)$/],
-  [['--nemesis', 'random', '--stall', 'consumer-1'], /^orchestrator: --nemesis random draws every fault itself: drop --stall \(or drop --nemesis and give the flags it printed, edited\) \(see --help\)$/],
-  [['--nemesis', 'chaos'], /^orchestrator: --nemesis must be one of random \(faults drawn from --seed\), got chaos \(see --help\)$/],
+  [
+    ['--pool-size', '0'],
+    /^orchestrator: --pool-size must be a whole number of consumers per process from 1 \(a process each\) to 1024, got 0 \(see --help\)$/,
+  ],
+  [
+    ['--coalesce-ms', '-1'],
+    /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got -1 \(see --help\)$/,
+  ],
+  [
+    ['--coalesce-ms', '1001'],
+    /^orchestrator: --coalesce-ms must be a whole number of ms from 0 to 1000, got 1001 \(see --help\)$/,
+  ],
+  [
+    ['--nemesis', 'random', '--stall', 'consumer-1'],
+    /^orchestrator: --nemesis random draws every fault itself: drop --stall \(or drop --nemesis and give the flags it printed, edited\) \(see --help\)$/,
+  ],
+  [
+    ['--nemesis', 'chaos'],
+    /^orchestrator: --nemesis must be one of random \(faults drawn from --seed\), got chaos \(see --help\)$/,
+  ],
   [['--bogus'], /^orchestrator: Unknown argument: bogus/],
 ];
 const badInput = BAD_INPUT.map(([args]) => refusedAhead(args));
@@ -57,16 +97,19 @@ const COMMAND_USAGE: Array<[string[], RegExp]> = [
 const commandUsage = COMMAND_USAGE.map(([args]) => ahead(() => startDemo(args)));
 
 describe('bad input', () => {
-  test.each(BAD_INPUT.map(([args, message], i) => [args, message, i] as const))('%j exits 2 with one line and starts nothing', async (_args, message, i) => {
-    const { logFile, result } = await badInput[i]!;
-    expect(result.exitCode).toBe(2);
-    expect(result.stdout).toBe('');
-    const lines = String(result.stderr).trimEnd().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(message);
-    // Every process of a run logs to this file as it starts; nothing did.
-    expect(existsSync(logFile)).toBe(false);
-  });
+  test.each(BAD_INPUT.map(([args, message], i) => [args, message, i] as const))(
+    '%j exits 2 with one line and starts nothing',
+    async (_args, message, i) => {
+      const { logFile, result } = await badInput[i]!;
+      expect(result.exitCode).toBe(2);
+      expect(result.stdout).toBe('');
+      const lines = String(result.stderr).trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(message);
+      // Every process of a run logs to this file as it starts; nothing did.
+      expect(existsSync(logFile)).toBe(false);
+    },
+  );
 
   describe('a --data-dir it cannot use', () => {
     const scratch = () => mkdtempSync(join(tmpdir(), 'cli-data-dir-'));
@@ -74,7 +117,11 @@ describe('bad input', () => {
     const asUser = process.getuid?.() === 0 ? { uid: 65_534, gid: 65_534 } : {};
     const refused = async (dataDir: string, message: RegExp) => {
       const logFile = tempLogFile();
-      const result = await execa('node', [ORCHESTRATOR, '--mode', 'durable', '--data-dir', dataDir, '--log-file', logFile], { reject: false, env: { NODE_OPTIONS: '' }, ...asUser });
+      const result = await execa(
+        'node',
+        [ORCHESTRATOR, '--mode', 'durable', '--data-dir', dataDir, '--log-file', logFile],
+        { reject: false, env: { NODE_OPTIONS: '' }, ...asUser },
+      );
       expect(result.exitCode).toBe(2);
       expect(result.stdout).toBe('');
       expect(String(result.stderr).trimEnd().split('\n')).toEqual([expect.stringMatching(message)]);
@@ -88,10 +135,11 @@ describe('bad input', () => {
       expect(readdirSync(locked)).toEqual([]);
     });
 
-    test('not empty (an earlier run\'s data): one line, exit 2, nothing started, the earlier data untouched', async () => {
+    test("not empty (an earlier run's data): one line, exit 2, nothing started, the earlier data untouched", async () => {
       const earlier = scratch();
       mkdirSync(join(earlier, 'durable', 'broker'), { recursive: true });
-      chmodSync(earlier, 0o777); // readable (and writable) by whoever runs the orchestrator: refused for what it holds, nothing else
+      // readable (and writable) by whoever runs the orchestrator: refused for what it holds, nothing else
+      chmodSync(earlier, 0o777);
       await refused(earlier, new RegExp(`^orchestrator: --data-dir ${earlier} is not empty \\(durable\\)`));
       expect(readdirSync(join(earlier, 'durable'))).toEqual(['broker']);
     });
@@ -100,29 +148,60 @@ describe('bad input', () => {
   test('--help lists every flag of a run', async () => {
     const result = await RUN_HELP;
     expect(result.exitCode).toBe(0);
-    const flags = ['--rate', '--keys', '--consumers', '--payload', '--queue-capacity', '--duration', '--mode', '--stall', '--nemesis', '--seed', '--delete-ratio', '--rogue-frames', '--pool-size', '--join-late', '--tui', '--no-tui', '--json', '--report', '--log-file', '--log-level', '--fsync', '--retention', '--data-dir', '--keep-data'];
+    const flags = [
+      '--rate',
+      '--keys',
+      '--consumers',
+      '--payload',
+      '--queue-capacity',
+      '--duration',
+      '--mode',
+      '--stall',
+      '--nemesis',
+      '--seed',
+      '--delete-ratio',
+      '--rogue-frames',
+      '--pool-size',
+      '--join-late',
+      '--tui',
+      '--no-tui',
+      '--json',
+      '--report',
+      '--log-file',
+      '--log-level',
+      '--fsync',
+      '--retention',
+      '--data-dir',
+      '--keep-data',
+    ];
     for (const flag of flags) expect(result.stdout).toContain(flag);
     // And the other commands, each named with what it does.
     expect(result.stdout).toMatch(/orchestrator sweep\s+Lossy at each value/);
     expect(result.stdout).toMatch(/orchestrator analyze <log>\s+Rebuild a run's report/);
   });
 
-  test.each(COMMAND_HELP.map(([command, usage, flags], i) => [command, usage, flags, i] as const))('%s --help is its own help, not the run\'s', async (command, usage, flags, i) => {
-    const result = await commandHelp[i]!;
-    expect(result.exitCode).toBe(0);
-    expect(result.stdout).toMatch(usage);
-    for (const flag of flags) expect(result.stdout).toContain(flag);
-    if (command === 'analyze') expect(result.stdout).not.toContain('--consumers');
-  });
+  test.each(COMMAND_HELP.map(([command, usage, flags], i) => [command, usage, flags, i] as const))(
+    "%s --help is its own help, not the run's",
+    async (command, usage, flags, i) => {
+      const result = await commandHelp[i]!;
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toMatch(usage);
+      for (const flag of flags) expect(result.stdout).toContain(flag);
+      if (command === 'analyze') expect(result.stdout).not.toContain('--consumers');
+    },
+  );
 
-  test.each(COMMAND_USAGE.map(([args, message], i) => [args, message, i] as const))('%j exits 2 with one line naming its command', async (_args, message, i) => {
-    const result = await commandUsage[i]!;
-    expect(result.exitCode).toBe(2);
-    expect(result.stdout).toBe('');
-    const lines = String(result.stderr).trimEnd().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(message);
-  });
+  test.each(COMMAND_USAGE.map(([args, message], i) => [args, message, i] as const))(
+    '%j exits 2 with one line naming its command',
+    async (_args, message, i) => {
+      const result = await commandUsage[i]!;
+      expect(result.exitCode).toBe(2);
+      expect(result.stdout).toBe('');
+      const lines = String(result.stderr).trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(message);
+    },
+  );
 });
 
 /** A hand-written log: a `config` line as the orchestrator writes it, then a `result` line of an older shape. */
@@ -130,20 +209,54 @@ function oldLog(config: Record<string, unknown>): string {
   const path = tempLogFile();
   const lines = [
     { level: 30, proc: 'orchestrator', msg: 'config', ...config, config: { rate: 400, keys: 2000, mode: 'lossy' } },
-    { level: 30, proc: 'orchestrator', mode: 'lossy', msg: 'result', run: { mode: 'lossy', valid: 'valid', consumers: [{ name: 'consumer-3', stalled: true }] } },
+    {
+      level: 30,
+      proc: 'orchestrator',
+      mode: 'lossy',
+      msg: 'result',
+      run: { mode: 'lossy', valid: 'valid', consumers: [{ name: 'consumer-3', stalled: true }] },
+    },
   ];
   writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
   return path;
 }
 
 const OLD_VERSIONS: Array<[string, Record<string, unknown>, RegExp]> = [
-  ['no version (a log written before the field existed)', {}, /holds a document of version 1 \(its `config` line has no version\); this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
-  ['a version from elsewhere', { version: 99 }, /holds a document of version 99; this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/],
-  ['the version before the durable mode (3)', { version: 3 }, /holds a document of version 3; this orchestrator reads version 8 only: analyze it with the orchestrator that wrote it, or run again/],
-  ['the version before network faults (4)', { version: 4 }, /holds a document of version 4; this orchestrator reads version 8 only/],
-  ['the version before --coalesce-ms (5)', { version: 5 }, /holds a document of version 5; this orchestrator reads version 8 only/],
-  ['the version before pools (6)', { version: 6 }, /holds a document of version 6; this orchestrator reads version 8 only/],
-  ['the version before confirmed freezes (7)', { version: 7 }, /holds a document of version 7; this orchestrator reads version 8 only/],
+  [
+    'no version (a log written before the field existed)',
+    {},
+    /holds a document of version 1 \(its `config` line has no version\); this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/,
+  ],
+  [
+    'a version from elsewhere',
+    { version: 99 },
+    /holds a document of version 99; this orchestrator reads version \d+ only: analyze it with the orchestrator that wrote it, or run again/,
+  ],
+  [
+    'the version before the durable mode (3)',
+    { version: 3 },
+    /holds a document of version 3; this orchestrator reads version 8 only: analyze it with the orchestrator that wrote it, or run again/,
+  ],
+  [
+    'the version before network faults (4)',
+    { version: 4 },
+    /holds a document of version 4; this orchestrator reads version 8 only/,
+  ],
+  [
+    'the version before --coalesce-ms (5)',
+    { version: 5 },
+    /holds a document of version 5; this orchestrator reads version 8 only/,
+  ],
+  [
+    'the version before pools (6)',
+    { version: 6 },
+    /holds a document of version 6; this orchestrator reads version 8 only/,
+  ],
+  [
+    'the version before confirmed freezes (7)',
+    { version: 7 },
+    /holds a document of version 7; this orchestrator reads version 8 only/,
+  ],
 ];
 /** Per old version, its log and `analyze` of it as text and as --json. */
 const oldVersions = OLD_VERSIONS.map(([, config]) => {
@@ -152,25 +265,43 @@ const oldVersions = OLD_VERSIONS.map(([, config]) => {
 });
 
 describe('analyze refuses a log whose document version it does not read', () => {
-  test.each(OLD_VERSIONS.map(([name, , message], i) => [name, message, i] as const))('%s: one line naming both versions, exit 2', async (_case, message, i) => {
-    const { path, results } = oldVersions[i]!;
-    for (const started of results) {
-      const result = await started;
-      expect(result.exitCode).toBe(2);
-      expect(result.stdout).toBe('');
-      const lines = String(result.stderr).trimEnd().split('\n');
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(new RegExp(`^orchestrator analyze: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `));
-      expect(lines[0]).toMatch(message);
-    }
-  });
+  test.each(OLD_VERSIONS.map(([name, , message], i) => [name, message, i] as const))(
+    '%s: one line naming both versions, exit 2',
+    async (_case, message, i) => {
+      const { path, results } = oldVersions[i]!;
+      for (const started of results) {
+        const result = await started;
+        expect(result.exitCode).toBe(2);
+        expect(result.stdout).toBe('');
+        const lines = String(result.stderr).trimEnd().split('\n');
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatch(new RegExp(`^orchestrator analyze: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `));
+        expect(lines[0]).toMatch(message);
+      }
+    },
+  );
 });
 
 describe('analyze reads the current version', () => {
   test(`a log of version ${DOCUMENT_VERSION} (a durable run with a broker restart) gives back the same document, and its report`, async () => {
     const config = toJsonConfig(normalizeOptions({ mode: 'durable', keys: 6, consumers: 2 }, { stderrIsTTY: false }));
-    const resumed = restartReport(copy(7, 8, 3, 15, 14, 16), [subscription({ at: 3_600, from: 6, outcome: 'replayed', catchUpBytes: 900 })], { restoredFrom: { offset: 6, epoch: 11, keys: 5 } });
-    const run = JSON.parse(JSON.stringify(toJsonRun(assembleOutcome(restartRun('durable', [['consumer-1', resumed], ['consumer-2', resumed]])))));
+    const resumed = restartReport(
+      copy(7, 8, 3, 15, 14, 16),
+      [subscription({ at: 3_600, from: 6, outcome: 'replayed', catchUpBytes: 900 })],
+      { restoredFrom: { offset: 6, epoch: 11, keys: 5 } },
+    );
+    const run = JSON.parse(
+      JSON.stringify(
+        toJsonRun(
+          assembleOutcome(
+            restartRun('durable', [
+              ['consumer-1', resumed],
+              ['consumer-2', resumed],
+            ]),
+          ),
+        ),
+      ),
+    );
     const path = tempLogFile();
     const lines = [
       { level: 30, proc: 'orchestrator', msg: 'config', version: DOCUMENT_VERSION, config },
@@ -181,6 +312,8 @@ describe('analyze reads the current version', () => {
     expect(json.exitCode).toBe(0);
     expect(JSON.parse(String(json.stdout))).toEqual({ version: DOCUMENT_VERSION, config, runs: [run] });
     expect(text.exitCode).toBe(0);
-    expect(text.stdout).toContain('    broker: killed at 2.00 s, back at 2.50 s: recovered 8 records (1 torn) from its log, same epoch');
+    expect(text.stdout).toContain(
+      '    broker: killed at 2.00 s, back at 2.50 s: recovered 8 records (1 torn) from its log, same epoch',
+    );
   });
 });

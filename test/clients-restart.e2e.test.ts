@@ -24,9 +24,11 @@ test('the publisher waits out the outage and accounts for every change; the cons
   // then lost with the dead broker's memory, discarded (in flight, never acknowledged), or held by the new broker.
   expect(pub).toMatchObject({ published, reconnects: 1 });
   expect(pub.outageMs).toBeGreaterThan(0);
-  // `published` counts made changes (a discarded one was never made), so the new broker holds them all but those lost with the old one.
+  // `published` counts made changes (a discarded one was never made), so the new broker holds them all but those lost
+  // with the old one.
   expect(head).toBe(published - pub.acknowledgedLost);
-  // The authority holds what was acknowledged: the last change sent was, before `done`; every version drawn, discarded ones included, is in the history.
+  // The authority holds what was acknowledged: the last change sent was, before `done`; every version drawn, discarded
+  // ones included, is in the history.
   expect(Math.max(...pub.authority.versions)).toBe(published + pub.discarded.length);
   expect(pub.history.keys).toHaveLength(published + pub.discarded.length);
 
@@ -44,5 +46,11 @@ test('the publisher waits out the outage and accounts for every change; the cons
   expect(copy.removedBySnapshot!.length).toBeGreaterThan(0);
   for (const [, version] of copy.removedBySnapshot!) expect(version).toBeLessThanOrEqual(first!.lastVersion!);
   // Its offsets are the new epoch's.
-  expect(copy).toMatchObject({ lastOffset: head, coveredAfter: 0, skippedRanges: [], reconnects: 1, restoredFrom: null });
+  expect(copy).toMatchObject({
+    lastOffset: head,
+    coveredAfter: 0,
+    skippedRanges: [],
+    reconnects: 1,
+    restoredFrom: null,
+  });
 });

@@ -73,11 +73,18 @@ describe('Subscriber with coalesceMs', () => {
   });
 
   test('a digest request and control frames are written at once, with the held events ahead of them', async () => {
-    const { subscriber, sink, publish, topic } = setup({ mode: 'resync', queueCapacity: 100, batchMaxEvents: 10, coalesceMs: 500 });
+    const { subscriber, sink, publish, topic } = setup({
+      mode: 'resync',
+      queueCapacity: 100,
+      batchMaxEvents: 10,
+      coalesceMs: 500,
+    });
     publish(0, 1);
     await tick();
     expect(sink.writes).toHaveLength(0);
-    subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size));
+    subscriber.requestDigest(() =>
+      encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size),
+    );
     expect(sink.writes.map((w) => w.map(show))).toEqual([['event 1 k0', 'event 2 k1', 'digest 2 2']]);
     await sink.release();
     publish(2);
@@ -86,12 +93,19 @@ describe('Subscriber with coalesceMs', () => {
   });
 
   test('a digest or control frame asked for while a write is in flight goes out when it completes, not after a hold', async () => {
-    const { subscriber, sink, publish, topic } = setup({ mode: 'resync', queueCapacity: 100, batchMaxEvents: 10, coalesceMs: 500 });
+    const { subscriber, sink, publish, topic } = setup({
+      mode: 'resync',
+      queueCapacity: 100,
+      batchMaxEvents: 10,
+      coalesceMs: 500,
+    });
     publish(0);
     await advance(500);
     expect(sink.writes).toHaveLength(1); // in flight
     publish(1); // a young event: alone it would be held
-    subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size));
+    subscriber.requestDigest(() =>
+      encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size),
+    );
     await sink.release();
     await tick();
     expect(sink.writes.at(-1)!.map(show)).toEqual(['event 2 k1', 'digest 2 2']);
@@ -121,7 +135,12 @@ describe('Subscriber with coalesceMs', () => {
   });
 
   test('an ended subscription leaves no hold behind', async () => {
-    const { subscriber, sink, publish } = setup({ mode: 'lossy', queueCapacity: 100, batchMaxEvents: 10, coalesceMs: 50 });
+    const { subscriber, sink, publish } = setup({
+      mode: 'lossy',
+      queueCapacity: 100,
+      batchMaxEvents: 10,
+      coalesceMs: 50,
+    });
     publish(0);
     subscriber.end('test over', 'debug');
     expect(jest.getTimerCount()).toBe(0);

@@ -32,7 +32,9 @@ const STATE_BYTES_8 = 46;
 /** Writes in order at offsets 1, 2, 3, ...; the version is the offset, as when one publisher feeds the topic. */
 function tableOf(writes: Array<[key: number, deleted?: boolean]>): CompactedTable {
   const table = new CompactedTable();
-  writes.forEach(([key, deleted = false], i) => table.apply(i + 1, change(key, i + 1, deleted), publishBody(change(key, i + 1, deleted))));
+  writes.forEach(([key, deleted = false], i) =>
+    table.apply(i + 1, change(key, i + 1, deleted), publishBody(change(key, i + 1, deleted))),
+  );
   return table;
 }
 
@@ -78,30 +80,61 @@ describe('CompactedTable', () => {
 
   test('a delete leaves a tombstone: in a delta, but not in a live-only snapshot', () => {
     const table = tableOf([[0], [1], [0, true]]);
-    expect(states(table.stateFramesSince(0))).toEqual([[2, 1, 2, false], [3, 0, 3, true]]);
+    expect(states(table.stateFramesSince(0))).toEqual([
+      [2, 1, 2, false],
+      [3, 0, 3, true],
+    ]);
     expect(states(table.stateFramesSince(0, true))).toEqual([[2, 1, 2, false]]);
     expect(table.lastWriteOffsets(2)).toEqual([3, 2]);
   });
 
   test('entries are ordered by last-write offset: rewriting a key moves it to the newest end', () => {
     const table = tableOf([[0], [1], [2], [0], [1]]);
-    expect(states(table.stateFramesSince(0))).toEqual([[3, 2, 3, false], [4, 0, 4, false], [5, 1, 5, false]]);
+    expect(states(table.stateFramesSince(0))).toEqual([
+      [3, 2, 3, false],
+      [4, 0, 4, false],
+      [5, 1, 5, false],
+    ]);
   });
 
   test('rewriting the oldest, the newest and the only entry keeps the list whole', () => {
     const only = tableOf([[7], [7], [7]]);
     expect(states(only.stateFramesSince(0))).toEqual([[3, 7, 3, false]]);
     const table = tableOf([[0], [1], [2], [2], [0], [0]]);
-    expect(states(table.stateFramesSince(0))).toEqual([[2, 1, 2, false], [4, 2, 4, false], [6, 0, 6, false]]);
+    expect(states(table.stateFramesSince(0))).toEqual([
+      [2, 1, 2, false],
+      [4, 2, 4, false],
+      [6, 0, 6, false],
+    ]);
   });
 
   test('a delta from N holds exactly the keys last written after N, each once, in offset order', () => {
     const table = tableOf([[0], [1], [2], [1], [3, true], [0], [4]]);
     // Last writes: key 2 at 3, key 1 at 4, key 3 (tombstone) at 5, key 0 at 6, key 4 at 7.
-    expect(states(table.stateFramesSince(0))).toEqual([[3, 2, 3, false], [4, 1, 4, false], [5, 3, 5, true], [6, 0, 6, false], [7, 4, 7, false]]);
-    expect(states(table.stateFramesSince(2))).toEqual([[3, 2, 3, false], [4, 1, 4, false], [5, 3, 5, true], [6, 0, 6, false], [7, 4, 7, false]]);
-    expect(states(table.stateFramesSince(3))).toEqual([[4, 1, 4, false], [5, 3, 5, true], [6, 0, 6, false], [7, 4, 7, false]]);
-    expect(states(table.stateFramesSince(5))).toEqual([[6, 0, 6, false], [7, 4, 7, false]]);
+    expect(states(table.stateFramesSince(0))).toEqual([
+      [3, 2, 3, false],
+      [4, 1, 4, false],
+      [5, 3, 5, true],
+      [6, 0, 6, false],
+      [7, 4, 7, false],
+    ]);
+    expect(states(table.stateFramesSince(2))).toEqual([
+      [3, 2, 3, false],
+      [4, 1, 4, false],
+      [5, 3, 5, true],
+      [6, 0, 6, false],
+      [7, 4, 7, false],
+    ]);
+    expect(states(table.stateFramesSince(3))).toEqual([
+      [4, 1, 4, false],
+      [5, 3, 5, true],
+      [6, 0, 6, false],
+      [7, 4, 7, false],
+    ]);
+    expect(states(table.stateFramesSince(5))).toEqual([
+      [6, 0, 6, false],
+      [7, 4, 7, false],
+    ]);
     expect(states(table.stateFramesSince(6))).toEqual([[7, 4, 7, false]]);
   });
 
@@ -122,7 +155,11 @@ describe('CompactedTable', () => {
 
   test('a full snapshot is every live key once, oldest last write first, tombstones left out', () => {
     const table = tableOf([[0], [1], [2], [1, true], [3], [0]]);
-    expect(states(table.stateFramesSince(0, true))).toEqual([[3, 2, 3, false], [5, 3, 5, false], [6, 0, 6, false]]);
+    expect(states(table.stateFramesSince(0, true))).toEqual([
+      [3, 2, 3, false],
+      [5, 3, 5, false],
+      [6, 0, 6, false],
+    ]);
   });
 
   test('fullSnapshotBytes is the byte length of a full snapshot, kept through updates, deletes and re-creations', () => {
@@ -156,7 +193,7 @@ describe('CompactedTable', () => {
     expect(table.digest.toString()).toBe(expected.toString());
   });
 
-  test('lastWriteOffsets: each key\'s last-write offset (tombstones too), 0 if never written, keys beyond the range ignored', () => {
+  test("lastWriteOffsets: each key's last-write offset (tombstones too), 0 if never written, keys beyond the range ignored", () => {
     const table = tableOf([[2], [0], [5], [2, true]]);
     expect(table.lastWriteOffsets(4)).toEqual([2, 0, 4, 0]);
     expect(table.lastWriteOffsets(6)).toEqual([2, 0, 4, 0, 0, 3]);
@@ -170,10 +207,14 @@ describe('CompactedTable', () => {
         const table = tableOf(writes);
         const last = new Map<number, [number, boolean]>();
         writes.forEach(([key, deleted], i) => last.set(key, [i + 1, deleted]));
-        const model = [...last].map(([key, [offset, deleted]]): [number, number, number, boolean] => [offset, key, offset, deleted]).sort((a, b) => a[0] - b[0]);
+        const model = [...last]
+          .map(([key, [offset, deleted]]): [number, number, number, boolean] => [offset, key, offset, deleted])
+          .sort((a, b) => a[0] - b[0]);
         for (let from = 0; from <= writes.length; from++) {
           expect(states(table.stateFramesSince(from))).toEqual(model.filter(([offset]) => offset > from));
-          expect(states(table.stateFramesSince(from, true))).toEqual(model.filter(([offset, , , deleted]) => offset > from && !deleted));
+          expect(states(table.stateFramesSince(from, true))).toEqual(
+            model.filter(([offset, , , deleted]) => offset > from && !deleted),
+          );
         }
         const live = model.filter(([, , , deleted]) => !deleted);
         expect(table.fullSnapshotBytes).toBe(live.length * STATE_BYTES_8);

@@ -26,12 +26,26 @@ describe('where the damage is', () => {
   });
 
   test('overlap between stalled consumers: both, only one, Jaccard', () => {
-    expect(overlaps([{ name: 'a', wrongKeys: [1, 2, 3, 4] }, { name: 'b', wrongKeys: [3, 4, 5] }])).toEqual([
-      { a: 'a', b: 'b', both: 2, onlyA: 2, onlyB: 1, jaccard: 0.4 },
-    ]);
-    expect(overlaps([{ name: 'a', wrongKeys: [] }, { name: 'b', wrongKeys: [] }])[0]!.jaccard).toBeNull();
+    expect(
+      overlaps([
+        { name: 'a', wrongKeys: [1, 2, 3, 4] },
+        { name: 'b', wrongKeys: [3, 4, 5] },
+      ]),
+    ).toEqual([{ a: 'a', b: 'b', both: 2, onlyA: 2, onlyB: 1, jaccard: 0.4 }]);
+    expect(
+      overlaps([
+        { name: 'a', wrongKeys: [] },
+        { name: 'b', wrongKeys: [] },
+      ])[0]!.jaccard,
+    ).toBeNull();
     expect(overlaps([{ name: 'a', wrongKeys: [1] }])).toEqual([]);
-    expect(overlaps([{ name: 'a', wrongKeys: [7] }, { name: 'b', wrongKeys: [7] }, { name: 'c', wrongKeys: [] }])).toHaveLength(3);
+    expect(
+      overlaps([
+        { name: 'a', wrongKeys: [7] },
+        { name: 'b', wrongKeys: [7] },
+        { name: 'c', wrongKeys: [] },
+      ]),
+    ).toHaveLength(3);
   });
 });
 
@@ -40,7 +54,11 @@ describe("a run's faultedOverlap compares only the faulted consumers that ended 
     // consumer-a missed offsets 9-12 (keys 2, 3, 0, 4 wrong); consumer-b holds the authority; consumer-c is healthy.
     const wrong = consumerReport(held([5, 7, 3, 4, 6, 8]));
     const right = consumerReport(held([11, 7, 9, 10, 12, 8]));
-    const run = gathered(null, [['consumer-a', wrong], ['consumer-b', right], ['consumer-c', right]]);
+    const run = gathered(null, [
+      ['consumer-a', wrong],
+      ['consumer-b', right],
+      ['consumer-c', right],
+    ]);
     run.consumers[2]!.faulted = false;
     const result = assembleOutcome(run);
     const check = (name: string) => result.consumers.find((c) => c.name === name)!;
@@ -52,7 +70,14 @@ describe("a run's faultedOverlap compares only the faulted consumers that ended 
   test('two faulted consumers both wrong: their pair is there', () => {
     const a = consumerReport(held([11, 7, 9, 10, 6, 8])); // k4 wrong
     const b = consumerReport(held([5, 7, 9, 10, 12, 8])); // k0 wrong
-    const result = assembleOutcome(gathered(null, [['consumer-a', a], ['consumer-b', b]]));
-    expect(result.damage.faultedOverlap).toEqual([{ a: 'consumer-a', b: 'consumer-b', both: 0, onlyA: 1, onlyB: 1, jaccard: 0 }]);
+    const result = assembleOutcome(
+      gathered(null, [
+        ['consumer-a', a],
+        ['consumer-b', b],
+      ]),
+    );
+    expect(result.damage.faultedOverlap).toEqual([
+      { a: 'consumer-a', b: 'consumer-b', both: 0, onlyA: 1, onlyB: 1, jaccard: 0 },
+    ]);
   });
 });

@@ -44,7 +44,7 @@ test('a given directory: made if absent; at the end only what the run wrote goes
   expect(existsSync(absent)).toBe(false);
 });
 
-test('the CLI\'s check before anything starts leaves a usable directory as it found it, and refuses as opening does', () => {
+test("the CLI's check before anything starts leaves a usable directory as it found it, and refuses as opening does", () => {
   const given = scratch();
   checkDataDir(given);
   expect(readdirSync(given)).toEqual([]);
@@ -70,7 +70,10 @@ test('--keep-data: nothing is removed, and one line says where it is', () => {
 test('refused, one line each: not empty (an earlier run), not a directory, cannot be made', () => {
   const earlier = scratch();
   mkdirSync(join(earlier, 'durable'));
-  expect(refusal(earlier)).toBe(`--data-dir ${earlier} is not empty (durable): an earlier run's data is never reused; give an empty or new directory`);
+  expect(refusal(earlier)).toBe(
+    `--data-dir ${earlier} is not empty (durable): an earlier run's data is never reused; give an empty or new ` +
+      `directory`,
+  );
   const file = join(scratch(), 'file');
   writeFileSync(file, 'x');
   expect(refusal(file)).toBe(`--data-dir ${file} is not a directory`);
@@ -87,7 +90,10 @@ test('a process that exits without unwinding (a second Ctrl-C calls process.exit
     'process.stdout.write(data.root);',
     'process.exit(130);',
   ].join('\n');
-  const child = spawnSync('node', ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  const child = spawnSync('node', ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
   expect(child.status).toBe(130);
   expect(child.stdout).toMatch(/state-divergence-data-/);
   expect(existsSync(child.stdout)).toBe(false);

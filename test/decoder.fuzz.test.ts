@@ -74,13 +74,27 @@ const changeArb: fc.Arbitrary<Change> = fc
 const frameArb = fc.oneof(
   changeArb.map((c) => encodePublish(c)),
   fc.tuple(fc.nat({ max: Number.MAX_SAFE_INTEGER }), changeArb).map(([o, c]) => encodeEvent(o, c)),
-  fc.tuple(fc.string({ maxLength: 40 }), fc.uint8Array({ maxLength: 64 })).map(([name, token]) => encodeHello({ role: Role.subscriber, name, token })),
+  fc
+    .tuple(fc.string({ maxLength: 40 }), fc.uint8Array({ maxLength: 64 }))
+    .map(([name, token]) => encodeHello({ role: Role.subscriber, name, token })),
   fc.nat({ max: Number.MAX_SAFE_INTEGER }).map((o) => encodeResume(o)),
   // Protocol 2's frames: WELCOME with the epoch, ACK, the ERRORs that carry an offset, start kind earliest.
-  fc.tuple(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.nat({ max: Number.MAX_SAFE_INTEGER })).map(([h, e]) => encodeWelcome(h, e)),
-  fc.tuple(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.nat({ max: Number.MAX_SAFE_INTEGER })).map(([v, h]) => encodeAck(v, h)),
-  fc.tuple(fc.constantFrom(ErrorCode.tooOld, ErrorCode.inFuture), fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.string({ maxLength: 40 })).map(([code, o, m]) => encodeOffsetError(code, o, m)),
-  fc.string({ maxLength: 40 }).map((name) => encodeHello({ role: Role.subscriber, name, token: Buffer.alloc(32), start: StartKind.earliest })),
+  fc
+    .tuple(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.nat({ max: Number.MAX_SAFE_INTEGER }))
+    .map(([h, e]) => encodeWelcome(h, e)),
+  fc
+    .tuple(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.nat({ max: Number.MAX_SAFE_INTEGER }))
+    .map(([v, h]) => encodeAck(v, h)),
+  fc
+    .tuple(
+      fc.constantFrom(ErrorCode.tooOld, ErrorCode.inFuture),
+      fc.nat({ max: Number.MAX_SAFE_INTEGER }),
+      fc.string({ maxLength: 40 }),
+    )
+    .map(([code, o, m]) => encodeOffsetError(code, o, m)),
+  fc
+    .string({ maxLength: 40 })
+    .map((name) => encodeHello({ role: Role.subscriber, name, token: Buffer.alloc(32), start: StartKind.earliest })),
 );
 
 describe('decoder fuzz (property-based)', () => {
@@ -96,25 +110,34 @@ describe('decoder fuzz (property-based)', () => {
 
   test('valid frame streams decode the same however they are chunked', () => {
     fc.assert(
-      fc.property(fc.array(frameArb, { minLength: 1, maxLength: 12 }), fc.array(fc.nat(), { maxLength: 16 }), (frames, cuts) => {
-        const bytes = Buffer.concat(frames);
-        const whole = decode([bytes]);
-        expect(whole.error).toBeNull();
-        expect(whole.frames).toHaveLength(frames.length);
-        expect(decode(chunk(bytes, cuts))).toEqual(whole);
-      }),
+      fc.property(
+        fc.array(frameArb, { minLength: 1, maxLength: 12 }),
+        fc.array(fc.nat(), { maxLength: 16 }),
+        (frames, cuts) => {
+          const bytes = Buffer.concat(frames);
+          const whole = decode([bytes]);
+          expect(whole.error).toBeNull();
+          expect(whole.frames).toHaveLength(frames.length);
+          expect(decode(chunk(bytes, cuts))).toEqual(whole);
+        },
+      ),
       { numRuns: 1_000 },
     );
   });
 
   test('a valid stream with one byte mutated still ends in frames or one coded error', () => {
     fc.assert(
-      fc.property(fc.array(frameArb, { minLength: 1, maxLength: 6 }), fc.nat(), fc.nat({ max: 255 }), (frames, at, byte) => {
-        const bytes = Buffer.concat(frames);
-        bytes[at % bytes.length] = byte;
-        const { error } = decode([bytes]);
-        if (error) expect(CODES).toContain(error.code);
-      }),
+      fc.property(
+        fc.array(frameArb, { minLength: 1, maxLength: 6 }),
+        fc.nat(),
+        fc.nat({ max: 255 }),
+        (frames, at, byte) => {
+          const bytes = Buffer.concat(frames);
+          bytes[at % bytes.length] = byte;
+          const { error } = decode([bytes]);
+          if (error) expect(CODES).toContain(error.code);
+        },
+      ),
       { numRuns: 3_000 },
     );
   });
@@ -161,28 +184,44 @@ describe('semantic checks (property-based)', () => {
   test('a HELLO decodes exactly when its name bytes are valid UTF-8, and then to those bytes', () => {
     const strict = new TextDecoder('utf-8', { fatal: true });
     fc.assert(
-      fc.property(fc.oneof(fc.uint8Array({ maxLength: 255 }), fc.string({ unit: 'binary', maxLength: 60 }).map((t) => new Uint8Array(Buffer.from(t).subarray(0, 255)))), (name) => {
-        const hello = encodeHello({ role: Role.subscriber, name: 'x'.repeat(name.length), token: new Uint8Array(32) });
-        hello.set(name, 5 + 3);
-        let valid = true;
-        try {
-          strict.decode(name);
-        } catch {
-          valid = false;
-        }
-        const { frames, error } = decode([hello]);
-        if (valid) expect(frames[0]?.type === 'hello' && Buffer.from(frames[0].name).equals(Buffer.from(name))).toBe(true);
-        else expect(error?.code).toBe(ErrorCode.malformedFrame);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 255 }),
+          fc.string({ unit: 'binary', maxLength: 60 }).map((t) => new Uint8Array(Buffer.from(t).subarray(0, 255))),
+        ),
+        (name) => {
+          const hello = encodeHello({
+            role: Role.subscriber,
+            name: 'x'.repeat(name.length),
+            token: new Uint8Array(32),
+          });
+          hello.set(name, 5 + 3);
+          let valid = true;
+          try {
+            strict.decode(name);
+          } catch {
+            valid = false;
+          }
+          const { frames, error } = decode([hello]);
+          if (valid)
+            expect(frames[0]?.type === 'hello' && Buffer.from(frames[0].name).equals(Buffer.from(name))).toBe(true);
+          else expect(error?.code).toBe(ErrorCode.malformedFrame);
+        },
+      ),
       { numRuns: 3_000 },
     );
   });
 
   test('decoder plus broker rules refuse exactly what the documented rules refuse, with the first rule broken', () => {
     fc.assert(
-      fc.property(anyChangeArb, fc.integer({ min: 1, max: 1_000_000 }), fc.nat({ max: 300 }), (change, keys, highestVersion) => {
-        expect(judge(rawPublish(change), keys, highestVersion).code).toBe(oracle(change, keys, highestVersion));
-      }),
+      fc.property(
+        anyChangeArb,
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.nat({ max: 300 }),
+        (change, keys, highestVersion) => {
+          expect(judge(rawPublish(change), keys, highestVersion).code).toBe(oracle(change, keys, highestVersion));
+        },
+      ),
       { numRuns: 1_500 },
     );
   });
@@ -221,7 +260,14 @@ describe('semantic checks (property-based)', () => {
   }
 
   const sequenceArb = fc.array(
-    fc.record({ key: fc.nat({ max: 9 }), version: fc.nat({ max: 40 }), value: fc.constant(0), deleted: fc.boolean(), publishedAt: fc.constant(0), payloadLength: fc.constant(0) }),
+    fc.record({
+      key: fc.nat({ max: 9 }),
+      version: fc.nat({ max: 40 }),
+      value: fc.constant(0),
+      deleted: fc.boolean(),
+      publishedAt: fc.constant(0),
+      payloadLength: fc.constant(0),
+    }),
     { maxLength: 40 },
   );
 
@@ -236,10 +282,13 @@ describe('semantic checks (property-based)', () => {
   });
 
   test('without rule 5 they can disagree with nothing dropped: the property above can fail', () => {
-    const result = fc.check(fc.property(sequenceArb, (changes) => {
-      const { broker, replica } = replay(changes, false);
-      return broker === replica;
-    }), { numRuns: 3_000, seed: 42 });
+    const result = fc.check(
+      fc.property(sequenceArb, (changes) => {
+        const { broker, replica } = replay(changes, false);
+        return broker === replica;
+      }),
+      { numRuns: 3_000, seed: 42 },
+    );
     expect(result.failed).toBe(true);
   });
 });

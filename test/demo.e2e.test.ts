@@ -6,7 +6,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { execa } from 'execa';
-import { brokerOf, ORCHESTRATOR, pidsInLog, readLog, runDemo, SHORT_STALL, startDemo, tempLogFile, type ModeRun } from './helpers/run-demo.js';
+import {
+  brokerOf,
+  ORCHESTRATOR,
+  pidsInLog,
+  readLog,
+  runDemo,
+  SHORT_STALL,
+  startDemo,
+  tempLogFile,
+  type ModeRun,
+} from './helpers/run-demo.js';
 
 describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () => {
   // The default queue (512) and one-second phases: the stalled consumer overflows it
@@ -20,7 +30,17 @@ describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () =
   });
 
   test('stdout is exactly one JSON document with every flag in config', () => {
-    expect(run.document.config).toMatchObject({ rate: RATE, keys: 2000, consumers: 3, payload: 64, queueCapacity: 512, duration: DURATION, mode: 'lossy', stall: ['consumer-3'], seed: 1 });
+    expect(run.document.config).toMatchObject({
+      rate: RATE,
+      keys: 2000,
+      consumers: 3,
+      payload: 64,
+      queueCapacity: 512,
+      duration: DURATION,
+      mode: 'lossy',
+      stall: ['consumer-3'],
+      seed: 1,
+    });
     expect(run.document.runs).toHaveLength(1);
   });
 
@@ -45,7 +65,8 @@ describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () =
     expect(subscribers['consumer-1']!.dropped).toBe(0);
     expect(subscribers['consumer-2']!.dropped).toBe(0);
     // Every event reached each healthy consumer.
-    for (const c of run.document.runs[0]!.consumers.filter((c) => !c.faulted)) expect(c.applied).toBe(run.document.runs[0]!.published);
+    for (const c of run.document.runs[0]!.consumers.filter((c) => !c.faulted))
+      expect(c.applied).toBe(run.document.runs[0]!.published);
   });
 
   test('the publisher paces to --rate: rate x 3 x duration within 3%', () => {
@@ -55,14 +76,30 @@ describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () =
 
   test('every log line is JSON from a named process, and the run is told in it', () => {
     const procs = new Set(run.log.map((line) => line.proc));
-    expect([...procs].sort()).toEqual(['broker', 'consumer-1', 'consumer-2', 'consumer-3', 'guardian', 'orchestrator', 'pool-1', 'publisher']);
+    expect([...procs].sort()).toEqual([
+      'broker',
+      'consumer-1',
+      'consumer-2',
+      'consumer-3',
+      'guardian',
+      'orchestrator',
+      'pool-1',
+      'publisher',
+    ]);
     const messages = run.log.map((line) => `${line.proc}:${line.msg}`);
-    for (const expected of ['orchestrator:phase', 'orchestrator:stall started', 'orchestrator:stall ended', 'broker:drops started', 'orchestrator:outcome']) {
+    for (const expected of [
+      'orchestrator:phase',
+      'orchestrator:stall started',
+      'orchestrator:stall ended',
+      'broker:drops started',
+      'orchestrator:outcome',
+    ]) {
       expect(messages).toContain(expected);
     }
     // Every line written inside the mode says which phase it was written in.
     const phases = new Set(['starting', 'converged', 'stalled', 'recovering', 'quiesced', 'checking', 'teardown']);
-    for (const line of run.log.filter((l) => l.msg !== 'config' && l.proc !== 'guardian')) expect(phases).toContain(line.phase);
+    for (const line of run.log.filter((l) => l.msg !== 'config' && l.proc !== 'guardian'))
+      expect(phases).toContain(line.phase);
     expect(run.log.find((l) => l.msg === 'drops started')?.phase).toBe('stalled');
     // Drops are aggregated: one line per run of consecutive drops, not one per dropped event.
     const { droppedRanges, dropped } = brokerOf(run.document.runs[0]!).subscribers['consumer-3']!;
@@ -79,7 +116,8 @@ describe('lossy (at-most-once): a stalled consumer ends permanently wrong', () =
   });
 
   test('no process of the run is left afterwards, the frozen one included', () => {
-    // The orchestrator, its guardian, the broker, the publisher, the stalled consumer, and pool-1 hosting the two healthy ones.
+    // The orchestrator, its guardian, the broker, the publisher, the stalled consumer, and pool-1 hosting the two
+    // healthy ones.
     expect(pidsInLog(run.log)).toHaveLength(6);
     expect(run.survivors).toEqual([]); // found (within 5 s of the exit) before anything was killed
   });
@@ -100,7 +138,8 @@ describe('orchestrator analyze', () => {
     expect(page.match(/<rect class="fault-band" data-fault="stall" data-consumer="consumer-3"/g)).toHaveLength(3);
     expect(page.match(/class="fault-band"/g)).toHaveLength(3);
     const timeline = page.slice(page.indexOf('<svg class="timeline"'));
-    const at = (mark: string) => Number(new RegExp(`<title>consumer-3: ${mark}, ([\\d.]+) s</title>`).exec(timeline)?.[1]);
+    const at = (mark: string) =>
+      Number(new RegExp(`<title>consumer-3: ${mark}, ([\\d.]+) s</title>`).exec(timeline)?.[1]);
     // At the times the run did them (its events, in the log's result line, to the 0.01 s the titles
     // show); those are the plan's 0.5 and 2.5 s or later, never earlier (a busy machine is late).
     const run = readLog(logFile).find((line) => line.msg === 'result')!.run as ModeRun;
@@ -118,9 +157,14 @@ describe('orchestrator analyze', () => {
     expect(page).toContain('What each column cost');
     expect(page).toMatch(/consumer-3 \(stalled 0\.5-2\.5 s\)<\/td><td>\d+<\/td><td class="bad">\d+ of 2000 wrong/);
     const rebuilt = html.replace(/\.html$/, '-rebuilt.html');
-    expect((await execa('node', [ORCHESTRATOR, 'analyze', logFile, '--report', rebuilt], { reject: false })).exitCode).toBe(0);
+    expect(
+      (await execa('node', [ORCHESTRATOR, 'analyze', logFile, '--report', rebuilt], { reject: false })).exitCode,
+    ).toBe(0);
     expect(readFileSync(rebuilt, 'utf8')).toBe(page);
-    const report = printed.stdout.split('\n').filter((line) => !line.startsWith('[')).join('\n'); // without the progress lines
+    const report = printed.stdout
+      .split('\n')
+      .filter((line) => !line.startsWith('['))
+      .join('\n'); // without the progress lines
     const analyzed = await execa('node', [ORCHESTRATOR, 'analyze', logFile], { reject: false });
     expect(analyzed.stdout).toBe(report);
     expect(report).toMatch(/keys PERMANENTLY WRONG {2}<- stalled/);

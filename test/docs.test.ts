@@ -11,7 +11,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PAGES = [
   'README.md',
   'examples/consumer-js/README.md',
-  ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
 ];
 const NARROW = ['README.md', 'docs/ARCHITECTURE.md', 'docs/FINDINGS.md', 'docs/USAGE.md'];
 const WIDTH = 120;
@@ -40,9 +42,7 @@ function anchors(text: string): Set<string> {
 }
 
 const links = (page: string): string[] =>
-  [...prose(read(page)).matchAll(/\]\(([^)\s]+)\)/g)]
-    .map((m) => m[1]!)
-    .filter((target) => !/^[a-z]+:/.test(target));
+  [...prose(read(page)).matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((target) => !/^[a-z]+:/.test(target));
 
 describe('each relative link in the docs lands inside the repository, on a heading it has', () => {
   test.each(PAGES)('%s', (page) => {
@@ -56,11 +56,9 @@ describe('each relative link in the docs lands inside the repository, on a headi
     expect(broken).toEqual([]);
   });
 
-  test('the anchor rule is GitHub\'s: punctuation and backticks dropped, spaces hyphens', () => {
+  test("the anchor rule is GitHub's: punctuation and backticks dropped, spaces hyphens", () => {
     const page = '# The `--json` document\n## Protocol 2: what a consumer must handle\n# A\n# A\n';
-    expect([...anchors(page)]).toEqual([
-      'the---json-document', 'protocol-2-what-a-consumer-must-handle', 'a', 'a-1',
-    ]);
+    expect([...anchors(page)]).toEqual(['the---json-document', 'protocol-2-what-a-consumer-must-handle', 'a', 'a-1']);
   });
 });
 

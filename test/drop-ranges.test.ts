@@ -19,18 +19,27 @@ function runs(offsets: number[]): Array<[number, number]> {
 test('in order, as drops come: runs extend, a gap starts a new range', () => {
   const log = new DropRanges();
   for (const offset of [2, 3, 4, 7, 9, 10]) log.add(offset);
-  expect(log.ranges).toEqual([[2, 4], [7, 7], [9, 10]]);
+  expect(log.ranges).toEqual([
+    [2, 4],
+    [7, 7],
+    [9, 10],
+  ]);
   expect(log.count).toBe(6);
 });
 
 test('an offset out of order joins, bridges or precedes the right range, and a repeat is counted once', () => {
   const log = new DropRanges();
   for (const offset of [10, 20, 5, 11, 9, 7, 8, 20, 1]) log.add(offset);
-  expect(log.ranges).toEqual([[1, 1], [5, 5], [7, 11], [20, 20]]);
+  expect(log.ranges).toEqual([
+    [1, 1],
+    [5, 5],
+    [7, 11],
+    [20, 20],
+  ]);
   expect(log.count).toBe(8);
 });
 
-test('for any offsets in any order, the ranges are the model\'s runs and the count the distinct offsets', () => {
+test("for any offsets in any order, the ranges are the model's runs and the count the distinct offsets", () => {
   fc.assert(
     fc.property(fc.array(fc.integer({ min: 1, max: 200 }), { maxLength: 300 }), (offsets) => {
       const log = new DropRanges();

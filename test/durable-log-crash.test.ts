@@ -11,7 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open, type Database } from 'lmdb';
-import { DB_NAMES, DurableLog, RECORD_HEADER_BYTES, type FsyncPolicy, type LogRecord } from '@state-divergence/broker/internal';
+import {
+  DB_NAMES,
+  DurableLog,
+  RECORD_HEADER_BYTES,
+  type FsyncPolicy,
+  type LogRecord,
+} from '@state-divergence/broker/internal';
 import { bodyFor, KEYS, keyFor } from './fixtures/durable-log-bodies.mjs';
 
 const CHILD = fileURLToPath(new URL('./fixtures/durable-log-child.mjs', import.meta.url));
@@ -34,9 +40,15 @@ interface Exit {
 }
 
 /** Runs the child to its end; `onLine` sees each stdout line as it arrives and may kill it. */
-function runChild(args: string[], options: { shell?: string; onLine?: (line: string, kill: () => void) => void } = {}): Promise<Exit> {
+function runChild(
+  args: string[],
+  options: { shell?: string; onLine?: (line: string, kill: () => void) => void } = {},
+): Promise<Exit> {
   const command = options.shell === undefined ? process.execPath : '/bin/sh';
-  const argv = options.shell === undefined ? [CHILD, ...args] : ['-c', `${options.shell} && exec "$0" "$@"`, process.execPath, CHILD, ...args];
+  const argv =
+    options.shell === undefined
+      ? [CHILD, ...args]
+      : ['-c', `${options.shell} && exec "$0" "$@"`, process.execPath, CHILD, ...args];
   const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -57,7 +69,11 @@ function runChild(args: string[], options: { shell?: string; onLine?: (line: str
 
 /** The child's single JSON line. */
 function json<T>(exit: Exit): T {
-  expect({ code: exit.code, signal: exit.signal, stderr: exit.code === 0 ? '' : exit.stderr }).toEqual({ code: 0, signal: null, stderr: '' });
+  expect({ code: exit.code, signal: exit.signal, stderr: exit.code === 0 ? '' : exit.stderr }).toEqual({
+    code: 0,
+    signal: null,
+    stderr: '',
+  });
   return JSON.parse(exit.stdout) as T;
 }
 
@@ -78,7 +94,10 @@ describe.each(['none', 'periodic', 'on-commit'] as const)('SIGKILL during heavy 
       },
     });
     expect(exit.signal).toBe('SIGKILL');
-    const acknowledged = exit.stdout.split('\n').filter((line) => line !== '').map(Number);
+    const acknowledged = exit.stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map(Number);
     expect(acknowledged.length).toBeGreaterThanOrEqual(KILL_AFTER);
     // Appends resolve in order: the acknowledged offsets are exactly 1..n.
     expect(acknowledged).toEqual(Array.from({ length: acknowledged.length }, (_, i) => i + 1));
@@ -104,7 +123,9 @@ async function makeLog(dir: string, n: number, fsync: FsyncPolicy = 'none'): Pro
   const log = await DurableLog.open({ dir, fsync, retention: null });
   for (let first = 1; first <= n; first += 5_000) {
     const last = Math.min(n, first + 4_999);
-    await Promise.all(Array.from({ length: last - first + 1 }, (_, i) => log.append(first + i, keyFor(first + i), bodyFor(first + i))));
+    await Promise.all(
+      Array.from({ length: last - first + 1 }, (_, i) => log.append(first + i, keyFor(first + i), bodyFor(first + i))),
+    );
   }
   await log.close();
 }
@@ -121,7 +142,14 @@ describe('a torn last record', () => {
   const N = 200;
   const full = RECORD_HEADER_BYTES + bodyFor(N).length;
   // Shorter than the header, exactly the header, one byte of body, one byte short, and one random length.
-  const lengths = [0, RECORD_HEADER_BYTES - 1, RECORD_HEADER_BYTES, RECORD_HEADER_BYTES + 1, full - 1, Math.floor(Math.random() * full)];
+  const lengths = [
+    0,
+    RECORD_HEADER_BYTES - 1,
+    RECORD_HEADER_BYTES,
+    RECORD_HEADER_BYTES + 1,
+    full - 1,
+    Math.floor(Math.random() * full),
+  ];
 
   test.each(lengths)('a prefix of %i bytes is dropped, counted, and appends continue from it', async (length) => {
     const dir = newDir();
@@ -133,7 +161,14 @@ describe('a torn last record', () => {
     });
 
     const log = await DurableLog.open({ dir, fsync: 'on-commit', retention: null });
-    expect(log.recovery).toMatchObject({ records: N - 1, tornTail: 1, head: N - 1, oldest: 1, highestVersion: N - 1, created: false });
+    expect(log.recovery).toMatchObject({
+      records: N - 1,
+      tornTail: 1,
+      head: N - 1,
+      oldest: 1,
+      highestVersion: N - 1,
+      created: false,
+    });
     const records = readAll(log);
     expect(records.map((r) => r.offset)).toEqual(Array.from({ length: N - 1 }, (_, i) => i + 1));
     expect(records.every((r) => r.body.equals(bodyFor(r.offset)))).toBe(true);
@@ -160,14 +195,18 @@ describe('damage that is not a tear is refused in one line naming the offset', (
       value[value.length - 1]! ^= 0xff;
       raw.putSync(40, value);
     });
-    await expect(DurableLog.open({ dir, fsync: 'none', retention: null })).rejects.toThrow(/^durable log .*: the record at offset 40 is corrupt \(CRC mismatch over its \d+ bytes\) and is not the last one$/);
+    await expect(DurableLog.open({ dir, fsync: 'none', retention: null })).rejects.toThrow(
+      /^durable log .*: the record at offset 40 is corrupt \(CRC mismatch over its \d+ bytes\) and is not the last one$/,
+    );
   });
 
   test('a missing record in the middle', async () => {
     const dir = newDir();
     await makeLog(dir, 100);
     await withRawLog(dir, (raw) => raw.removeSync(57));
-    await expect(DurableLog.open({ dir, fsync: 'none', retention: null })).rejects.toThrow(/^durable log .*: offsets 57\.\.57 are missing from the log$/);
+    await expect(DurableLog.open({ dir, fsync: 'none', retention: null })).rejects.toThrow(
+      /^durable log .*: offsets 57\.\.57 are missing from the log$/,
+    );
   });
 });
 
@@ -213,7 +252,10 @@ describe('a data file truncated at a byte', () => {
     const cuts = [0, 100, 4_096, 6_000, 8_192, Math.floor(size / 2), size - 4_096, size - 1, ...random];
     for (const at of cuts) {
       const result = json<{ refused?: string }>(await runChild(['open', truncatedCopy(at), 'none']));
-      expect({ at, refused: result.refused }).toEqual({ at, refused: expect.stringMatching(/truncated|is empty \(0 bytes\)/) });
+      expect({ at, refused: result.refused }).toEqual({
+        at,
+        refused: expect.stringMatching(/truncated|is empty \(0 bytes\)/),
+      });
     }
   });
 });
@@ -222,9 +264,16 @@ describe('a data file truncated at a byte', () => {
 // cut short by it, the EIO lmdb reports for a short write: either way a storage error, named.
 test('a disk that refuses writes (ulimit -f): the append is rejected, so is every later one, and everything acknowledged survives', async () => {
   const dir = newDir();
-  const result = json<{ acknowledged: number; error: string; next: string }>(await runChild(['until-full', dir, 'on-commit'], { shell: 'ulimit -f 2000' }));
+  const result = json<{ acknowledged: number; error: string; next: string }>(
+    await runChild(['until-full', dir, 'on-commit'], { shell: 'ulimit -f 2000' }),
+  );
   expect(result.acknowledged).toBeGreaterThan(100);
-  expect(result.error).toMatch(new RegExp(`^durable log .*: commit of offsets ${result.acknowledged + 1}\\.\\.\\d+ failed: (File too large|Input/output error)`));
+  expect(result.error).toMatch(
+    new RegExp(
+      `^durable log .*: commit of offsets ${result.acknowledged + 1}\\.\\.\\d+ failed: (File too ` +
+        `large|Input/output error)`,
+    ),
+  );
   expect(result.error).not.toContain('see commitError'); // lmdb-js's own message, which names no cause
   expect(result.next).toBe(result.error);
 

@@ -6,7 +6,13 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DurableLog, LogRefusal, PERIODIC_FSYNC_MS, type FsyncPolicy, type LogRecord } from '@state-divergence/broker/internal';
+import {
+  DurableLog,
+  LogRefusal,
+  PERIODIC_FSYNC_MS,
+  type FsyncPolicy,
+  type LogRecord,
+} from '@state-divergence/broker/internal';
 import { bodyFor, KEYS, keyFor } from './fixtures/durable-log-bodies.mjs';
 
 let root: string;
@@ -22,7 +28,9 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 /** Appends offsets head+1 .. head+n in one synchronous stretch (one group commit), and waits for them. */
 async function appendMany(log: DurableLog, n: number, payloadLength = 40): Promise<void> {
   const first = log.head + 1;
-  await Promise.all(Array.from({ length: n }, (_, i) => log.append(first + i, keyFor(first + i), bodyFor(first + i, payloadLength))));
+  await Promise.all(
+    Array.from({ length: n }, (_, i) => log.append(first + i, keyFor(first + i), bodyFor(first + i, payloadLength))),
+  );
 }
 
 const offsets = (records: LogRecord[]) => records.map((r) => r.offset);
@@ -30,7 +38,7 @@ const offsets = (records: LogRecord[]) => records.map((r) => r.offset);
 /** Every retained record, read in pages of `page`. */
 function readAll(log: DurableLog, page = 7): LogRecord[] {
   const all: LogRecord[] = [];
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const records = log.read(after, page);
     if (records.length === 0) return all;
     expect(records.length).toBeLessThanOrEqual(page);
@@ -44,7 +52,11 @@ test('appends resolve in order; pages read them back, bodies byte for byte, each
   expect(log.recovery).toMatchObject({ records: 0, tornTail: 0, head: 0, oldest: 1, highestVersion: 0, created: true });
   expect(Number.isSafeInteger(log.recovery.epoch) && log.recovery.epoch >= 0).toBe(true);
   const resolved: number[] = [];
-  await Promise.all(Array.from({ length: 20 }, (_, i) => log.append(i + 1, keyFor(i + 1), bodyFor(i + 1)).then(() => resolved.push(i + 1))));
+  await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      log.append(i + 1, keyFor(i + 1), bodyFor(i + 1)).then(() => resolved.push(i + 1)),
+    ),
+  );
   expect(resolved).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   expect([log.head, log.oldest]).toEqual([20, 1]);
 
@@ -89,7 +101,8 @@ test('periodic fdatasyncs on its timer once there are new commits, and not again
   const log = await DurableLog.open({ dir: newDir(), fsync: 'periodic', retention: null });
   await appendMany(log, 10);
   const deadline = Date.now() + 10_000;
-  while (log.stats().fsyncs === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, PERIODIC_FSYNC_MS / 4));
+  while (log.stats().fsyncs === 0 && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, PERIODIC_FSYNC_MS / 4));
   expect(log.stats().fsyncs).toBe(1);
   // However slow the machine, idle ticks have nothing to flush: still one.
   await new Promise((r) => setTimeout(r, PERIODIC_FSYNC_MS * 3));
@@ -98,7 +111,7 @@ test('periodic fdatasyncs on its timer once there are new commits, and not again
   expect(log.stats().fsyncs).toBe(1);
 });
 
-test('latestWrites: each key\'s last write, in offset order', async () => {
+test("latestWrites: each key's last write, in offset order", async () => {
   const log = await DurableLog.open({ dir: newDir(), fsync: 'none', retention: null });
   await appendMany(log, KEYS + 10); // keys 0..9 written twice
   const latest = log.latestWrites();
@@ -133,7 +146,7 @@ test('retention keeps the newest records, trimming in the commit; the compacted 
   await all.close();
 });
 
-test('retention 0 keeps no record but the head, the oldest and every key\'s last write', async () => {
+test("retention 0 keeps no record but the head, the oldest and every key's last write", async () => {
   const dir = newDir();
   const log = await DurableLog.open({ dir, fsync: 'none', retention: 0 });
   await appendMany(log, 5);
@@ -157,7 +170,15 @@ test('reopening continues the offsets and keeps the epoch; an append out of sequ
   await expect(first.append(31, 0, bodyFor(31))).rejects.toThrow(/is closed/);
 
   const second = await DurableLog.open({ dir, fsync: 'periodic', retention: null });
-  expect(second.recovery).toEqual({ records: 30, tornTail: 0, head: 30, oldest: 1, epoch, highestVersion: 30, created: false });
+  expect(second.recovery).toEqual({
+    records: 30,
+    tornTail: 0,
+    head: 30,
+    oldest: 1,
+    epoch,
+    highestVersion: 30,
+    created: false,
+  });
   await expect(second.append(30, 0, bodyFor(30))).rejects.toThrow('append at offset 30, expected 31');
   await expect(second.append(31, 0, Buffer.alloc(3))).rejects.toThrow(/publish frame body is 3 bytes/);
   await second.append(31, keyFor(31), bodyFor(31));
@@ -187,13 +208,17 @@ test('a directory holding anything but a durable log is refused, and left as it 
   const withFile = newDir();
   mkdirSync(withFile);
   writeFileSync(join(withFile, 'notes.txt'), 'mine');
-  expect(await refusal({ dir: withFile, fsync: 'none', retention: null })).toMatch(/holds files that are not a durable log's \(notes\.txt\)/);
+  expect(await refusal({ dir: withFile, fsync: 'none', retention: null })).toMatch(
+    /holds files that are not a durable log's \(notes\.txt\)/,
+  );
   expect(readdirSync(withFile)).toEqual(['notes.txt']);
 
   const notLmdb = newDir();
   mkdirSync(notLmdb);
   writeFileSync(join(notLmdb, 'data.mdb'), Buffer.alloc(64 * 1024, 7));
-  expect(await refusal({ dir: notLmdb, fsync: 'none', retention: null })).toMatch(/does not start with an lmdb meta page/);
+  expect(await refusal({ dir: notLmdb, fsync: 'none', retention: null })).toMatch(
+    /does not start with an lmdb meta page/,
+  );
 
   const file = join(withFile, 'notes.txt');
   expect(await refusal({ dir: file, fsync: 'none', retention: null })).toMatch(/is not a directory/);
@@ -205,7 +230,9 @@ test('a log made with one fsync policy is refused under another', async () => {
   await appendMany(log, 3);
   await log.close();
   for (const fsync of ['none', 'periodic'] as const) {
-    expect(await refusal({ dir, fsync, retention: null })).toMatch(`was created with fsync policy 'on-commit', not '${fsync}'`);
+    expect(await refusal({ dir, fsync, retention: null })).toMatch(
+      `was created with fsync policy 'on-commit', not '${fsync}'`,
+    );
   }
   const again = await DurableLog.open({ dir, fsync: 'on-commit', retention: null });
   expect(again.recovery.head).toBe(3);
@@ -214,7 +241,9 @@ test('a log made with one fsync policy is refused under another', async () => {
 
 test('bad options and a second open of the same directory are refused', async () => {
   const dir = newDir();
-  expect(await refusal({ dir, fsync: 'always' as FsyncPolicy, retention: null })).toMatch(/fsync policy "always" is not one of/);
+  expect(await refusal({ dir, fsync: 'always' as FsyncPolicy, retention: null })).toMatch(
+    /fsync policy "always" is not one of/,
+  );
   expect(await refusal({ dir, fsync: 'none', retention: -1 })).toMatch(/retention -1 is not a whole number/);
   const log = await DurableLog.open({ dir, fsync: 'none', retention: null });
   expect(await refusal({ dir, fsync: 'none', retention: null })).toMatch(/already open in this process/);

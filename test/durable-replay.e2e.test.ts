@@ -39,7 +39,9 @@ afterAll(async () => {
 async function subscriber(broker: RealBroker, name: string, start: StartKind, startOffset = 0): Promise<TestClient> {
   const client = await broker.connect();
   clients.push(client);
-  await client.write(encodeHello({ role: Role.subscriber, name, token: Buffer.from(broker.endpoint.token, 'hex'), start, startOffset }));
+  await client.write(
+    encodeHello({ role: Role.subscriber, name, token: Buffer.from(broker.endpoint.token, 'hex'), start, startOffset }),
+  );
   return client;
 }
 
@@ -47,7 +49,10 @@ async function subscriber(broker: RealBroker, name: string, start: StartKind, st
 async function logLines(broker: RealBroker, msg: string): Promise<Array<Record<string, unknown>>> {
   const deadline = Date.now() + REPLY_MS;
   for (;;) {
-    const lines = readFileSync(broker.logFile, 'utf8').split('\n').filter((l) => l.includes(msg)).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(broker.logFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(msg))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     if (lines.length > 0 || Date.now() > deadline) return lines;
     await sleep(50);
   }
@@ -63,18 +68,21 @@ test('an offset start replays 20,000 events from the log a page at a time and jo
   await publisher.waitForAck(20_000);
   const client = await subscriber(broker, 'replayer', StartKind.offset, 100);
   expect(await client.next('WELCOME')).toEqual({ type: 'welcome', headOffset: 20_000, epoch: publisher.welcome.epoch });
-  // Not reading: the back-fill is held by flow control, short of the head, while 2,000 more are published and acknowledged.
+  // Not reading: the back-fill is held by flow control, short of the head, while 2,000 more are published and
+  // acknowledged.
   await publisher.publish(2_000, KEYS, 200, 64);
   await publisher.waitForAck(22_000);
   const offsets: number[] = [];
   while ((offsets.at(-1) ?? 0) < 22_000) {
     const frame = await nextEvent(client, 'a replayed EVENT');
-    if (frame?.type !== 'event') throw new Error(`expected an EVENT after offset ${offsets.at(-1)}, got ${JSON.stringify(frame)}`);
+    if (frame?.type !== 'event')
+      throw new Error(`expected an EVENT after offset ${offsets.at(-1)}, got ${JSON.stringify(frame)}`);
     offsets.push(frame.offset);
   }
   expect(offsets.length).toBe(21_900);
   expect(offsets.every((offset, i) => offset === 101 + i)).toBe(true);
-  // The writer read the log past the WELCOME's head (the changes published during the replay), never more than a page at a time.
+  // The writer read the log past the WELCOME's head (the changes published during the replay), never more than a page
+  // at a time.
   const [caughtUp] = await logLines(broker, 'back-fill caught up');
   expect(caughtUp).toMatchObject({ subscriber: 'replayer', from: 100, to: 22_000, events: 21_900 });
   expect(caughtUp!.largestPage).toBe(PAGE);
@@ -83,8 +91,18 @@ test('an offset start replays 20,000 events from the log a page at a time and jo
   await publisher.publish(1, KEYS);
   expect(await nextEvent(client, 'a live EVENT')).toMatchObject({ type: 'event', offset: 22_001 });
   const report = await broker.process.gather(REPLY_MS);
-  expect(report.subscribers.replayer).toMatchObject({ replayedEvents: 21_900, replayBytes: 21_900 * 102, dropped: 0, backfills: 0 });
-  expect(report.durable).toEqual({ fsync: 'none', logBytes: expect.any(Number), fsyncs: expect.any(Number), oldest: 1 });
+  expect(report.subscribers.replayer).toMatchObject({
+    replayedEvents: 21_900,
+    replayBytes: 21_900 * 102,
+    dropped: 0,
+    backfills: 0,
+  });
+  expect(report.durable).toEqual({
+    fsync: 'none',
+    logBytes: expect.any(Number),
+    fsyncs: expect.any(Number),
+    oldest: 1,
+  });
   expect(publisher.problems).toEqual([]);
   await client.close();
   await publisher.close();
@@ -115,13 +133,23 @@ describe('a durable broker keeping the newest 100 events', () => {
 
   test('offset 1, whose next event retention discarded: ERROR tooOld carrying the oldest retained offset, 201', async () => {
     const client = await subscriber(broker, 'too-old', StartKind.offset, 1);
-    expect(await client.refusal()).toEqual({ code: ErrorCode.tooOld, offset: 201, message: 'start offset 1 is too old: the log keeps offsets from 201 on; take a snapshot', framesBefore: [] });
+    expect(await client.refusal()).toEqual({
+      code: ErrorCode.tooOld,
+      offset: 201,
+      message: 'start offset 1 is too old: the log keeps offsets from 201 on; take a snapshot',
+      framesBefore: [],
+    });
     await client.close();
   });
 
   test('an offset past the head: ERROR inFuture carrying the head', async () => {
     const client = await subscriber(broker, 'in-future', StartKind.offset, 305);
-    expect(await client.refusal()).toEqual({ code: ErrorCode.inFuture, offset: 300, message: 'start offset 305 is beyond the head 300', framesBefore: [] });
+    expect(await client.refusal()).toEqual({
+      code: ErrorCode.inFuture,
+      offset: 300,
+      message: 'start offset 305 is beyond the head 300',
+      framesBefore: [],
+    });
     await client.close();
   });
 

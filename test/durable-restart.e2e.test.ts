@@ -23,7 +23,12 @@ let consumer: ChildHandle<'consumer'> | undefined;
 const clients: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(async () => {
-  broker = await startBroker({ mode: 'durable', keys: KEYS, queueCapacity: 64, durable: { dir, fsync: 'periodic', retention: null } });
+  broker = await startBroker({
+    mode: 'durable',
+    keys: KEYS,
+    queueCapacity: 64,
+    durable: { dir, fsync: 'periodic', retention: null },
+  });
 });
 
 afterAll(async () => {
@@ -45,7 +50,7 @@ async function consumerAt(offset: number): Promise<void> {
 
 let beforeCrash: BrokerReport;
 
-test('a frozen consumer\'s full queue back-fills from the log: nothing dropped, the publisher acknowledged throughout, every event in order after SIGCONT', async () => {
+test("a frozen consumer's full queue back-fills from the log: nothing dropped, the publisher acknowledged throughout, every event in order after SIGCONT", async () => {
   consumer = await broker.startConsumer('consumer-1');
   const publisher = await RawPublisher.connect(broker);
   clients.push(publisher);
@@ -81,7 +86,12 @@ test('SIGKILLed and started again on the same directory and port, the broker kee
   expect(beforeCrash.head).toBe(6_100);
   broker = await broker.restart();
   const after = await broker.process.gather(REPLY_MS);
-  expect(after).toMatchObject({ epoch: beforeCrash.epoch, head: 6_100, digest: beforeCrash.digest, recovered: { records: 6_100, tornTail: 0 } });
+  expect(after).toMatchObject({
+    epoch: beforeCrash.epoch,
+    head: 6_100,
+    digest: beforeCrash.digest,
+    recovered: { records: 6_100, tornTail: 0 },
+  });
   expect(after.lastWriteOffsets).toEqual(beforeCrash.lastWriteOffsets);
   // The publisher learns what survived: WELCOME(head, same epoch), then ACK(highest version, head).
   const publisher = await RawPublisher.connect(broker);
@@ -91,21 +101,35 @@ test('SIGKILLed and started again on the same directory and port, the broker kee
   // A subscriber resuming from the head before the crash gets exactly what follows, at offsets that continue.
   const client = await broker.connect();
   clients.push(client);
-  await client.write(encodeHello({ role: Role.subscriber, name: 'resumer', token: Buffer.from(broker.endpoint.token, 'hex'), start: StartKind.offset, startOffset: 6_100 }));
+  await client.write(
+    encodeHello({
+      role: Role.subscriber,
+      name: 'resumer',
+      token: Buffer.from(broker.endpoint.token, 'hex'),
+      start: StartKind.offset,
+      startOffset: 6_100,
+    }),
+  );
   expect(await client.next('WELCOME')).toEqual({ type: 'welcome', headOffset: 6_100, epoch: beforeCrash.epoch });
   await publisher.publish(10, KEYS);
   expect(await publisher.waitForAck(6_110)).toEqual({ type: 'ack', version: 6_110, headOffset: 6_110 });
-  for (let offset = 6_101; offset <= 6_110; offset++) expect(await nextEvent(client, 'EVENT')).toMatchObject({ type: 'event', offset });
+  for (let offset = 6_101; offset <= 6_110; offset++)
+    expect(await nextEvent(client, 'EVENT')).toMatchObject({ type: 'event', offset });
   await client.close();
   await publisher.close();
 });
 
-test('a directory the log refuses (it holds something else) fails the broker at start with the log\'s one line', async () => {
+test("a directory the log refuses (it holds something else) fails the broker at start with the log's one line", async () => {
   const foreign = mkdtempSync(join(tmpdir(), 'state-divergence-foreign-'));
   writeFileSync(join(foreign, 'notes.txt'), 'not a log');
   try {
-    await expect(startBroker({ mode: 'durable', keys: KEYS, durable: { dir: foreign, fsync: 'periodic', retention: null } })).rejects.toThrow(
-      new RegExp(`^broker \\(pid \\d+\\) failed: durable log ${foreign}: holds files that are not a durable log's \\(notes\\.txt\\); give an empty or new directory$`),
+    await expect(
+      startBroker({ mode: 'durable', keys: KEYS, durable: { dir: foreign, fsync: 'periodic', retention: null } }),
+    ).rejects.toThrow(
+      new RegExp(
+        `^broker \\(pid \\d+\\) failed: durable log ${foreign}: holds files that are not a durable log's ` +
+          `\\(notes\\.txt\\); give an empty or new directory$`,
+      ),
     );
   } finally {
     rmSync(foreign, { recursive: true, force: true });

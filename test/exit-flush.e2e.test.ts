@@ -14,7 +14,8 @@ import { ORCHESTRATOR, readLog, reapAfterEach, tempLogFile, type LogLine } from 
 import { lastLine, readSlowly } from './helpers/slow-reader.js';
 
 const reaper = reapAfterEach();
-/** A lossy run of half-second phases with consumer-3 frozen long after the test acts: it ends only when the test ends it. */
+/** A lossy run of half-second phases with consumer-3 frozen long after the test acts: it ends only when the test ends
+ * it. */
 const FROZEN_UNTIL_ENDED = ['--mode', 'lossy', '--duration', '0.5', '--stall', 'consumer-3@0.5-60'];
 
 /**
@@ -57,11 +58,21 @@ async function logLine(logFile: string, msg: string): Promise<LogLine> {
 /** What the same command prints with stdout and stderr on files (written synchronously: nothing is ever cut). */
 async function onFiles(args: string[]): Promise<{ stdout: string; stderr: string; exitCode: number | undefined }> {
   const dir = tempLogFile().replace(/run\.ndjson$/, '');
-  const result = await execa('node', [ORCHESTRATOR, ...args], { reject: false, stdout: { file: `${dir}out` }, stderr: { file: `${dir}err` }, env: { NODE_OPTIONS: '' } });
-  return { stdout: readFileSync(`${dir}out`, 'utf8'), stderr: readFileSync(`${dir}err`, 'utf8'), exitCode: result.exitCode };
+  const result = await execa('node', [ORCHESTRATOR, ...args], {
+    reject: false,
+    stdout: { file: `${dir}out` },
+    stderr: { file: `${dir}err` },
+    env: { NODE_OPTIONS: '' },
+  });
+  return {
+    stdout: readFileSync(`${dir}out`, 'utf8'),
+    stderr: readFileSync(`${dir}err`, 'utf8'),
+    exitCode: result.exitCode,
+  };
 }
 
-/** Full pipes read once the process exited or QUIET_MS after it started (a command that starts nothing logs nothing). */
+/** Full pipes read once the process exited or QUIET_MS after it started (a command that starts nothing logs nothing).
+ * */
 const heldFor = (ms: number) => ({ fullPipes: { readFrom: sleep(ms) } });
 
 test('0, --help: every byte of the help arrives, as a file gets it', async () => {
@@ -85,33 +96,53 @@ test('1, a failed run (the broker killed mid-run): the message naming it is the 
   const logFile = tempLogFile();
   reaper.track(logFile);
   const acted = deferred();
-  const run = readSlowly([...FROZEN_UNTIL_ENDED, '--log-file', logFile], { fullPipes: { readFrom: acted.promise.then(() => quietLog(logFile)) } });
+  const run = readSlowly([...FROZEN_UNTIL_ENDED, '--log-file', logFile], {
+    fullPipes: { readFrom: acted.promise.then(() => quietLog(logFile)) },
+  });
   await logLine(logFile, 'stall started');
   acted.resolve();
   const broker = readLog(logFile).find((l) => l.proc === 'broker' && l.msg === 'ready')!.pid;
   process.kill(broker, 'SIGKILL');
   const result = await run.done;
   expect(result.exitCode).toBe(1);
-  expect(lastLine(result.stderr)).toMatch(new RegExp(`^orchestrator: .*broker \\(pid ${broker}\\) killed by SIGKILL in the middle of the run`));
+  expect(lastLine(result.stderr)).toMatch(
+    new RegExp(`^orchestrator: .*broker \\(pid ${broker}\\) killed by SIGKILL in the middle of the run`),
+  );
   expect(lastLine(result.stdout)).not.toBe(''); // its progress lines, the last one whole
 });
 
 test('3, a run that completed unjudged (a foreign consumer that cannot start): the whole --json document, then the reasons, the last line whole', async () => {
   const logFile = tempLogFile();
   reaper.track(logFile);
-  const args = ['--mode', 'lossy', '--duration', '0.5', '--consumer-cmd', 'consumer-2=/nonexistent/consumer', '--json', '--log-file', logFile];
-  const result = await readSlowly(args, { fullPipes: { readFrom: logLine(logFile, 'config').then(() => quietLog(logFile)) } }).done;
+  const args = [
+    '--mode',
+    'lossy',
+    '--duration',
+    '0.5',
+    '--consumer-cmd',
+    'consumer-2=/nonexistent/consumer',
+    '--json',
+    '--log-file',
+    logFile,
+  ];
+  const result = await readSlowly(args, {
+    fullPipes: { readFrom: logLine(logFile, 'config').then(() => quietLog(logFile)) },
+  }).done;
   expect(result.exitCode).toBe(3);
   const document = JSON.parse(result.stdout);
   expect(document.runs.map((r: { mode: string }) => r.mode)).toEqual(['lossy']);
-  expect(lastLine(result.stderr)).toBe('orchestrator: completed, but a foreign consumer broke the child contract (docs/CONSUMER.md; see the report)');
+  expect(lastLine(result.stderr)).toBe(
+    'orchestrator: completed, but a foreign consumer broke the child contract (docs/CONSUMER.md; see the report)',
+  );
 });
 
-test('130, SIGINT mid-stall: the interrupt\'s last line arrives after every process was stopped; stdout ends on a whole line', async () => {
+test("130, SIGINT mid-stall: the interrupt's last line arrives after every process was stopped; stdout ends on a whole line", async () => {
   const logFile = tempLogFile();
   reaper.track(logFile);
   const acted = deferred();
-  const run = readSlowly([...FROZEN_UNTIL_ENDED, '--log-file', logFile], { fullPipes: { readFrom: acted.promise.then(() => quietLog(logFile)) } });
+  const run = readSlowly([...FROZEN_UNTIL_ENDED, '--log-file', logFile], {
+    fullPipes: { readFrom: acted.promise.then(() => quietLog(logFile)) },
+  });
   await logLine(logFile, 'stall started');
   process.kill(run.pid, 'SIGINT');
   acted.resolve();

@@ -11,12 +11,34 @@ import { failureDetail, ORCHESTRATOR } from './helpers/run-demo.js';
 
 interface Document {
   config: { design: { restart: { modes: string[]; consumers: number[] } } };
-  experiments: { restart: { points: Array<{ mode: string; consumers: number; wrong: number | null; reconnectBytes: number | null; convergedMs: number | null }> } };
+  experiments: {
+    restart: {
+      points: Array<{
+        mode: string;
+        consumers: number;
+        wrong: number | null;
+        reconnectBytes: number | null;
+        convergedMs: number | null;
+      }>;
+    };
+  };
 }
 
 test('durable, 3 consumers: every consumer correct after the broker restarted, so the point has a time to converge', async () => {
   const report = join(mkdtempSync(join(tmpdir(), 'state-divergence-restart-')), 'experiments.html');
-  const args = [ORCHESTRATOR, 'experiments', '--only', 'restart', '--restart-modes', 'durable', '--restart-consumers', '3', '--json', '--report', report];
+  const args = [
+    ORCHESTRATOR,
+    'experiments',
+    '--only',
+    'restart',
+    '--restart-modes',
+    'durable',
+    '--restart-consumers',
+    '3',
+    '--json',
+    '--report',
+    report,
+  ];
   const result = await execa('node', args, { reject: false, env: { NODE_OPTIONS: '' } });
   if (result.exitCode !== 0) throw new Error(failureDetail(result));
   const document = JSON.parse(result.stdout) as Document;

@@ -20,9 +20,18 @@ let lossyRun: ModeRun;
 let resyncRun: ModeRun;
 beforeAll(async () => {
   const { document } = await runDemo([
-    '--mode', 'all', '--duration', '0.5', '--rate', '2000', '--queue-capacity', '64',
-    '--slow', `${SLOW.consumer}@${SLOW.from}-${SLOW.to}:${SLOW.percent}`,
-    '--crash', `${CRASH.consumer}@${CRASH.from}-${CRASH.to}`,
+    '--mode',
+    'all',
+    '--duration',
+    '0.5',
+    '--rate',
+    '2000',
+    '--queue-capacity',
+    '64',
+    '--slow',
+    `${SLOW.consumer}@${SLOW.from}-${SLOW.to}:${SLOW.percent}`,
+    '--crash',
+    `${CRASH.consumer}@${CRASH.from}-${CRASH.to}`,
   ]);
   const mode = (name: string) => document.runs.find((r) => r.mode === name)!;
   [lossyRun, resyncRun] = [mode('lossy'), mode('resync')];
@@ -40,7 +49,8 @@ describe('a slowed consumer (stopped 90 % of every 100 ms, never frozen for long
   test('lags and converges under resync', () => {
     const run = resyncRun;
     expect(brokerOf(run).subscribers['consumer-3']!.lags).toBeGreaterThan(0);
-    for (const c of run.consumers) expect(c).toMatchObject({ wrongCount: 0, unexplained: 0, digestMatch: true, endedEarly: null });
+    for (const c of run.consumers)
+      expect(c).toMatchObject({ wrongCount: 0, unexplained: 0, digestMatch: true, endedEarly: null });
   });
 });
 
@@ -49,8 +59,12 @@ describe('a crashed consumer, restarted', () => {
     const crashed = consumer(lossyRun, 'consumer-2');
     expect(crashed).toMatchObject({ endedEarly: null, unexplained: 0, faults: [{ kind: 'crash', ...CRASH }] });
     expect(crashed.wrongCount).toBeGreaterThan(0);
-    expect(crashed.applied).toBeLessThan(lossyRun.published); // a fresh copy: it applied only what came after its restart
-    expect(lossyRun.events.filter((e) => e.type === 'crash' || e.type === 'restart').map((e) => e.type)).toEqual(['crash', 'restart']);
+    // a fresh copy: it applied only what came after its restart
+    expect(crashed.applied).toBeLessThan(lossyRun.published);
+    expect(lossyRun.events.filter((e) => e.type === 'crash' || e.type === 'restart').map((e) => e.type)).toEqual([
+      'crash',
+      'restart',
+    ]);
     expect(consumer(resyncRun, 'consumer-2')).toMatchObject({ wrongCount: 0, digestMatch: true, endedEarly: null });
     expect(consumer(resyncRun, 'consumer-2').recovery!.syncs[0]).toMatchObject({ kind: 'snapshot' });
   });

@@ -12,16 +12,35 @@ test('docs/FLAGS.md is what `npm run flags` writes now', () => {
   const a = committed.split('\n');
   const b = generated.split('\n');
   const first = a.findIndex((line, i) => line !== b[i]);
-  expect({ firstDifferentLine: first === -1 && a.length === b.length ? null : first + 1, committed: a[first] ?? null, generated: b[first] ?? null }).toEqual({
-    firstDifferentLine: null, committed: null, generated: null,
+  expect({
+    firstDifferentLine: first === -1 && a.length === b.length ? null : first + 1,
+    committed: a[first] ?? null,
+    generated: b[first] ?? null,
+  }).toEqual({
+    firstDifferentLine: null,
+    committed: null,
+    generated: null,
   });
 });
 
 test('it lists every flag of each command, each once, with its description', () => {
-  for (const flag of ['--rate', '--mode', '--stall', '--crash', '--partition', '--json', '--log-file', '--only', '--restart-modes']) {
+  for (const flag of [
+    '--rate',
+    '--mode',
+    '--stall',
+    '--crash',
+    '--partition',
+    '--json',
+    '--log-file',
+    '--only',
+    '--restart-modes',
+  ]) {
     expect([flag, generated.includes(`| \`${flag}\` |`)]).toEqual([flag, true]);
   }
-  const runRows = generated.split('## `orchestrator sweep`')[0]!.split('\n').filter((l) => l.startsWith('| `--'));
+  const runRows = generated
+    .split('## `orchestrator sweep`')[0]!
+    .split('\n')
+    .filter((l) => l.startsWith('| `--'));
   expect(runRows.length).toBeGreaterThan(30);
   expect(new Set(runRows.map((l) => l.split('|')[1])).size).toBe(runRows.length);
   expect(runRows.every((l) => l.split(' | ').at(-1)!.trim().length > 3)).toBe(true);

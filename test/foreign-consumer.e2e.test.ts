@@ -11,16 +11,33 @@ const EXAMPLE = fileURLToPath(new URL('../examples/consumer-js/main.js', import.
 const naive = `node ${EXAMPLE}`;
 const careful = `node ${EXAMPLE} --careful`;
 
-test('the example, careful, under resync converges: snapshot, lag signal and delta, digest equal to the broker\'s; it tracks its own stale time', async () => {
-  const { document, log, survivors } = await runDemo(['--mode', 'resync', ...SHORT_STALL, '--consumer-cmd', `consumer-3=${careful}`]);
+test("the example, careful, under resync converges: snapshot, lag signal and delta, digest equal to the broker's; it tracks its own stale time", async () => {
+  const { document, log, survivors } = await runDemo([
+    '--mode',
+    'resync',
+    ...SHORT_STALL,
+    '--consumer-cmd',
+    `consumer-3=${careful}`,
+  ]);
   const run = document.runs[0]!;
   const theirs = consumer(run, 'consumer-3');
-  expect(theirs).toMatchObject({ command: careful, contract: [], faulted: true, verdict: 'valid', wrongCount: 0, lost: 0, unexplained: 0, digestMatch: true });
+  expect(theirs).toMatchObject({
+    command: careful,
+    contract: [],
+    faulted: true,
+    verdict: 'valid',
+    wrongCount: 0,
+    lost: 0,
+    unexplained: 0,
+    digestMatch: true,
+  });
   expect(theirs.recovery!.syncs[0]).toMatchObject({ kind: 'snapshot' });
   expect(theirs.recovery!.deltas).toBeGreaterThanOrEqual(1);
   // Its stall, counted by its own stale.js once thawed: from staleAfterMs (750) after its last frame to its
   // first after, so at least the time it was surely stopped less 750 (1 ms: times are rounded).
-  const staleMs = log.filter((l) => l.proc === 'consumer-3' && l.msg === 'fresh again').reduce((sum, l) => sum + Number(l.staleMs), 0);
+  const staleMs = log
+    .filter((l) => l.proc === 'consumer-3' && l.msg === 'fresh again')
+    .reduce((sum, l) => sum + Number(l.staleMs), 0);
   expect(staleMs).toBeGreaterThanOrEqual(surelyFrozenMs(run, 'consumer-3') - 750 - 1);
   expect(survivors).toEqual([]);
 });
@@ -33,15 +50,43 @@ test('the example, careful, under resync converges: snapshot, lag signal and del
 describe('one lossy run, ours and the example side by side', () => {
   let mixed: Awaited<ReturnType<typeof runDemo>>;
   beforeAll(async () => {
-    const args = ['--mode', 'lossy', '--duration', '0.5', '--consumers', '4', '--stall', 'consumer-2@0.5-2.5,consumer-3@0.5-2.5,consumer-4@0.5-2.5', '--queue-capacity', '256', '--publish-until', '3.5'];
-    mixed = await runDemo([...args, '--consumer-cmd', `consumer-3=${naive}`, '--consumer-cmd', `consumer-4=${careful}`]);
+    const args = [
+      '--mode',
+      'lossy',
+      '--duration',
+      '0.5',
+      '--consumers',
+      '4',
+      '--stall',
+      'consumer-2@0.5-2.5,consumer-3@0.5-2.5,consumer-4@0.5-2.5',
+      '--queue-capacity',
+      '256',
+      '--publish-until',
+      '3.5',
+    ];
+    mixed = await runDemo([
+      ...args,
+      '--consumer-cmd',
+      `consumer-3=${naive}`,
+      '--consumer-cmd',
+      `consumer-4=${careful}`,
+    ]);
   });
 
   test('the example, naive, under lossy ends wrong exactly as ours does: the same checker, every wrong key explained by a drop, its digest differs', () => {
     const { document, survivors } = mixed;
     const [run] = document.runs;
     const theirs = consumer(run!, 'consumer-3');
-    expect(theirs).toMatchObject({ command: naive, contract: [], faulted: true, verdict: 'invalid', unexplained: 0, unexpected: 0, digestMatch: false, endedEarly: null });
+    expect(theirs).toMatchObject({
+      command: naive,
+      contract: [],
+      faulted: true,
+      verdict: 'invalid',
+      unexplained: 0,
+      unexpected: 0,
+      digestMatch: false,
+      endedEarly: null,
+    });
     expect(theirs.wrongCount).toBeGreaterThan(0);
     expect(run!.unexplained).toBe(0);
     // Ours beside it are ours, and unchanged.
@@ -52,7 +97,12 @@ describe('one lossy run, ours and the example side by side', () => {
   test('a mixed run: ours and the example side by side, each judged; the same stall leaves ours wrong and the careful example correct', () => {
     const { document, survivors } = mixed;
     const run = document.runs[0]!;
-    expect(run.consumers.map((c) => [c.name, c.command])).toEqual([['consumer-1', null], ['consumer-2', null], ['consumer-3', naive], ['consumer-4', careful]]);
+    expect(run.consumers.map((c) => [c.name, c.command])).toEqual([
+      ['consumer-1', null],
+      ['consumer-2', null],
+      ['consumer-3', naive],
+      ['consumer-4', careful],
+    ]);
     for (const c of run.consumers) {
       expect(c.verdict).not.toBe('unknown');
       expect(c).toMatchObject({ unexplained: 0, unexpected: 0, contract: [] });

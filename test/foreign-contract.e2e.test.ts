@@ -15,12 +15,27 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { failureDetail, ORCHESTRATOR, pidsInLog, readLog, reapAfterEach, SHORT_STALL, startDemo, survivorsAfter, tempLogFile, type ConsumerResult, type ModeRun, type RunDocument } from './helpers/run-demo.js';
+import {
+  failureDetail,
+  ORCHESTRATOR,
+  pidsInLog,
+  readLog,
+  reapAfterEach,
+  SHORT_STALL,
+  startDemo,
+  survivorsAfter,
+  tempLogFile,
+  type ConsumerResult,
+  type ModeRun,
+  type RunDocument,
+} from './helpers/run-demo.js';
 
 const reaper = reapAfterEach();
-const fixture = (name: string): string => `node ${fileURLToPath(new URL(`./fixtures/foreign/${name}.mjs`, import.meta.url))}`;
+const fixture = (name: string): string =>
+  `node ${fileURLToPath(new URL(`./fixtures/foreign/${name}.mjs`, import.meta.url))}`;
 
-/** One lossy run with these foreign consumers (name, command); every pid it started, from the log and the run's own events. */
+/** One lossy run with these foreign consumers (name, command); every pid it started, from the log and the run's own
+ * events. */
 async function runWith(foreign: Array<{ name: string; command: string }>, extra: string[]) {
   const logFile = tempLogFile();
   reaper.track(logFile);
@@ -42,18 +57,24 @@ describe('a garbage gather, the only breach of its run', () => {
 
   test('one that answers gather with garbage: the contract failure says where the map is malformed, its state is unknown', async () => {
     const { run, row, stderr, survivors, logFile } = the;
-    const failure = `${name} (foreign: ${command}) answered gather with a malformed map: entries[12] is not [key, version, value]`;
+    const failure =
+      `${name} (foreign: ${command}) answered gather with a malformed map: entries[12] is not [key, version, ` +
+      `value]`;
     expect(row(name)).toMatchObject({ command, verdict: 'unknown', applied: null, contract: [failure] });
     expect(run.valid).toBe('unknown');
     expect(stderr).toContain(`orchestrator: lossy: ${failure}`);
     expect(survivors).toEqual([]);
     // The HTML report (rebuilt from the log) names the command and the failure too.
     const html = logFile.replace(/\.ndjson$/, '.html');
-    expect((await execa('node', [ORCHESTRATOR, 'analyze', logFile, '--report', html], { reject: false })).exitCode).toBe(0);
+    expect(
+      (await execa('node', [ORCHESTRATOR, 'analyze', logFile, '--report', html], { reject: false })).exitCode,
+    ).toBe(0);
     const page = readFileSync(html, 'utf8');
     expect(page).toContain('<small>foreign: node ');
     expect(page).toContain('contract failure: consumer-3 (foreign: ');
-    expect(page).toMatch(/consumer-3 \(stalled 0\.5-2\.5 s\)<br><small>foreign: [^<]*<\/small><\/td><td>\?<\/td><td class="bad">unknown<\/td>/);
+    expect(page).toMatch(
+      /consumer-3 \(stalled 0\.5-2\.5 s\)<br><small>foreign: [^<]*<\/small><\/td><td>\?<\/td><td class="bad">unknown<\/td>/,
+    );
   });
 });
 
@@ -69,9 +90,20 @@ describe('three breaches side by side, ours frozen beside them', () => {
   const READY_TIMEOUT = 6;
   let the: Awaited<ReturnType<typeof runWith>>;
   beforeAll(async () => {
-    // Half-second phases around a 2 s stall (as SHORT_STALL) of consumer-1 (ours) and of the one that ignores SIGTERM (judged on its state).
-    const stall = ['--duration', '0.5', '--stall', `consumer-1@0.5-2.5,${IGNORES_SIGTERM.name}@0.5-2.5`, '--queue-capacity', '256'];
-    the = await runWith([NEVER_READY, EXITS_MID_RUN, IGNORES_SIGTERM], ['--consumers', '4', ...stall, '--ready-timeout', String(READY_TIMEOUT)]);
+    // Half-second phases around a 2 s stall (as SHORT_STALL) of consumer-1 (ours) and of the one that ignores SIGTERM
+    // (judged on its state).
+    const stall = [
+      '--duration',
+      '0.5',
+      '--stall',
+      `consumer-1@0.5-2.5,${IGNORES_SIGTERM.name}@0.5-2.5`,
+      '--queue-capacity',
+      '256',
+    ];
+    the = await runWith(
+      [NEVER_READY, EXITS_MID_RUN, IGNORES_SIGTERM],
+      ['--consumers', '4', ...stall, '--ready-timeout', String(READY_TIMEOUT)],
+    );
   });
 
   /** The rest of the run is judged as always: our stalled consumer is wrong, every wrong key explained. */
@@ -99,7 +131,14 @@ describe('three breaches side by side, ours frozen beside them', () => {
     const { row, survivors } = the;
     expect(row(name)).toMatchObject({ command, applied: null });
     expect(row(name).endedEarly).toMatch(/exited with code 0 mid-run/);
-    expect(row(name).contract).toEqual([expect.stringMatching(new RegExp(`^${name} \\(foreign: .*exits-mid-run\\.mjs\\) exited with code 0 mid-run \\(pid \\d+\\), before it was told to stop$`))]);
+    expect(row(name).contract).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${name} \\(foreign: .*exits-mid-run\\.mjs\\) exited with code 0 mid-run \\(pid \\d+\\), before it ` +
+            `was told to stop$`,
+        ),
+      ),
+    ]);
     expectOthersJudged();
     expect(survivors).toEqual([]);
   });
@@ -109,7 +148,10 @@ describe('three breaches side by side, ours frozen beside them', () => {
     const { row, survivors } = the;
     // Its state was gathered and checked like ours: stalled under lossy, it is wrong, and every wrong key is explained.
     expect(row(name)).toMatchObject({ command, verdict: 'invalid', unexplained: 0, endedEarly: null });
-    expect(row(name).contract).toEqual([`${name} (foreign: ${command}) did not exit within 1.5 s of \`stop\`, nor within 1.5 s of SIGTERM: it was killed with SIGKILL`]);
+    expect(row(name).contract).toEqual([
+      `${name} (foreign: ${command}) did not exit within 1.5 s of \`stop\`, nor within 1.5 s of SIGTERM: it was ` +
+        `killed with SIGKILL`,
+    ]);
     expect(survivors).toEqual([]);
   });
 });

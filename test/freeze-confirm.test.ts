@@ -14,7 +14,8 @@ const logger = createLogger('test', { level: 'silent', file: null, mode: null })
 const idle = { getEachMessage: async function* () {}, sendMessage: () => Promise.resolve() };
 
 /** A child started in a group of its own, as the orchestrator starts every child. */
-const spawnDetached = (file: string, args: string[]) => execa(file, args, { detached: true, stdio: 'ignore', reject: false });
+const spawnDetached = (file: string, args: string[]) =>
+  execa(file, args, { detached: true, stdio: 'ignore', reject: false });
 type Detached = ReturnType<typeof spawnDetached>;
 
 const started: Detached[] = [];
@@ -44,14 +45,23 @@ function spawnGroup(file: string, args: string[]): Detached {
  */
 function realConsumer(name: string, busy = false): RoleProcess<'consumer'> {
   const child = spawnGroup('node', ['-e', busy ? 'for (;;) {}' : 'setInterval(() => {}, 1000)']);
-  const ended = child.then((r) => ({ how: r.signal ? `killed by ${r.signal}` : `exited with code ${r.exitCode}`, failure: undefined }));
+  const ended = child.then((r) => ({
+    how: r.signal ? `killed by ${r.signal}` : `exited with code ${r.exitCode}`,
+    failure: undefined,
+  }));
   return new RoleProcess({ pid: child.pid!, ended, ipc: idle }, 'consumer', name, logger);
 }
 
 /** Every thread's state of every process in group `pgid`, read now. */
 function groupThreadStates(pgid: number): string[] {
-  const members = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && parseStat(safeRead(`/proc/${entry}/stat`))?.pgrp === pgid);
-  return members.flatMap((pid) => readdirSync(`/proc/${pid}/task`).map((tid) => parseStat(safeRead(`/proc/${pid}/task/${tid}/stat`))?.state ?? 'gone'));
+  const members = readdirSync('/proc').filter(
+    (entry) => /^\d+$/.test(entry) && parseStat(safeRead(`/proc/${entry}/stat`))?.pgrp === pgid,
+  );
+  return members.flatMap((pid) =>
+    readdirSync(`/proc/${pid}/task`).map(
+      (tid) => parseStat(safeRead(`/proc/${pid}/task/${tid}/stat`))?.state ?? 'gone',
+    ),
+  );
 }
 
 function safeRead(path: string): string {
@@ -65,10 +75,11 @@ function safeRead(path: string): string {
 /** Waits until the process has its threads (Node starts them as it boots), so a freeze has them all to stop. */
 async function booted(pid: number): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (readdirSync(`/proc/${pid}/task`).length < 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (readdirSync(`/proc/${pid}/task`).length < 4 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
-test('stat fields are counted from the command name\'s last parenthesis: a name may hold spaces and parentheses', () => {
+test("stat fields are counted from the command name's last parenthesis: a name may hold spaces and parentheses", () => {
   expect(parseStat('4121 (node) S 4000 4121 4121 0 -1')).toEqual({ state: 'S', pgrp: 4121 });
   expect(parseStat('77 (a) b (c)) T 1 70 70 0 -1')).toEqual({ state: 'T', pgrp: 70 });
   expect(parseStat('')).toBeNull();
@@ -77,10 +88,14 @@ test('stat fields are counted from the command name\'s last parenthesis: a name 
 test('every freeze the nemesis records, the process is in state T at that moment, every thread of it; every thaw, none is', async () => {
   const consumer = realConsumer('consumer-3', true);
   await booted(consumer.pid);
-  // The event log's clock is read as each event is recorded: read /proc there too, the process's own state first (one quick read).
+  // The event log's clock is read as each event is recorded: read /proc there too, the process's own state first (one
+  // quick read).
   const seen: Array<{ own: string | undefined; threads: string[] }> = [];
   const eventLog = new EventLog(() => {
-    seen.push({ own: parseStat(safeRead(`/proc/${consumer.pid}/stat`))?.state, threads: groupThreadStates(consumer.pid) });
+    seen.push({
+      own: parseStat(safeRead(`/proc/${consumer.pid}/stat`))?.state,
+      threads: groupThreadStates(consumer.pid),
+    });
     return 0;
   });
   const nemesis = new Nemesis(eventLog);
@@ -106,7 +121,8 @@ test('a signal to the group is confirmed for every process in it, not only its l
   const group = spawnGroup('sh', ['-c', 'sleep 60 & sleep 60 & wait']);
   const pgid = group.pid!;
   const deadline = Date.now() + 10_000;
-  while (groupThreadStates(pgid).length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (groupThreadStates(pgid).length < 3 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   expect(groupThreadStates(pgid)).toHaveLength(3); // sh and its two sleeps
   process.kill(-pgid, 'SIGSTOP');
   expect(await confirmGroup(pgid, 'stopped')).toMatchObject({ outcome: 'confirmed' });
@@ -121,7 +137,8 @@ test('a consumer killed while its SIGSTOP is pending is not frozen: the wait end
   await booted(consumer.pid);
   const eventLog = new EventLog(() => 0);
   const nemesis = new Nemesis(eventLog);
-  // It dies between its SIGSTOP and the first read: a SIGKILL wakes even a stopped process, so it never shows state T again.
+  // It dies between its SIGSTOP and the first read: a SIGKILL wakes even a stopped process, so it never shows state T
+  // again.
   const signalled = consumer.freeze.bind(consumer);
   consumer.freeze = () => {
     signalled();
@@ -138,6 +155,8 @@ test('a consumer killed while its SIGSTOP is pending is not frozen: the wait end
 test('without /proc no wait starts: a clear error instead of a hang', async () => {
   await expect(confirmGroup(process.pid, 'stopped', { root: '/no-such-proc' })).rejects.toMatchObject({
     code: 'E_NO_PROC',
-    message: 'cannot confirm a SIGSTOP or SIGCONT: /no-such-proc/self/stat is not readable (this project runs on Linux, with /proc mounted: see README)',
+    message:
+      'cannot confirm a SIGSTOP or SIGCONT: /no-such-proc/self/stat is not readable (this project runs on ' +
+      'Linux, with /proc mounted: see README)',
   });
 });

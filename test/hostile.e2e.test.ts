@@ -29,7 +29,10 @@ const INSIDER_RULES: Record<string, string> = {
 };
 
 describe('a rogue client during a lossless run', () => {
-  let run: Awaited<ReturnType<typeof runDemo>>['document']['runs'][number] & { rogue: RogueReport; broker: { head: number } };
+  let run: Awaited<ReturnType<typeof runDemo>>['document']['runs'][number] & {
+    rogue: RogueReport;
+    broker: { head: number };
+  };
   beforeAll(async () => {
     const { document } = await runDemo(['--mode', 'lossless', '--duration', '1', '--rogue-frames', '10000']);
     run = document.runs[0] as typeof run;
@@ -76,7 +79,16 @@ describe('a rogue client during a lossless run', () => {
 describe('load', () => {
   test('lossless at a firehose (5000/s, 5 consumers, one stalled): nothing lost, applied == published everywhere', async () => {
     // Half-second phases: the firehose's claim (nothing lost at any rate) does not depend on their length.
-    const { document } = await runDemo(['--mode', 'lossless', '--duration', '0.5', '--rate', '5000', '--consumers', '5']);
+    const { document } = await runDemo([
+      '--mode',
+      'lossless',
+      '--duration',
+      '0.5',
+      '--rate',
+      '5000',
+      '--consumers',
+      '5',
+    ]);
     const run = document.runs[0]!;
     expect(run.published).toBeGreaterThan(0);
     for (const c of run.consumers) {

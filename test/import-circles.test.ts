@@ -21,7 +21,8 @@ function sources(dir: string): string[] {
 }
 
 /** Every module specifier a file imports or re-exports, `import type` and `export … from` included. */
-const specifiers = (text: string): string[] => [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+const specifiers = (text: string): string[] =>
+  [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
 
 /** A built path (`./dist/x/y.js`) or an import's `.js` path back to the source file it comes from. */
 function sourceOf(path: string): string | undefined {
@@ -33,7 +34,10 @@ function sourceOf(path: string): string | undefined {
 function packageEntries(): Map<string, string> {
   const entries = new Map<string, string>();
   for (const pkg of readdirSync(packagesDir)) {
-    const manifest = JSON.parse(readFileSync(join(packagesDir, pkg, 'package.json'), 'utf8')) as { name: string; exports?: Record<string, unknown> };
+    const manifest = JSON.parse(readFileSync(join(packagesDir, pkg, 'package.json'), 'utf8')) as {
+      name: string;
+      exports?: Record<string, unknown>;
+    };
     for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
       const built = typeof target === 'string' ? target : (target as { default?: string } | null)?.default;
       if (built === undefined || subpath.includes('*')) continue;
@@ -46,7 +50,9 @@ function packageEntries(): Map<string, string> {
 
 function importGraph(): Map<string, string[]> {
   const entries = packageEntries();
-  const files = readdirSync(packagesDir).flatMap((pkg) => (existsSync(join(packagesDir, pkg, 'src')) ? sources(join(packagesDir, pkg, 'src')) : []));
+  const files = readdirSync(packagesDir).flatMap((pkg) =>
+    existsSync(join(packagesDir, pkg, 'src')) ? sources(join(packagesDir, pkg, 'src')) : [],
+  );
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const targets = specifiers(readFileSync(file, 'utf8')).flatMap((s) => {
@@ -90,8 +96,29 @@ test('the circle finder finds a circle, a type-only one included', () => {
   const a = '/a.ts';
   const b = '/b.ts';
   const c = '/c.ts';
-  expect(circles(new Map([[a, [b]], [b, [c]], [c, []]]))).toEqual([]);
-  expect(circles(new Map([[a, [b]], [b, [c]], [c, [a]]]))).toEqual([[a, b, c, a]]);
+  expect(
+    circles(
+      new Map([
+        [a, [b]],
+        [b, [c]],
+        [c, []],
+      ]),
+    ),
+  ).toEqual([]);
+  expect(
+    circles(
+      new Map([
+        [a, [b]],
+        [b, [c]],
+        [c, [a]],
+      ]),
+    ),
+  ).toEqual([[a, b, c, a]]);
   expect(circles(new Map([[a, [a]]]))).toEqual([[a, a]]);
-  expect(specifiers("import type { X } from './x.js';\nexport { Y } from './y.js';\nimport './z.js';\nconst m = await import('./w.js');")).toEqual(['./x.js', './y.js', './z.js', './w.js']);
+  expect(
+    specifiers(
+      "import type { X } from './x.js';\nexport { Y } from './y.js';\nimport './z.js';\nconst m = await " +
+        "import('./w.js');",
+    ),
+  ).toEqual(['./x.js', './y.js', './z.js', './w.js']);
 });

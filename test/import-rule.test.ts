@@ -20,17 +20,26 @@ function sources(dir: string): string[] {
 }
 
 /** `from '…'` and `import('…')` specifiers of a file. */
-const specifiers = (file: string): string[] => [...readFileSync(file, 'utf8').matchAll(/(?:from\s+|import\()\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+const specifiers = (file: string): string[] =>
+  [...readFileSync(file, 'utf8').matchAll(/(?:from\s+|import\()\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
 
 test('no test imports a package source file by path', () => {
-  const offenders = sources(join(root, 'test')).flatMap((file) => specifiers(file).filter((s) => /packages\/[^/]+\/src\//.test(s)).map((s) => `${relative(root, file)}: ${s}`));
+  const offenders = sources(join(root, 'test')).flatMap((file) =>
+    specifiers(file)
+      .filter((s) => /packages\/[^/]+\/src\//.test(s))
+      .map((s) => `${relative(root, file)}: ${s}`),
+  );
   expect(offenders).toEqual([]);
 });
 
-test('nothing but tests imports a package\'s ./internal export', () => {
+test("nothing but tests imports a package's ./internal export", () => {
   const outside = ['packages', 'bench', 'examples', 'scripts'].flatMap((dir) => sources(join(root, dir)));
   expect(outside.length).toBeGreaterThan(50); // the scan found the code it guards
-  const offenders = outside.flatMap((file) => specifiers(file).filter((s) => /^@state-divergence\/[^/]+\/internal$/.test(s)).map((s) => `${relative(root, file)}: ${s}`));
+  const offenders = outside.flatMap((file) =>
+    specifiers(file)
+      .filter((s) => /^@state-divergence\/[^/]+\/internal$/.test(s))
+      .map((s) => `${relative(root, file)}: ${s}`),
+  );
   expect(offenders).toEqual([]);
 });
 
@@ -74,9 +83,7 @@ test('each orchestrator folder imports only the folders below it', () => {
   const crossing = edges.filter((e) => folderOf(e.from) !== folderOf(e.to));
   const importing = new Set(crossing.map((e) => folderOf(e.from)));
   expect(Object.keys(MAY_IMPORT).filter((folder) => !importing.has(folder))).toEqual(['model']);
-  const offenders = edges
-    .filter((e) => breaksLayers(e.from, e.to))
-    .map((e) => `${e.from} -> ${e.to}`);
+  const offenders = edges.filter((e) => breaksLayers(e.from, e.to)).map((e) => `${e.from} -> ${e.to}`);
   expect(offenders).toEqual([]);
 });
 

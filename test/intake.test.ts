@@ -57,7 +57,9 @@ describe('LogIntake: append, then fan out', () => {
     for (const result of await Promise.allSettled(failing)) {
       expect(result).toEqual({ status: 'rejected', reason: expect.any(StorageFailure) });
     }
-    await expect(failing[0]).rejects.toThrow('the log could not store offset 2: disk full; this broker accepts no more changes');
+    await expect(failing[0]).rejects.toThrow(
+      'the log could not store offset 2: disk full; this broker accepts no more changes',
+    );
     await expect(accept(3)).rejects.toThrow(StorageFailure);
     expect(log.pendingAppends).toBe(0); // refused before the log
     expect(topic.headOffset).toBe(1);
@@ -77,7 +79,7 @@ describe('LogIntake: append, then fan out', () => {
   });
 });
 
-describe('Acker: the publisher\'s ACKs', () => {
+describe("Acker: the publisher's ACKs", () => {
   function acks() {
     const written: Frame[] = [];
     const pending: Array<() => void> = [];

@@ -12,11 +12,18 @@ const logs = readFileSync(new URL('../docs/LOGS.md', import.meta.url), 'utf8');
 /** `config`'s fields are the flags: docs/FLAGS.md is their reference (flags-doc.test.ts). */
 const DOCUMENTED_ELSEWHERE = ['config'];
 
-interface Row { path: string; type: string; line: number }
+interface Row {
+  path: string;
+  type: string;
+  line: number;
+}
 
 /** The table cells of a markdown row, `\|` inside a cell kept as `|`. */
 const cells = (line: string): string[] =>
-  line.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, '|'));
+  line
+    .slice(1, -1)
+    .split(/(?<!\\)\|/)
+    .map((cell) => cell.trim().replace(/\\\|/g, '|'));
 
 /**
  * Every row of the section's tables, its path made whole: a table's heading names the objects
@@ -51,12 +58,8 @@ function compare(declared: Map<string, string>, rows: Row[]) {
   const documented = new Map(rows.map((r) => [r.path, r]));
   return {
     declaredNotDocumented: [...declared.keys()].filter((path) => !documented.has(path)),
-    documentedNotDeclared: rows
-      .filter((r) => !declared.has(r.path))
-      .map((r) => `${r.path} (line ${r.line})`),
-    documentedTwice: rows
-      .filter((r, i) => rows.findIndex((o) => o.path === r.path) !== i)
-      .map((r) => r.path),
+    documentedNotDeclared: rows.filter((r) => !declared.has(r.path)).map((r) => `${r.path} (line ${r.line})`),
+    documentedTwice: rows.filter((r, i) => rows.findIndex((o) => o.path === r.path) !== i).map((r) => r.path),
     typeDiffers: rows
       .filter((r) => declared.has(r.path) && declared.get(r.path) !== r.type)
       .map((r) => {
@@ -67,7 +70,10 @@ function compare(declared: Map<string, string>, rows: Row[]) {
 }
 
 const AGREE = {
-  declaredNotDocumented: [], documentedNotDeclared: [], documentedTwice: [], typeDiffers: [],
+  declaredNotDocumented: [],
+  documentedNotDeclared: [],
+  documentedTwice: [],
+  typeDiffers: [],
 };
 
 const declared = jsonTypePaths(DOCUMENTED_ELSEWHERE);
@@ -94,9 +100,6 @@ test('a field missing from either side, or given another type, is named', () => 
     declaredNotDocumented: [first!.path],
     documentedNotDeclared: ['runs[].notAField (line 0)'],
     documentedTwice: [],
-    typeDiffers: [
-      `${second!.path}: documented boolean, declared ${declared.get(second!.path)} ` +
-        `(line ${second!.line})`,
-    ],
+    typeDiffers: [`${second!.path}: documented boolean, declared ${declared.get(second!.path)} (line ${second!.line})`],
   });
 });

@@ -18,9 +18,24 @@ const MODES = ['lossy', 'lossless', 'resync', 'durable'] as const;
 /** A log as `--mode all --consumers 1024 --log-file` writes it: its `config` line and one `result` line per mode. */
 function largeLog(): { path: string; runs: unknown[] } {
   const config = toJsonConfig(normalizeOptions({ mode: 'all', keys: 6, consumers: CONSUMERS }, { stderrIsTTY: false }));
-  const report = restartReport(copy(7, 8, 3, 15, 14, 16), [subscription({ at: 3_600, from: 6, outcome: 'replayed', catchUpBytes: 900 })]);
+  const report = restartReport(copy(7, 8, 3, 15, 14, 16), [
+    subscription({ at: 3_600, from: 6, outcome: 'replayed', catchUpBytes: 900 }),
+  ]);
   const names = Array.from({ length: CONSUMERS }, (_, i) => `consumer-${i + 1}`);
-  const runs = MODES.map((mode) => JSON.parse(JSON.stringify(toJsonRun(assembleOutcome(restartRun(mode, names.map((name) => [name, report])))))));
+  const runs = MODES.map((mode) =>
+    JSON.parse(
+      JSON.stringify(
+        toJsonRun(
+          assembleOutcome(
+            restartRun(
+              mode,
+              names.map((name) => [name, report]),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
   const lines = [
     { level: 30, proc: 'orchestrator', msg: 'config', version: DOCUMENT_VERSION, config },
     ...runs.map((run) => ({ level: 30, proc: 'orchestrator', mode: run.mode, msg: 'result', run })),
@@ -35,10 +50,16 @@ const log = largeLog();
 test('analyze --json of a 1024-consumer, four-mode log: a document of several MB arrives whole through a slow reader, exit 0', async () => {
   const result = await readSlowly(['analyze', log.path, '--json']).done;
   expect({ exitCode: result.exitCode, stderr: result.stderr }).toEqual({ exitCode: 0, stderr: '' });
-  expect(result.stdout.length).toBeGreaterThan(4_000_000); // far more than any pipe holds (64 KiB; a socket pair's ~200 KiB)
+  // far more than any pipe holds (64 KiB; a socket pair's ~200 KiB)
+  expect(result.stdout.length).toBeGreaterThan(4_000_000);
   expect(result.stdout.endsWith('}\n')).toBe(true);
   const document = JSON.parse(result.stdout);
-  expect(document.runs.map((run: { consumers: unknown[] }) => run.consumers.length)).toEqual([CONSUMERS, CONSUMERS, CONSUMERS, CONSUMERS]);
+  expect(document.runs.map((run: { consumers: unknown[] }) => run.consumers.length)).toEqual([
+    CONSUMERS,
+    CONSUMERS,
+    CONSUMERS,
+    CONSUMERS,
+  ]);
   expect(document.runs).toEqual(log.runs);
 });
 

@@ -8,7 +8,13 @@
 import { readFileSync } from 'node:fs';
 import { encodeHello, encodePublish, Role, StartKind, type Frame } from '@state-divergence/protocol';
 import { sleep } from '@state-divergence/runtime';
-import { REPLY_MS, SLEEPER_WINDOW_BYTES, startBroker, type RealBroker, type TestClient } from './fixtures/real-broker.js';
+import {
+  REPLY_MS,
+  SLEEPER_WINDOW_BYTES,
+  startBroker,
+  type RealBroker,
+  type TestClient,
+} from './fixtures/real-broker.js';
 import { Replica } from './fixtures/replica.js';
 
 const KEYS = 64;
@@ -33,7 +39,10 @@ interface LogLine {
 }
 
 function brokerLog(): LogLine[] {
-  return readFileSync(broker.logFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as LogLine);
+  return readFileSync(broker.logFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LogLine);
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -59,7 +68,16 @@ test('LAG.to is the head when the LAG is sent, equal to the SYNC_END that follow
   let version = 0;
   const publish = async (count: number, perWrite = 50): Promise<void> => {
     for (let sent = 0; sent < count; sent += perWrite) {
-      const batch = Array.from({ length: perWrite }, () => encodePublish({ key: version % KEYS, version: ++version, value: version, deleted: false, publishedAt: Date.now(), payloadLength: PAYLOAD }));
+      const batch = Array.from({ length: perWrite }, () =>
+        encodePublish({
+          key: version % KEYS,
+          version: ++version,
+          value: version,
+          deleted: false,
+          publishedAt: Date.now(),
+          payloadLength: PAYLOAD,
+        }),
+      );
       await publisher!.write(Buffer.concat(batch));
     }
     await watcher!.waitForVersion(version);

@@ -9,10 +9,33 @@ import type { RoleHandlers } from '@state-divergence/runtime';
 import { serveRequest } from '@state-divergence/runtime/internal';
 
 const logger = pino({ level: 'silent' });
-const answer: LastWrites = { head: 7, offsets: new Float64Array([3, 0, 7]), dropped: { 'consumer-1': [[2, 4], [6, 6]], 'consumer-2': [] }, disconnectedAt: { 'consumer-1': 6 } };
+const answer: LastWrites = {
+  head: 7,
+  offsets: new Float64Array([3, 0, 7]),
+  dropped: {
+    'consumer-1': [
+      [2, 4],
+      [6, 6],
+    ],
+    'consumer-2': [],
+  },
+  disconnectedAt: { 'consumer-1': 6 },
+};
 const handlers = (lastWrites?: () => LastWrites): RoleHandlers => ({
   counters: () => ({ role: 'publisher', published: 0, done: false, cpuMicros: 0 }),
-  gather: () => ({ role: 'publisher', published: 0, authority: { versions: [], values: [], deleted: [] }, history: { keys: new Uint32Array(), values: new Uint32Array(), deleted: new Uint8Array() }, startedAt: 0, stoppedAt: 0, blockedMs: 0, discarded: [], acknowledgedLost: 0, reconnects: 0, outageMs: 0 }),
+  gather: () => ({
+    role: 'publisher',
+    published: 0,
+    authority: { versions: [], values: [], deleted: [] },
+    history: { keys: new Uint32Array(), values: new Uint32Array(), deleted: new Uint8Array() },
+    startedAt: 0,
+    stoppedAt: 0,
+    blockedMs: 0,
+    discarded: [],
+    acknowledgedLost: 0,
+    reconnects: 0,
+    outageMs: 0,
+  }),
   close: async () => {},
   ...(lastWrites ? { lastWrites } : {}),
 });
@@ -24,7 +47,9 @@ function serve(role: RoleHandlers): ChildMessage[] {
 }
 
 test('a role without lastWrites refuses the request; the broker answers it', () => {
-  expect(serve(handlers())).toEqual([{ type: 'refused', id: 4, kind: 'lastWrites', message: expect.stringContaining('only the broker') }]);
+  expect(serve(handlers())).toEqual([
+    { type: 'refused', id: 4, kind: 'lastWrites', message: expect.stringContaining('only the broker') },
+  ]);
   expect(serve(handlers(() => answer))).toEqual([{ type: 'reply', id: 4, kind: 'lastWrites', value: answer }]);
 });
 

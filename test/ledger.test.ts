@@ -8,11 +8,12 @@ import { Authority, Ledger } from '@state-divergence/publisher/internal';
 const publisher = (keys = 2000, seed = 1) => {
   const authority = new Authority(keys, seed, 8, 0.05);
   const ledger = new Ledger(authority);
-  const send = (count: number) => Array.from({ length: count }, () => {
-    const change = authority.draw(0);
-    ledger.sent(change);
-    return change;
-  });
+  const send = (count: number) =>
+    Array.from({ length: count }, () => {
+      const change = authority.draw(0);
+      ledger.sent(change);
+      return change;
+    });
   return { authority, ledger, send };
 };
 
@@ -21,10 +22,17 @@ describe('Authority: draw, then commit', () => {
     const { authority } = publisher();
     const changes = Array.from({ length: 2000 }, () => authority.draw(0));
     expect(changes.slice(0, 4).map((c) => [c.key, c.version, c.value, c.deleted])).toEqual([
-      [238, 1, 11749833, false], [1820, 2, 4159151403, false], [221, 3, 3095568220, false], [1951, 4, 1955374602, false],
+      [238, 1, 11749833, false],
+      [1820, 2, 4159151403, false],
+      [221, 3, 3095568220, false],
+      [1951, 4, 1955374602, false],
     ]);
     expect(changes.slice(1995).map((c) => [c.key, c.version, c.value, c.deleted])).toEqual([
-      [6, 1996, 4168262260, false], [38, 1997, 2739033644, false], [686, 1998, 3114518492, false], [15, 1999, 2599324949, false], [485, 2000, 2002232652, false],
+      [6, 1996, 4168262260, false],
+      [38, 1997, 2739033644, false],
+      [686, 1998, 3114518492, false],
+      [15, 1999, 2599324949, false],
+      [485, 2000, 2002232652, false],
     ]);
     let hash = 0;
     for (const c of changes) hash = (Math.imul(hash, 31) + c.key * 7 + c.value + (c.deleted ? 1 : 0)) >>> 0;
@@ -86,7 +94,8 @@ describe('Ledger', () => {
     expect(ledger.discarded.map(([, version]) => version)).toEqual([13, 14, 15]);
     send(3); // 16..18
     ledger.acknowledge(18);
-    ledger.reconnected(0); // a broker that lost its memory: what the previous one still held (1..6, 11, 16..18), each lost once
+    // a broker that lost its memory: what the previous one still held (1..6, 11, 16..18), each lost once
+    ledger.reconnected(0);
     expect(ledger.acknowledgedLost).toBe(5 + 6 + 1 + 3);
     // The authority keeps what was committed: the publisher does not take back what it made.
     expect(authority.versions.some((v) => v === 18)).toBe(true);

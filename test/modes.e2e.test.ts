@@ -38,7 +38,20 @@ function stallAsRun(run: ModeRun): { from: number; to: number } {
 }
 
 beforeAll(async () => {
-  ({ document, log } = await runDemo(['--mode', 'all', '--duration', '0.5', '--stall', `consumer-3@${STALL.from}-${STALL.to}`, '--payload', '256', '--queue-capacity', '64', '--rate', String(RATE)]));
+  ({ document, log } = await runDemo([
+    '--mode',
+    'all',
+    '--duration',
+    '0.5',
+    '--stall',
+    `consumer-3@${STALL.from}-${STALL.to}`,
+    '--payload',
+    '256',
+    '--queue-capacity',
+    '64',
+    '--rate',
+    String(RATE),
+  ]));
 });
 
 test('all runs the four modes, in order', () => {
@@ -55,8 +68,9 @@ describe('lossy', () => {
     }
   });
 
-  test('the digest is the signal: it differs from the broker\'s exactly for the consumers that are wrong', () => {
-    // (A healthy consumer on a busy machine can overflow a 64-event queue too: then it is wrong, and its digest says so.)
+  test("the digest is the signal: it differs from the broker's exactly for the consumers that are wrong", () => {
+    // (A healthy consumer on a busy machine can overflow a 64-event queue too: then it is wrong, and its digest says
+    // so.)
     for (const c of mode('lossy').consumers) expect(c.digestMatch).toBe(c.wrongCount === 0);
     expect(mode('lossy').consumers.find((c) => c.faulted)!.digestMatch).toBe(false);
   });
@@ -82,7 +96,14 @@ describe('lossless', () => {
 describe('resync (the inverted test the seed asks for)', () => {
   test('every consumer, the stalled one included, ends with 0 wrong, 0 lost, 0 unexpected and a matching digest', () => {
     for (const c of mode('resync').consumers) {
-      expect(c).toMatchObject({ wrongCount: 0, lost: 0, unexpected: 0, unexplained: 0, digestMatch: true, endedEarly: null });
+      expect(c).toMatchObject({
+        wrongCount: 0,
+        lost: 0,
+        unexpected: 0,
+        unexplained: 0,
+        digestMatch: true,
+        endedEarly: null,
+      });
     }
   });
 
@@ -105,7 +126,8 @@ describe('resync (the inverted test the seed asks for)', () => {
   test('a delta after a long freeze sends each changed key at most once, and less than a full snapshot', () => {
     const run = mode('resync');
     const stalled = run.consumers.find((c) => c.faulted)!;
-    for (const delta of stalled.recovery!.syncs.filter((s) => s.kind === 'delta')) expect(delta.frames).toBe(delta.keys);
+    for (const delta of stalled.recovery!.syncs.filter((s) => s.kind === 'delta'))
+      expect(delta.frames).toBe(delta.keys);
     expect(run.cost.resyncBytes).toBeGreaterThan(0);
     expect(run.cost.resyncBytes).toBeLessThan(run.cost.fullSnapshotBytes);
   });
@@ -114,7 +136,15 @@ describe('resync (the inverted test the seed asks for)', () => {
 describe('durable (the log closes the gap)', () => {
   test('every consumer, the stalled one included, ends correct with a matching digest, and the broker dropped nothing for anyone', () => {
     const run = mode('durable');
-    for (const c of run.consumers) expect(c).toMatchObject({ wrongCount: 0, lost: 0, unexpected: 0, unexplained: 0, digestMatch: true, endedEarly: null });
+    for (const c of run.consumers)
+      expect(c).toMatchObject({
+        wrongCount: 0,
+        lost: 0,
+        unexpected: 0,
+        unexplained: 0,
+        digestMatch: true,
+        endedEarly: null,
+      });
     for (const queue of Object.values(brokerOf(run).subscribers)) expect(queue.dropped).toBe(0);
   });
 
@@ -133,7 +163,10 @@ describe('durable (the log closes the gap)', () => {
     // consumer's 64-event queue fills too, and it is back-filled as well (replay-bytes.test.ts).
     const queues = run.consumers.map((c) => brokerOf(run).subscribers[c.name]!);
     expect(run.cost.replayBytes).toBe(queues.reduce((sum, q) => sum + q.replayBytes, 0));
-    expect(run.durable).toMatchObject({ replayBytes: run.cost.replayBytes, replayedEvents: queues.reduce((sum, q) => sum + q.replayedEvents, 0) });
+    expect(run.durable).toMatchObject({
+      replayBytes: run.cost.replayBytes,
+      replayedEvents: queues.reduce((sum, q) => sum + q.replayedEvents, 0),
+    });
     // Nothing else is replayed without a reason: each consumer the log served had its queue fill.
     for (const q of queues) if (q.replayBytes > 0) expect(q.backfills).toBeGreaterThan(0);
     expect(run.durable).toMatchObject({ fsync: 'periodic', acknowledgedLost: 0 });
@@ -142,19 +175,20 @@ describe('durable (the log closes the gap)', () => {
   });
 });
 
-describe('every mode: what QUIC did for each subscriber (the library\'s own counters, summed at the broker)', () => {
-  test('every subscriber\'s connection sent packets', () => {
+describe("every mode: what QUIC did for each subscriber (the library's own counters, summed at the broker)", () => {
+  test("every subscriber's connection sent packets", () => {
     for (const run of document.runs) {
       for (const [name, queue] of Object.entries(brokerOf(run).subscribers)) {
         expect([run.mode, name, queue.transport.sent > 0]).toEqual([run.mode, name, true]);
-        expect(queue.transport.lost).toBeLessThanOrEqual(queue.transport.sent); // a packet declared lost was sent: a miswired counter fails this
+        // a packet declared lost was sent: a miswired counter fails this
+        expect(queue.transport.lost).toBeLessThanOrEqual(queue.transport.sent);
       }
     }
   });
 });
 
 describe('diverged and behind, live (from faults-live-overflow.e2e: it shares this run)', () => {
-  test('a frozen consumer\'s diverged climbs above 0 while it is still frozen (lossy); a healthy consumer\'s diverged is 0 in every mode', () => {
+  test("a frozen consumer's diverged climbs above 0 while it is still frozen (lossy); a healthy consumer's diverged is 0 in every mode", () => {
     for (const run of document.runs) {
       const { t, diverged, behind } = run.wrongOverTime;
       const stall = stallAsRun(run);
@@ -168,53 +202,81 @@ describe('diverged and behind, live (from faults-live-overflow.e2e: it shares th
       // Diverged counts only writes dropped or skipped for it. On a busy machine a healthy consumer can
       // overflow lossy's 64-event queue too (its digest then says so, above): its drops are then its divergence.
       for (const name of ['consumer-1', 'consumer-2']) {
-        if (brokerOf(run).subscribers[name]!.dropped === 0) expect([name, Math.max(...values(diverged[name]))]).toEqual([name, 0]);
+        if (brokerOf(run).subscribers[name]!.dropped === 0)
+          expect([name, Math.max(...values(diverged[name]))]).toEqual([name, 0]);
       }
-      for (const name of Object.keys(diverged)) expect([diverged[name]!.length, behind[name]!.length]).toEqual([t.length, t.length]);
+      for (const name of Object.keys(diverged))
+        expect([diverged[name]!.length, behind[name]!.length]).toEqual([t.length, t.length]);
       const stalledDiverged = values(diverged['consumer-3']);
       // From half a second into the stall (its queue has overflowed) to just before the thaw.
-      const inStall = t.map((s, i) => (s > stall.from + 0.5 && s < stall.to - 0.1 ? stalledDiverged[i]! : -1)).filter((v) => v >= 0);
+      const inStall = t
+        .map((s, i) => (s > stall.from + 0.5 && s < stall.to - 0.1 ? stalledDiverged[i]! : -1))
+        .filter((v) => v >= 0);
       expect(inStall.length).toBeGreaterThan(0);
-      if (run.mode === 'lossy') expect(Math.max(...inStall)).toBeGreaterThan(0); // climbing while SIGSTOPped
-      else expect(Math.max(...stalledDiverged)).toBe(0); // lossless never drops; resync discards, never loses; durable back-fills
+      if (run.mode === 'lossy')
+        expect(Math.max(...inStall)).toBeGreaterThan(0); // climbing while SIGSTOPped
+      // lossless never drops; resync discards, never loses; durable back-fills
+      else expect(Math.max(...stalledDiverged)).toBe(0);
       // Frozen, its latest writes wait for it: behind, not diverged, in every mode.
-      expect(Math.max(...t.map((s, i) => (s > stall.from + 0.2 && s < stall.to - 0.1 ? values(behind['consumer-3'])[i]! : 0)))).toBeGreaterThan(0);
+      expect(
+        Math.max(
+          ...t.map((s, i) => (s > stall.from + 0.2 && s < stall.to - 0.1 ? values(behind['consumer-3'])[i]! : 0)),
+        ),
+      ).toBeGreaterThan(0);
     }
   });
 });
 
 describe('the stale signal (where the broker speaks when idle: resync, durable)', () => {
   /** One consumer's stale transitions in one mode's run, from its log. */
-  const transitions = (modeName: string, consumer: string) => log.filter((l) => l.mode === modeName && l.proc === consumer && (l.msg === 'stale' || l.msg === 'fresh again'));
+  const transitions = (modeName: string, consumer: string) =>
+    log.filter((l) => l.mode === modeName && l.proc === consumer && (l.msg === 'stale' || l.msg === 'fresh again'));
 
   test('lossy and lossless do not track it: silence means nothing there', () => {
-    for (const modeName of ['lossy', 'lossless']) for (const c of mode(modeName).consumers) expect(transitions(modeName, c.name)).toEqual([]);
+    for (const modeName of ['lossy', 'lossless'])
+      for (const c of mode(modeName).consumers) expect(transitions(modeName, c.name)).toEqual([]);
   });
 
-  test.each(['resync', 'durable'])('%s: the stalled consumer counts the stall as stale once thawed, knowing it was frozen for it; the healthy ones far less (~0)', (modeName) => {
-    const run = mode(modeName);
-    const stalled = run.consumers.find((c) => c.faulted)!;
-    const spans = transitions(modeName, stalled.name).filter((l) => l.msg === 'fresh again');
-    const staleMs = spans.reduce((sum, l) => sum + Number(l.staleMs), 0);
-    const unawareMs = spans.reduce((sum, l) => sum + Number(l.unawareMs), 0);
-    // From STALE_AFTER_MS after its last frame before the freeze to its first after the thaw: at least the
-    // time it was surely stopped, less STALE_AFTER_MS (1 ms: times are rounded). Was the confirmed thaw
-    // less the confirmed freeze less 50 ms "for the signals' latency": 55 ms short at a load of 15.
-    expect(staleMs).toBeGreaterThanOrEqual(surelyFrozenMs(run, stalled.name) - STALE_AFTER_MS - 1);
-    // It could not know while frozen: its own timer came late by the freeze, and most of the span was spent frozen.
-    expect(unawareMs).toBeGreaterThan(staleMs / 2);
-    for (const healthy of run.consumers.filter((c) => !c.faulted)) {
-      const healthyMs = transitions(modeName, healthy.name).filter((l) => l.msg === 'fresh again').reduce((sum, l) => sum + Number(l.staleMs), 0);
-      expect(healthyMs).toBeLessThan(staleMs / 2);
-    }
-  });
+  test.each(['resync', 'durable'])(
+    '%s: the stalled consumer counts the stall as stale once thawed, knowing it was frozen for it; the healthy ones far less (~0)',
+    (modeName) => {
+      const run = mode(modeName);
+      const stalled = run.consumers.find((c) => c.faulted)!;
+      const spans = transitions(modeName, stalled.name).filter((l) => l.msg === 'fresh again');
+      const staleMs = spans.reduce((sum, l) => sum + Number(l.staleMs), 0);
+      const unawareMs = spans.reduce((sum, l) => sum + Number(l.unawareMs), 0);
+      // From STALE_AFTER_MS after its last frame before the freeze to its first after the thaw: at least the
+      // time it was surely stopped, less STALE_AFTER_MS (1 ms: times are rounded). Was the confirmed thaw
+      // less the confirmed freeze less 50 ms "for the signals' latency": 55 ms short at a load of 15.
+      expect(staleMs).toBeGreaterThanOrEqual(surelyFrozenMs(run, stalled.name) - STALE_AFTER_MS - 1);
+      // It could not know while frozen: its own timer came late by the freeze, and most of the span was spent frozen.
+      expect(unawareMs).toBeGreaterThan(staleMs / 2);
+      for (const healthy of run.consumers.filter((c) => !c.faulted)) {
+        const healthyMs = transitions(modeName, healthy.name)
+          .filter((l) => l.msg === 'fresh again')
+          .reduce((sum, l) => sum + Number(l.staleMs), 0);
+        expect(healthyMs).toBeLessThan(staleMs / 2);
+      }
+    },
+  );
 });
 
 describe('snapshot subscribe', () => {
   test('is atomic: a consumer joining in the middle of a firehose ends equal to the authority', async () => {
     // The joiner starts with the stall, at 1 s, and publishing runs to 4 s, so it lands mid-stream even on a
     // loaded machine (and after the first sample, taken within the first quarter phase).
-    const { document: late } = await runDemo(['--mode', 'resync', '--duration', '0.5', '--stall', 'consumer-3@1-4', '--rate', '800', '--join-late', 'consumer-2']);
+    const { document: late } = await runDemo([
+      '--mode',
+      'resync',
+      '--duration',
+      '0.5',
+      '--stall',
+      'consumer-3@1-4',
+      '--rate',
+      '800',
+      '--join-late',
+      'consumer-2',
+    ]);
     const run = late.runs[0]!;
     const joiner = run.consumers.find((c) => c.name === 'consumer-2')!;
     const [snapshot] = joiner.recovery!.syncs;
@@ -225,7 +287,8 @@ describe('snapshot subscribe', () => {
     expect(joiner).toMatchObject({ wrongCount: 0, lost: 0, unexpected: 0, digestMatch: true });
     // Its over-time series line up with everyone's: null for the samples taken before it existed.
     const { t, series, diverged } = run.wrongOverTime;
-    for (const name of Object.keys(series)) expect([series[name]!.length, diverged[name]!.length]).toEqual([t.length, t.length]);
+    for (const name of Object.keys(series))
+      expect([series[name]!.length, diverged[name]!.length]).toEqual([t.length, t.length]);
     expect(series['consumer-2']![0]).toBeNull();
     expect(series['consumer-1']![0]).not.toBeNull();
   });

@@ -48,7 +48,7 @@ function heldBack() {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-test('a stall that starts where a slow window ends stays frozen: the last cycle\'s SIGCONT is cancelled, not left to fire', async () => {
+test("a stall that starts where a slow window ends stays frozen: the last cycle's SIGCONT is cancelled, not left to fire", async () => {
   const eventLog = new EventLog(() => 0);
   const nemesis = new Nemesis(eventLog);
   const { child, signals } = fakeChild('consumer-3');
@@ -89,7 +89,12 @@ test('a slow counts the periods its SIGSTOP had taken effect by their SIGCONT: o
   expect(tally.periods).toBe(stops);
   expect(reads).toBe(stops); // one read per period, the last one's at unslow
   expect(tally.stoppedPeriods).toBe(Math.ceil(stops / 2));
-  expect(eventLog.events.at(-1)).toMatchObject({ type: 'unslow', consumer: 'consumer-2', periods: stops, stoppedPeriods: Math.ceil(stops / 2) });
+  expect(eventLog.events.at(-1)).toMatchObject({
+    type: 'unslow',
+    consumer: 'consumer-2',
+    periods: stops,
+    stoppedPeriods: Math.ceil(stops / 2),
+  });
 });
 
 test('a freeze is recorded, and the consumer STALLED, only once its stop is confirmed; its thaw stops STALLED before the SIGCONT, and is recorded once confirmed', async () => {
@@ -126,26 +131,33 @@ test('a freeze is recorded, and the consumer STALLED, only once its stop is conf
 test('a consumer that exits before its SIGSTOP takes effect is not frozen: nothing recorded, no thaw later; one never seen stopped fails the run, naming it', async () => {
   const eventLog = new EventLog(() => 0);
   const nemesis = new Nemesis(eventLog);
-  const { child: dying } = fakeChild('consumer-2', { answer: () => Promise.resolve({ outcome: 'gone', waitedMs: 12 }) });
+  const { child: dying } = fakeChild('consumer-2', {
+    answer: () => Promise.resolve({ outcome: 'gone', waitedMs: 12 }),
+  });
   expect(await nemesis.freeze([dying])).toMatchObject([{ confirmed: false, waitedMs: 12 }]);
   expect(nemesis.activeFault('consumer-2')).toBeNull();
   expect(await nemesis.thaw([dying])).toEqual([]);
   expect(eventLog.events).toEqual([]);
 
-  const { child: stuck } = fakeChild('consumer-3', { answer: () => Promise.resolve({ outcome: 'timeout', waitedMs: 5_000, states: { 4242: ['R', 'T'] } }) });
+  const { child: stuck } = fakeChild('consumer-3', {
+    answer: () => Promise.resolve({ outcome: 'timeout', waitedMs: 5_000, states: { 4242: ['R', 'T'] } }),
+  });
   await expect(nemesis.freeze([stuck])).rejects.toMatchObject({
     code: 'E_SIGNAL',
-    message: 'consumer-3 (pid 4242) was sent SIGSTOP and is not stopped (state T) after 5.0 s; its threads\' states: pid 4242: RT',
+    message:
+      "consumer-3 (pid 4242) was sent SIGSTOP and is not stopped (state T) after 5.0 s; its threads' states: " +
+      'pid 4242: RT',
   });
   expect(nemesis.activeFault('consumer-3')).toBeNull();
 });
 
-test('a broker crash: SIGKILL, the broker\'s fault while it is away, and each successor counted as it comes back', () => {
+test("a broker crash: SIGKILL, the broker's fault while it is away, and each successor counted as it comes back", () => {
   let clock = 0;
   const eventLog = new EventLog(() => clock);
   const nemesis = new Nemesis(eventLog);
   const killed: number[] = [];
-  const broker = (pid: number) => ({ name: 'broker', pid, kill: () => void killed.push(pid) }) as unknown as ChildHandle<'broker'>;
+  const broker = (pid: number) =>
+    ({ name: 'broker', pid, kill: () => void killed.push(pid) }) as unknown as ChildHandle<'broker'>;
   expect(nemesis.brokerAway).toBe(false);
   nemesis.crashBroker(broker(100));
   expect(killed).toEqual([100]);

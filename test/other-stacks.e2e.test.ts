@@ -7,7 +7,15 @@
 import { randomBytes } from 'node:crypto';
 import { events, QUICClient } from '@matrixai/quic';
 import Logger, { LogLevel } from '@matrixai/logger';
-import { BROKER_HOST, encodeHello, encodePublish, Role, StartKind, TLS_SERVER_NAME, type Frame } from '@state-divergence/protocol';
+import {
+  BROKER_HOST,
+  encodeHello,
+  encodePublish,
+  Role,
+  StartKind,
+  TLS_SERVER_NAME,
+  type Frame,
+} from '@state-divergence/protocol';
 import { generateRunCertificate } from '@state-divergence/orchestrator';
 import { readFrames } from '@state-divergence/runtime/quic';
 import { startBroker, type RealBroker } from './fixtures/real-broker.js';
@@ -30,14 +38,25 @@ afterAll(async () => {
 });
 
 /** The broker's endpoint as a client written from the init would dial it, with `changes` to the settings. */
-async function dial(changes: { serverName?: string | null; config?: Record<string, unknown>; port?: number }): Promise<QUICClient> {
+async function dial(changes: {
+  serverName?: string | null;
+  config?: Record<string, unknown>;
+  port?: number;
+}): Promise<QUICClient> {
   const serverName = changes.serverName === undefined ? TLS_SERVER_NAME : changes.serverName;
   const client = await QUICClient.createQUICClient({
     host: broker.endpoint.host,
     port: changes.port ?? broker.endpoint.port,
     ...(serverName === null ? {} : { serverName }),
-    crypto: { ops: { randomBytes: async (data: ArrayBuffer) => void randomBytes(data.byteLength).copy(Buffer.from(data)) } },
-    config: { verifyPeer: true, ca: broker.endpoint.caPem, maxIdleTimeout: broker.endpoint.idleTimeoutMs, ...changes.config },
+    crypto: {
+      ops: { randomBytes: async (data: ArrayBuffer) => void randomBytes(data.byteLength).copy(Buffer.from(data)) },
+    },
+    config: {
+      verifyPeer: true,
+      ca: broker.endpoint.caPem,
+      maxIdleTimeout: broker.endpoint.idleTimeoutMs,
+      ...changes.config,
+    },
     logger: new Logger('quic', LogLevel.SILENT),
   });
   clients.push(client);
@@ -46,14 +65,24 @@ async function dial(changes: { serverName?: string | null; config?: Record<strin
 
 /** How the handshake failed: the library's error name and the QUIC error code it carries. */
 async function failure(changes: Parameters<typeof dial>[0]): Promise<{ name: string; errorCode: unknown }> {
-  const error = (await dial(changes).then(() => new Error('the handshake succeeded'), (e: unknown) => e)) as Error & { data?: { errorCode?: unknown } };
+  const error = (await dial(changes).then(
+    () => new Error('the handshake succeeded'),
+    (e: unknown) => e,
+  )) as Error & { data?: { errorCode?: unknown } };
   return { name: error.name, errorCode: error.data?.errorCode };
 }
 
 /** Subscribes at latest on `client`'s connection; the frames it then receives. */
 async function subscribe(client: QUICClient, name: string): Promise<AsyncGenerator<Frame>> {
   const stream = client.connection.newStream('bidi');
-  await stream.writable.getWriter().write(encodeHello({ role: Role.subscriber, name, token: Buffer.from(broker.endpoint.token, 'hex'), start: StartKind.latest }));
+  await stream.writable.getWriter().write(
+    encodeHello({
+      role: Role.subscriber,
+      name,
+      token: Buffer.from(broker.endpoint.token, 'hex'),
+      start: StartKind.latest,
+    }),
+  );
   const frames = readFrames(stream.readable.getReader());
   expect((await frames.next()).value?.type).toBe('welcome');
   return frames;
@@ -68,13 +97,22 @@ test("the broker's datagrams never exceed the receive limit a client advertises 
   const relays = await Promise.all(limits.map(() => startUdpRelay(broker.endpoint.port)));
   try {
     const subscribers = await Promise.all(
-      limits.map(async (bytes, i) => subscribe(await dial({ port: relays[i]!.port, config: { maxRecvUdpPayloadSize: bytes, maxSendUdpPayloadSize: bytes } }), `datagrams-${bytes}`)),
+      limits.map(async (bytes, i) =>
+        subscribe(
+          await dial({ port: relays[i]!.port, config: { maxRecvUdpPayloadSize: bytes, maxSendUdpPayloadSize: bytes } }),
+          `datagrams-${bytes}`,
+        ),
+      ),
     );
     const publisher = await broker.connect();
-    await publisher.write(encodeHello({ role: Role.publisher, name: 'publisher', token: Buffer.from(broker.endpoint.token, 'hex') }));
+    await publisher.write(
+      encodeHello({ role: Role.publisher, name: 'publisher', token: Buffer.from(broker.endpoint.token, 'hex') }),
+    );
     expect((await publisher.next('WELCOME'))?.type).toBe('welcome');
     // One EVENT of ~12 KB: one datagram at 16,384, nine or more at 1,500.
-    await publisher.write(encodePublish({ key: 1, version: 1, value: 7, deleted: false, publishedAt: Date.now(), payloadLength: 12_000 }));
+    await publisher.write(
+      encodePublish({ key: 1, version: 1, value: 7, deleted: false, publishedAt: Date.now(), payloadLength: 12_000 }),
+    );
     for (const frames of subscribers) expect((await frames.next()).value?.type).toBe('event');
     await publisher.close();
     const [small, large] = relays.map((r) => Math.max(...r.fromBroker));
@@ -88,18 +126,30 @@ test("the broker's datagrams never exceed the receive limit a client advertises 
 
 // 0x100 + a TLS alert is QUIC's CRYPTO_ERROR: 42 bad_certificate, 48 unknown_ca, 120 no_application_protocol.
 test('verifying the address dialled fails the handshake here: quiche (BoringSSL) matches no IP SAN, although the certificate has one', async () => {
-  expect(await failure({ serverName: BROKER_HOST })).toEqual({ name: 'ErrorQUICConnectionLocalTLS', errorCode: 0x100 + 42 });
+  expect(await failure({ serverName: BROKER_HOST })).toEqual({
+    name: 'ErrorQUICConnectionLocalTLS',
+    errorCode: 0x100 + 42,
+  });
   expect(await failure({ serverName: null })).toEqual({ name: 'ErrorQUICConnectionLocalTLS', errorCode: 0x100 + 42 });
 });
 
-test('a server name the certificate does not carry, or a CA other than the init\'s, fails the handshake', async () => {
-  expect(await failure({ serverName: 'broker.example' })).toEqual({ name: 'ErrorQUICConnectionLocalTLS', errorCode: 0x100 + 42 });
+test("a server name the certificate does not carry, or a CA other than the init's, fails the handshake", async () => {
+  expect(await failure({ serverName: 'broker.example' })).toEqual({
+    name: 'ErrorQUICConnectionLocalTLS',
+    errorCode: 0x100 + 42,
+  });
   const decoy = await generateRunCertificate();
-  expect(await failure({ config: { ca: decoy.certPem } })).toEqual({ name: 'ErrorQUICConnectionLocalTLS', errorCode: 0x100 + 48 });
+  expect(await failure({ config: { ca: decoy.certPem } })).toEqual({
+    name: 'ErrorQUICConnectionLocalTLS',
+    errorCode: 0x100 + 48,
+  });
 });
 
 test('an ALPN other than quic: the broker refuses the handshake with no_application_protocol', async () => {
-  expect(await failure({ config: { applicationProtos: ['h3'] } })).toEqual({ name: 'ErrorQUICConnectionPeerTLS', errorCode: 0x100 + 120 });
+  expect(await failure({ config: { applicationProtos: ['h3'] } })).toEqual({
+    name: 'ErrorQUICConnectionPeerTLS',
+    errorCode: 0x100 + 120,
+  });
 });
 
 test("an idle timeout shorter than the init's closes the connection at the client's own timeout: the smaller of the two wins", async () => {

@@ -3,12 +3,25 @@
  * and interpreted in order by a clock the test controls.
  */
 import type { Fault } from '@state-divergence/orchestrator';
-import { buildPlan, checkPlan, faultedConsumers, interpretPlan, longestStallMs, planLengthMs, stallWindows, type PlanStep, type RunPlan, type StepHandlers } from '@state-divergence/orchestrator/internal';
+import {
+  buildPlan,
+  checkPlan,
+  faultedConsumers,
+  interpretPlan,
+  longestStallMs,
+  planLengthMs,
+  stallWindows,
+  type PlanStep,
+  type RunPlan,
+  type StepHandlers,
+} from '@state-divergence/orchestrator/internal';
 
-const stall3 = (duration: number): Fault[] => [{ kind: 'stall', consumer: 'consumer-3', from: duration, to: 3 * duration }];
+const stall3 = (duration: number): Fault[] => [
+  { kind: 'stall', consumer: 'consumer-3', from: duration, to: 3 * duration },
+];
 const seedPlan = buildPlan({ duration: 4, faults: stall3(4), publishUntil: null, joinLate: null });
 
-describe('the seed\'s plan', () => {
+describe("the seed's plan", () => {
   test('converged one phase, stalled two (publishing ends with the stall), recovering, quiesced: five phases', () => {
     expect(seedPlan.phaseMs).toBe(4000);
     expect(seedPlan.steps).toEqual<PlanStep[]>([
@@ -50,17 +63,30 @@ describe('a plan from a fault schedule', () => {
   test('each fault has its start and its end; the stalled phase spans them all; recovering and quiesced follow the last', () => {
     const plan = buildPlan({ duration: 1, faults, publishUntil: null, joinLate: null });
     expect(checkPlan(plan)).toEqual([]);
-    expect(plan.steps.map((s) => `${s.at} ${s.do}${'phase' in s ? ` ${s.phase}` : ''}${'consumer' in s ? ` ${s.consumer}` : ''}${'consumers' in s ? ` ${s.consumers.join()}` : ''}`)).toEqual([
-      '0 phase converged', '0 publish',
-      '1000 phase stalled', '1000 freeze consumer-2',
+    expect(
+      plan.steps.map(
+        (s) =>
+          `${s.at} ${s.do}${'phase' in s ? ` ${s.phase}` : ''}${'consumer' in s ? ` ${s.consumer}` : ''}` +
+          `${'consumers' in s ? ` ${s.consumers.join()}` : ''}`,
+      ),
+    ).toEqual([
+      '0 phase converged',
+      '0 publish',
+      '1000 phase stalled',
+      '1000 freeze consumer-2',
       '2000 slow consumer-3',
       '3000 thaw consumer-2',
       '4000 crash consumer-4',
       '5000 unslow consumer-3',
-      '6000 publishEnd', '6000 restart consumer-4', '6000 phase recovering', '6000 publishDone',
-      '7000 phase quiesced', '8000 end',
+      '6000 publishEnd',
+      '6000 restart consumer-4',
+      '6000 phase recovering',
+      '6000 publishDone',
+      '7000 phase quiesced',
+      '8000 end',
     ]);
-    expect(plan.steps[1]).toEqual({ at: 0, do: 'publish', durationMs: 6000 }); // the seed's rule: publishing stops when the last fault ends
+    // the seed's rule: publishing stops when the last fault ends
+    expect(plan.steps[1]).toEqual({ at: 0, do: 'publish', durationMs: 6000 });
     expect(faultedConsumers(plan)).toEqual(['consumer-2', 'consumer-3', 'consumer-4']);
     expect(longestStallMs(plan)).toBe(2000);
   });
@@ -80,7 +106,12 @@ describe('a plan from a fault schedule', () => {
   });
 
   test('publishing that stops before the last fault ends is waited for only once the faults are over (lossless would block it until then)', () => {
-    const plan = buildPlan({ duration: 1, faults: [{ kind: 'stall', consumer: 'consumer-3', from: 1, to: 6 }], publishUntil: 3, joinLate: null });
+    const plan = buildPlan({
+      duration: 1,
+      faults: [{ kind: 'stall', consumer: 'consumer-3', from: 1, to: 6 }],
+      publishUntil: 3,
+      joinLate: null,
+    });
     expect(checkPlan(plan)).toEqual([]);
     expect(plan.steps.find((s) => s.do === 'publishEnd')).toEqual({ at: 3000, do: 'publishEnd' });
     expect(plan.steps.find((s) => s.do === 'publishDone')).toEqual({ at: 6000, do: 'publishDone' });
@@ -95,24 +126,40 @@ describe('a plan from a fault schedule', () => {
       { kind: 'stall', consumer: 'consumer-4', from: 1, to: 3 },
     ];
     const steps = buildPlan({ duration: 1, faults: together, publishUntil: null, joinLate: null }).steps;
-    expect(steps.filter((s) => s.do === 'freeze')).toEqual([{ at: 1000, do: 'freeze', consumers: ['consumer-2', 'consumer-4'] }]);
+    expect(steps.filter((s) => s.do === 'freeze')).toEqual([
+      { at: 1000, do: 'freeze', consumers: ['consumer-2', 'consumer-4'] },
+    ]);
   });
 });
 
 describe('a broker crash', () => {
   const broker: Fault = { kind: 'crash', consumer: 'broker', from: 1, to: 2 };
-  const show = (plan: RunPlan) => plan.steps.map((s) => `${s.at} ${s.do}${'phase' in s ? ` ${s.phase}` : ''}${'consumer' in s ? ` ${s.consumer}` : ''}`);
+  const show = (plan: RunPlan) =>
+    plan.steps.map(
+      (s) => `${s.at} ${s.do}${'phase' in s ? ` ${s.phase}` : ''}${'consumer' in s ? ` ${s.consumer}` : ''}`,
+    );
 
   test('is a window of the stalled phase; publishing goes on one phase after the broker is back; it comes back before a consumer restarted at that instant', () => {
-    const plan = buildPlan({ duration: 1, faults: [{ kind: 'crash', consumer: 'consumer-2', from: 0.5, to: 2 }, broker], publishUntil: null, joinLate: null });
+    const plan = buildPlan({
+      duration: 1,
+      faults: [{ kind: 'crash', consumer: 'consumer-2', from: 0.5, to: 2 }, broker],
+      publishUntil: null,
+      joinLate: null,
+    });
     expect(checkPlan(plan)).toEqual([]);
     expect(show(plan)).toEqual([
-      '0 phase converged', '0 publish',
-      '500 phase stalled', '500 crash consumer-2',
+      '0 phase converged',
+      '0 publish',
+      '500 phase stalled',
+      '500 crash consumer-2',
       '1000 brokerCrash',
-      '2000 brokerRestart', '2000 restart consumer-2', '2000 phase recovering',
-      '3000 publishEnd', '3000 publishDone',
-      '4000 phase quiesced', '5000 end',
+      '2000 brokerRestart',
+      '2000 restart consumer-2',
+      '2000 phase recovering',
+      '3000 publishEnd',
+      '3000 publishDone',
+      '4000 phase quiesced',
+      '5000 end',
     ]);
     expect(plan.steps[1]).toEqual({ at: 0, do: 'publish', durationMs: 3000 });
     // The broker is not a consumer: it is in no consumer's list of faults.
@@ -120,12 +167,20 @@ describe('a broker crash', () => {
   });
 
   test('--publish-until decides alone when publishing ends', () => {
-    expect(buildPlan({ duration: 1, faults: [broker], publishUntil: 6, joinLate: null }).steps[1]).toEqual({ at: 0, do: 'publish', durationMs: 6000 });
+    expect(buildPlan({ duration: 1, faults: [broker], publishUntil: 6, joinLate: null }).steps[1]).toEqual({
+      at: 0,
+      do: 'publish',
+      durationMs: 6000,
+    });
   });
 
   test('checkPlan refuses a consumer starting while the broker is down, and a restart when publishing is over', () => {
-    expect(checkPlan(buildPlan({ duration: 1, faults: [broker], publishUntil: null, joinLate: 'consumer-1' }))).toEqual(['consumer-1 starts (join) at 1000 ms while the broker is down']);
-    expect(checkPlan(buildPlan({ duration: 1, faults: [broker], publishUntil: 2, joinLate: null }))).toEqual(['the broker restarts at 2000 ms, not before publishing ends at 2000 ms']);
+    expect(checkPlan(buildPlan({ duration: 1, faults: [broker], publishUntil: null, joinLate: 'consumer-1' }))).toEqual(
+      ['consumer-1 starts (join) at 1000 ms while the broker is down'],
+    );
+    expect(checkPlan(buildPlan({ duration: 1, faults: [broker], publishUntil: 2, joinLate: null }))).toEqual([
+      'the broker restarts at 2000 ms, not before publishing ends at 2000 ms',
+    ]);
   });
 });
 
@@ -149,7 +204,7 @@ describe('checkPlan', () => {
 });
 
 describe('interpretPlan', () => {
-  test('waits for each step\'s time, then performs it, in order; a slow step delays the next, never reorders', async () => {
+  test("waits for each step's time, then performs it, in order; a slow step delays the next, never reorders", async () => {
     const trace: string[] = [];
     const handlers: StepHandlers = {
       phase: ({ phase }) => void trace.push(`phase ${phase}`),
@@ -174,18 +229,40 @@ describe('interpretPlan', () => {
     };
     const started = performance.now();
     const seenAt: number[] = [];
-    await interpretPlan(buildPlan({ duration: 1, faults: stall3(1), publishUntil: null, joinLate: 'consumer-1' }), handlers, async (at) => {
-      trace.push(`@${at}`);
-      seenAt.push(performance.now() - started);
-    });
+    await interpretPlan(
+      buildPlan({ duration: 1, faults: stall3(1), publishUntil: null, joinLate: 'consumer-1' }),
+      handlers,
+      async (at) => {
+        trace.push(`@${at}`);
+        seenAt.push(performance.now() - started);
+      },
+    );
     // The clock was consulted for the step after publishDone only once publishDone's 20 ms had passed.
     const afterDone = trace.filter((t) => t.startsWith('@')).indexOf('@4000');
     expect(seenAt[afterDone]! - seenAt[afterDone - 1]!).toBeGreaterThanOrEqual(19);
     expect(trace).toEqual([
-      '@0', 'phase converged', '@0', 'publish 3000',
-      '@1000', 'phase stalled', '@1000', 'freeze consumer-3', '@1000', 'join consumer-1',
-      '@3000', 'publishEnd', '@3000', 'thaw consumer-3', '@3000', 'phase recovering', '@3000', 'publishDone',
-      '@4000', 'phase quiesced', '@5000', 'end',
+      '@0',
+      'phase converged',
+      '@0',
+      'publish 3000',
+      '@1000',
+      'phase stalled',
+      '@1000',
+      'freeze consumer-3',
+      '@1000',
+      'join consumer-1',
+      '@3000',
+      'publishEnd',
+      '@3000',
+      'thaw consumer-3',
+      '@3000',
+      'phase recovering',
+      '@3000',
+      'publishDone',
+      '@4000',
+      'phase quiesced',
+      '@5000',
+      'end',
     ]);
   });
 
@@ -212,6 +289,7 @@ describe('interpretPlan', () => {
       end: () => {},
     };
     await expect(interpretPlan(seedPlan, handlers, async () => {})).rejects.toThrow('the nemesis failed');
-    expect(performed).toEqual(['converged', 'stalled']); // the freeze after the phase change failed: nothing after it ran
+    // the freeze after the phase change failed: nothing after it ran
+    expect(performed).toEqual(['converged', 'stalled']);
   });
 });

@@ -7,7 +7,20 @@
  * durable run whose broker is SIGKILLed and restarted: pooled consumers hear brokerLost too.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { consumerOf, failureDetail, pidsInLog, readLog, reapAfterEach, runDemo, SHORT_STALL, startDemo, survivorsAfter, tempLogFile, type LogLine, type ModeRun } from './helpers/run-demo.js';
+import {
+  consumerOf,
+  failureDetail,
+  pidsInLog,
+  readLog,
+  reapAfterEach,
+  runDemo,
+  SHORT_STALL,
+  startDemo,
+  survivorsAfter,
+  tempLogFile,
+  type LogLine,
+  type ModeRun,
+} from './helpers/run-demo.js';
 
 const reaper = reapAfterEach();
 
@@ -24,13 +37,25 @@ interface Run {
 async function runWithPoolKilled(): Promise<Run> {
   const logFile = tempLogFile();
   reaper.track(logFile);
-  const demo = startDemo(['--mode', 'lossless', ...SHORT_STALL, '--consumers', '6', '--pool-size', '2', '--json', '--log-file', logFile]);
+  const demo = startDemo([
+    '--mode',
+    'lossless',
+    ...SHORT_STALL,
+    '--consumers',
+    '6',
+    '--pool-size',
+    '2',
+    '--json',
+    '--log-file',
+    logFile,
+  ]);
   const deadline = Date.now() + 30_000;
   let pool2: LogLine | undefined;
   while (Date.now() < deadline && pool2 === undefined) {
     await sleep(100);
     const log = readLog(logFile);
-    if (log.some((line) => line.msg === 'stall started')) pool2 = log.find((line) => line.proc === 'pool-2' && line.msg === 'ready');
+    if (log.some((line) => line.msg === 'stall started'))
+      pool2 = log.find((line) => line.proc === 'pool-2' && line.msg === 'ready');
   }
   if (pool2 === undefined) throw new Error(`pool-2 never said ready before the stall; ${failureDetail(await demo)}`);
   process.kill(pool2.pid, 'SIGKILL');
@@ -38,7 +63,14 @@ async function runWithPoolKilled(): Promise<Run> {
   const log = readLog(logFile);
   const [run] = (JSON.parse(String(result.stdout)) as { runs: ModeRun[] }).runs;
   if (run === undefined) throw new Error(failureDetail(result));
-  return { run, exitCode: result.exitCode, stderr: String(result.stderr), log, killedPid: pool2.pid, survivors: await survivorsAfter(pidsInLog(log), 5_000) };
+  return {
+    run,
+    exitCode: result.exitCode,
+    stderr: String(result.stderr),
+    log,
+    killedPid: pool2.pid,
+    survivors: await survivorsAfter(pidsInLog(log), 5_000),
+  };
 }
 
 let shared: Promise<Run> | undefined;
@@ -52,8 +84,16 @@ test('a pooled consumer and a lone one end the same: applied, last offset, diges
   expect(lone.pool).toBeNull();
   expect(consumerOf(run, 'consumer-3').pool).toBeNull(); // faulted: always a process of its own
   const sameness = (c: typeof lone) => ({
-    applied: c.applied, verdict: c.verdict, wrongCount: c.wrongCount, lost: c.lost, unexpected: c.unexpected, endedEarly: c.endedEarly,
-    digestMatch: c.digestMatch, local: c.digest?.local, localOffset: c.digest?.localOffset, brokerOffset: c.digest?.brokerOffset,
+    applied: c.applied,
+    verdict: c.verdict,
+    wrongCount: c.wrongCount,
+    lost: c.lost,
+    unexpected: c.unexpected,
+    endedEarly: c.endedEarly,
+    digestMatch: c.digestMatch,
+    local: c.digest?.local,
+    localOffset: c.digest?.localOffset,
+    brokerOffset: c.digest?.brokerOffset,
   });
   expect(lone).toMatchObject({ verdict: 'valid', applied: run.published, digestMatch: true, endedEarly: null });
   for (const c of pooled) expect(sameness(c)).toEqual(sameness(lone));
@@ -61,7 +101,7 @@ test('a pooled consumer and a lone one end the same: applied, last offset, diges
   for (const c of [...pooled, lone]) expect(c.latency?.all?.p50).toBeGreaterThan(0);
 });
 
-test('a pooled consumer logs as itself from its pool\'s process; the pool is listed among the processes, its members are not', async () => {
+test("a pooled consumer logs as itself from its pool's process; the pool is listed among the processes, its members are not", async () => {
   const { run, log } = await theRun();
   const ready = (proc: string) => log.find((line) => line.proc === proc && line.msg === 'ready');
   expect(ready('consumer-1')).toMatchObject({ pid: ready('pool-1')!.pid, pool: 'pool-1' });
@@ -79,12 +119,24 @@ test('a pool that dies takes its consumers with it: each row says so, naming the
   }
   expect(exitCode).toBe(3);
   expect(stderr).toMatch(/consumer-4's subscription ended early: its pool pool-2/);
-  expect(consumerOf(run, 'consumer-3')).toMatchObject({ verdict: 'valid', wrongCount: 0 }); // lossless: the stalled one only lagged
+  // lossless: the stalled one only lagged
+  expect(consumerOf(run, 'consumer-3')).toMatchObject({ verdict: 'valid', wrongCount: 0 });
   expect(survivors).toEqual([]);
 });
 
-test('the broker\'s crash reaches every pooled consumer: each resumes from its own checkpoint, as the lone one does', async () => {
-  const { document } = await runDemo(['--mode', 'durable', '--duration', '0.5', '--crash', 'broker@1-1.5', '--consumers', '3', '--pool-size', '2']);
+test("the broker's crash reaches every pooled consumer: each resumes from its own checkpoint, as the lone one does", async () => {
+  const { document } = await runDemo([
+    '--mode',
+    'durable',
+    '--duration',
+    '0.5',
+    '--crash',
+    'broker@1-1.5',
+    '--consumers',
+    '3',
+    '--pool-size',
+    '2',
+  ]);
   const [run] = document.runs;
   expect(run!.broker?.restarts).toBe(1);
   for (const name of ['consumer-1', 'consumer-2', 'consumer-3']) {

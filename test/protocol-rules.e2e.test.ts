@@ -6,7 +6,15 @@
  * a start. Each gets its documented ERROR code and loses its stream; a
  * subscriber following the stream all along sees none of it.
  */
-import { encodeHello, encodePublish, encodeResume, ErrorCode, Role, StartKind, type Change } from '@state-divergence/protocol';
+import {
+  encodeHello,
+  encodePublish,
+  encodeResume,
+  ErrorCode,
+  Role,
+  StartKind,
+  type Change,
+} from '@state-divergence/protocol';
 import { startBroker, type RealBroker, type TestClient } from './fixtures/real-broker.js';
 import { Replica } from './fixtures/replica.js';
 
@@ -15,7 +23,15 @@ let broker: RealBroker;
 let bystander: Replica;
 let highest = 0;
 const token = () => Buffer.from(broker.endpoint.token, 'hex');
-const change = (overrides: Partial<Change> = {}): Change => ({ key: 3, version: highest + 1, value: 42, deleted: false, publishedAt: Date.now(), payloadLength: 8, ...overrides });
+const change = (overrides: Partial<Change> = {}): Change => ({
+  key: 3,
+  version: highest + 1,
+  value: 42,
+  deleted: false,
+  publishedAt: Date.now(),
+  payloadLength: 8,
+  ...overrides,
+});
 
 beforeAll(async () => {
   broker = await startBroker({ mode: 'lossy', keys: KEYS });
@@ -34,7 +50,12 @@ afterAll(async () => {
 });
 
 /** A client whose HELLO was welcomed. */
-async function helloed(role: Role, name: string, start: StartKind = StartKind.latest, startOffset = 0): Promise<TestClient> {
+async function helloed(
+  role: Role,
+  name: string,
+  start: StartKind = StartKind.latest,
+  startOffset = 0,
+): Promise<TestClient> {
   const client = await broker.connect();
   await client.write(encodeHello({ role, name, token: token(), start, startOffset }));
   expect(await client.next('WELCOME')).toEqual({ type: 'welcome', headOffset: highest, epoch: expect.any(Number) });
@@ -60,9 +81,12 @@ describe('ACK, in a mode without a log too', () => {
   test('a publisher gets ACK(highest version, head) right after WELCOME, then an ACK covering the versions it publishes', async () => {
     const publisher = await helloed(Role.publisher, 'publisher');
     expect(await publisher.next('ACK')).toEqual({ type: 'ack', version: highest, headOffset: highest });
-    await publisher.write(Buffer.concat([highest + 1, highest + 2].map((version) => encodePublish(change({ version })))));
+    await publisher.write(
+      Buffer.concat([highest + 1, highest + 2].map((version) => encodePublish(change({ version })))),
+    );
     let ack = await publisher.next('ACK');
-    if (ack?.type === 'ack' && ack.version < highest + 2) ack = await publisher.next('ACK'); // the two may arrive in two reads
+    // the two may arrive in two reads
+    if (ack?.type === 'ack' && ack.version < highest + 2) ack = await publisher.next('ACK');
     expect(ack).toEqual({ type: 'ack', version: highest + 2, headOffset: highest + 2 });
     highest += 2;
     await bystander.waitForVersion(highest);
@@ -83,7 +107,12 @@ describe('RESUME', () => {
     const client = await helloed(Role.subscriber, 'resume-beyond');
     await client.write(encodeResume(highest + 5));
     const refusal = await client.refusal();
-    expect(refusal).toEqual({ code: ErrorCode.inFuture, offset: highest, message: `resume from ${highest + 5} is beyond the head ${highest}`, framesBefore: [] });
+    expect(refusal).toEqual({
+      code: ErrorCode.inFuture,
+      offset: highest,
+      message: `resume from ${highest + 5} is beyond the head ${highest}`,
+      framesBefore: [],
+    });
     await client.close();
     expectBystanderUntouched();
   });
@@ -91,8 +120,16 @@ describe('RESUME', () => {
 
 describe('a PUBLISH before HELLO: the decoder judges its shape, then it is out of order; the run is never revealed', () => {
   test.each([
-    ['a delete carrying a value (rule 2, the decoder)', change({ deleted: true, value: 7, version: 999 }), ErrorCode.malformedFrame],
-    ['a key outside the keyspace (rule 4, not applied before HELLO)', change({ key: 1000, version: 999 }), ErrorCode.unexpectedFrame],
+    [
+      'a delete carrying a value (rule 2, the decoder)',
+      change({ deleted: true, value: 7, version: 999 }),
+      ErrorCode.malformedFrame,
+    ],
+    [
+      'a key outside the keyspace (rule 4, not applied before HELLO)',
+      change({ key: 1000, version: 999 }),
+      ErrorCode.unexpectedFrame,
+    ],
     ['version 0 (rule 5, not applied before HELLO)', change({ version: 0 }), ErrorCode.unexpectedFrame],
     ['a change breaking no rule', change({ version: 999 }), ErrorCode.unexpectedFrame],
   ])('%s: refused with code %i', async (_what, bad, code) => {
@@ -105,10 +142,34 @@ describe('a PUBLISH before HELLO: the decoder judges its shape, then it is out o
 
 describe('HELLO start fields', () => {
   test.each([
-    ['a subscriber at latest with start offset 2', Role.subscriber, StartKind.latest, 2, 'hello has start offset 2 with start kind 0; only start kind 2 (offset) carries one'],
-    ['a subscriber at snapshot with start offset 1', Role.subscriber, StartKind.snapshot, 1, 'hello has start offset 1 with start kind 1; only start kind 2 (offset) carries one'],
-    ['a publisher asking for a snapshot', Role.publisher, StartKind.snapshot, 0, "a publisher's hello must have start kind 0 (latest), got 1"],
-    ['a publisher asking for a delta from offset 1', Role.publisher, StartKind.offset, 1, "a publisher's hello must have start kind 0 (latest), got 2"],
+    [
+      'a subscriber at latest with start offset 2',
+      Role.subscriber,
+      StartKind.latest,
+      2,
+      'hello has start offset 2 with start kind 0; only start kind 2 (offset) carries one',
+    ],
+    [
+      'a subscriber at snapshot with start offset 1',
+      Role.subscriber,
+      StartKind.snapshot,
+      1,
+      'hello has start offset 1 with start kind 1; only start kind 2 (offset) carries one',
+    ],
+    [
+      'a publisher asking for a snapshot',
+      Role.publisher,
+      StartKind.snapshot,
+      0,
+      "a publisher's hello must have start kind 0 (latest), got 1",
+    ],
+    [
+      'a publisher asking for a delta from offset 1',
+      Role.publisher,
+      StartKind.offset,
+      1,
+      "a publisher's hello must have start kind 0 (latest), got 2",
+    ],
   ])('%s is refused malformedFrame, with no WELCOME', async (_what, role, start, startOffset, message) => {
     const refusal = await refusalOf(encodeHello({ role, name: 'strict', token: token(), start, startOffset }));
     expect(refusal).toEqual({ code: ErrorCode.malformedFrame, message, framesBefore: [] });

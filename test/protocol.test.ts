@@ -33,8 +33,22 @@ import {
   type Frame,
 } from '@state-divergence/protocol';
 
-const change: Change = { key: 1999, version: 2 ** 40 + 7, value: 0xdeadbeef, deleted: false, publishedAt: 1_790_000_000_123.456, payloadLength: 64 };
-const tombstone: Change = { key: 5, version: 99, value: 0, deleted: true, publishedAt: 1_790_000_000_000, payloadLength: 0 };
+const change: Change = {
+  key: 1999,
+  version: 2 ** 40 + 7,
+  value: 0xdeadbeef,
+  deleted: false,
+  publishedAt: 1_790_000_000_123.456,
+  payloadLength: 64,
+};
+const tombstone: Change = {
+  key: 5,
+  version: 99,
+  value: 0,
+  deleted: true,
+  publishedAt: 1_790_000_000_000,
+  payloadLength: 0,
+};
 
 function decodeAll(...chunks: Uint8Array[]): Frame[] {
   const decoder = new FrameDecoder();
@@ -59,7 +73,13 @@ function decodeError(bytes: Uint8Array): FrameDecodeError {
 
 describe('frame codec', () => {
   const stream = Buffer.concat([
-    encodeHello({ role: Role.subscriber, name: 'consumer-3', token: Buffer.from('0badc0de', 'hex'), start: StartKind.offset, startOffset: 2 ** 33 }),
+    encodeHello({
+      role: Role.subscriber,
+      name: 'consumer-3',
+      token: Buffer.from('0badc0de', 'hex'),
+      start: StartKind.offset,
+      startOffset: 2 ** 33,
+    }),
     encodeWelcome(12_345, 7),
     encodePublish(change),
     encodeEvent(42, change),
@@ -77,7 +97,15 @@ describe('frame codec', () => {
     encodeHello({ role: Role.subscriber, name: 'c', token: Buffer.alloc(1), start: StartKind.earliest }),
   ]);
   const expected: Frame[] = [
-    { type: 'hello', protocolVersion: 2, role: Role.subscriber, name: 'consumer-3', start: StartKind.offset, startOffset: 2 ** 33, token: new Uint8Array([0x0b, 0xad, 0xc0, 0xde]) },
+    {
+      type: 'hello',
+      protocolVersion: 2,
+      role: Role.subscriber,
+      name: 'consumer-3',
+      start: StartKind.offset,
+      startOffset: 2 ** 33,
+      token: new Uint8Array([0x0b, 0xad, 0xc0, 0xde]),
+    },
     { type: 'welcome', headOffset: 12_345, epoch: 7 },
     { type: 'publish', change, body: encodePublish(change).subarray(5) },
     { type: 'event', offset: 42, change },
@@ -92,7 +120,15 @@ describe('frame codec', () => {
     { type: 'ack', version: 2 ** 40 + 7, headOffset: 12_346 },
     { type: 'error', code: ErrorCode.tooOld, offset: 3_000, message: 'the log keeps offsets from 3000 on' },
     { type: 'error', code: ErrorCode.inFuture, offset: 2 ** 53 - 1, message: '' },
-    { type: 'hello', protocolVersion: 2, role: Role.subscriber, name: 'c', start: StartKind.earliest, startOffset: 0, token: new Uint8Array([0]) },
+    {
+      type: 'hello',
+      protocolVersion: 2,
+      role: Role.subscriber,
+      name: 'c',
+      start: StartKind.earliest,
+      startOffset: 0,
+      token: new Uint8Array([0]),
+    },
   ];
 
   test('every frame type round-trips through one decoder', () => {
@@ -183,9 +219,11 @@ describe('frame codec', () => {
 
   test('random garbage never crashes the decoder: it yields frames or one coded error', () => {
     let seed = 7;
-    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     for (let round = 0; round < 2000; round++) {
-      const bytes = Buffer.from(Array.from({ length: 1 + Math.floor(random() * 64) }, () => Math.floor(random() * 256)));
+      const bytes = Buffer.from(
+        Array.from({ length: 1 + Math.floor(random() * 64) }, () => Math.floor(random() * 256)),
+      );
       const decoder = new FrameDecoder();
       decoder.push(bytes);
       try {
@@ -207,7 +245,9 @@ describe('the byte layouts in docs/PROTOCOL.md', () => {
   });
 
   test('WELCOME: head then epoch, 17 bytes of length', () => {
-    expect(encodeWelcome(0x0102, 2 ** 32 + 9)).toEqual(hex('00 00 00 11 02 | 00 00 00 00 00 00 01 02 | 00 00 00 01 00 00 00 09'));
+    expect(encodeWelcome(0x0102, 2 ** 32 + 9)).toEqual(
+      hex('00 00 00 11 02 | 00 00 00 00 00 00 01 02 | 00 00 00 01 00 00 00 09'),
+    );
   });
 
   test('ACK: version then head, 17 bytes of length', () => {
@@ -215,18 +255,31 @@ describe('the byte layouts in docs/PROTOCOL.md', () => {
   });
 
   test('ERROR tooOld and inFuture: code, the offset, then the message; the documented example byte for byte', () => {
-    expect(encodeOffsetError(ErrorCode.tooOld, 501, 'old')).toEqual(hex('00 00 00 0E 05 | 00 0C | 00 00 00 00 00 00 01 F5 | 6F 6C 64'));
-    expect(encodeOffsetError(ErrorCode.inFuture, 7, '')).toEqual(hex('00 00 00 0B 05 | 00 0D | 00 00 00 00 00 00 00 07'));
+    expect(encodeOffsetError(ErrorCode.tooOld, 501, 'old')).toEqual(
+      hex('00 00 00 0E 05 | 00 0C | 00 00 00 00 00 00 01 F5 | 6F 6C 64'),
+    );
+    expect(encodeOffsetError(ErrorCode.inFuture, 7, '')).toEqual(
+      hex('00 00 00 0B 05 | 00 0D | 00 00 00 00 00 00 00 07'),
+    );
     expect(() => encodeError(ErrorCode.tooOld, 'no offset')).toThrow(RangeError);
   });
 
   test('an offset ERROR too short for its offset is malformed; another code keeps its message as text', () => {
     expect(decodeError(hex('00 00 00 0A 05 | 00 0C | 00 00 00 00 00 00 00')).code).toBe(ErrorCode.malformedFrame);
-    expect(decodeAll(hex('00 00 00 05 05 | 00 04 | 68 69'))).toEqual([{ type: 'error', code: ErrorCode.unexpectedFrame, message: 'hi' }]);
+    expect(decodeAll(hex('00 00 00 05 05 | 00 04 | 68 69'))).toEqual([
+      { type: 'error', code: ErrorCode.unexpectedFrame, message: 'hi' },
+    ]);
   });
 
   test('EVENT: offset, key, version, value, flags, publishedAt, payload at the documented offsets', () => {
-    const bytes = encodeEvent(0x0102, { key: 7, version: 2 ** 32 + 5, value: 9, deleted: true, publishedAt: 1.5, payloadLength: 2 });
+    const bytes = encodeEvent(0x0102, {
+      key: 7,
+      version: 2 ** 32 + 5,
+      value: 9,
+      deleted: true,
+      publishedAt: 1.5,
+      payloadLength: 2,
+    });
     expect(bytes).toEqual(
       hex(
         '00 00 00 24 04' + // length 36 = 1 + 8 + 25 + 2, type EVENT
@@ -326,7 +379,9 @@ describe('values no frame may carry', () => {
 
   test('any valid UTF-8 name round-trips', () => {
     const name = 'consumer-ü-日本-🙂';
-    expect(decodeAll(encodeHello({ role: Role.subscriber, name, token: Buffer.alloc(4) }))).toMatchObject([{ type: 'hello', name }]);
+    expect(decodeAll(encodeHello({ role: Role.subscriber, name, token: Buffer.alloc(4) }))).toMatchObject([
+      { type: 'hello', name },
+    ]);
   });
 });
 
@@ -358,11 +413,25 @@ describe('every frame the broker sends fits the cap', () => {
     expect(decodeAll(frame)).toMatchObject([{ type: 'error', code: ErrorCode.inFuture, offset: 2 ** 53 - 1 }]);
   });
 
-  test('the fixed-size frames are far below it, with the lengths the doc\'s table gives', () => {
-    const lengths = [encodeDigest(1, '0123456789abcdef', 1), encodeLag(1, 2), encodeWelcome(2 ** 53 - 1, 2 ** 53 - 1), encodeAck(2 ** 53 - 1, 2 ** 53 - 1), encodeSyncEnd(SyncKind.delta, 1), encodeProgress(1)].map(frameLength);
+  test("the fixed-size frames are far below it, with the lengths the doc's table gives", () => {
+    const lengths = [
+      encodeDigest(1, '0123456789abcdef', 1),
+      encodeLag(1, 2),
+      encodeWelcome(2 ** 53 - 1, 2 ** 53 - 1),
+      encodeAck(2 ** 53 - 1, 2 ** 53 - 1),
+      encodeSyncEnd(SyncKind.delta, 1),
+      encodeProgress(1),
+    ].map(frameLength);
     expect(lengths).toEqual([21, 17, 17, 17, 10, 9]);
     const doc = readFileSync(new URL('../docs/PROTOCOL.md', import.meta.url), 'utf8');
-    for (const [row, length] of [['DIGEST', 21], ['LAG', 17], ['WELCOME, ACK', 17], ['SYNC_END', 10], ['PROGRESS', 9], ['ERROR tooOld, inFuture', 1_035]] as const) {
+    for (const [row, length] of [
+      ['DIGEST', 21],
+      ['LAG', 17],
+      ['WELCOME, ACK', 17],
+      ['SYNC_END', 10],
+      ['PROGRESS', 9],
+      ['ERROR tooOld, inFuture', 1_035],
+    ] as const) {
       expect(doc).toContain(`| ${row} | ${length.toLocaleString('en-US')} | `);
     }
   });
@@ -370,7 +439,14 @@ describe('every frame the broker sends fits the cap', () => {
 
 describe('what a PUBLISH may mean (publishRefusal, the broker rules 3-5 of docs/PROTOCOL.md)', () => {
   const limits = { keys: 16, highestVersion: 100 };
-  const ok: Change = { key: 15, version: 101, value: 1, deleted: false, publishedAt: 0, payloadLength: MAX_PAYLOAD_BYTES };
+  const ok: Change = {
+    key: 15,
+    version: 101,
+    value: 1,
+    deleted: false,
+    publishedAt: 0,
+    payloadLength: MAX_PAYLOAD_BYTES,
+  };
 
   test('the boundary values pass', () => {
     expect(publishRefusal(ok, limits)).toBeNull();
@@ -378,12 +454,16 @@ describe('what a PUBLISH may mean (publishRefusal, the broker rules 3-5 of docs/
   });
 
   test('one past each boundary is refused with its code', () => {
-    expect(publishRefusal({ ...ok, payloadLength: MAX_PAYLOAD_BYTES + 1 }, limits)?.code).toBe(ErrorCode.payloadTooLarge);
+    expect(publishRefusal({ ...ok, payloadLength: MAX_PAYLOAD_BYTES + 1 }, limits)?.code).toBe(
+      ErrorCode.payloadTooLarge,
+    );
     expect(publishRefusal({ ...ok, key: 16 }, limits)?.code).toBe(ErrorCode.keyOutOfRange);
     expect(publishRefusal({ ...ok, key: 1000 }, limits)?.code).toBe(ErrorCode.keyOutOfRange);
     expect(publishRefusal({ ...ok, version: 100 }, limits)?.code).toBe(ErrorCode.versionNotIncreasing);
     expect(publishRefusal({ ...ok, version: 99 }, limits)?.code).toBe(ErrorCode.versionNotIncreasing);
-    expect(publishRefusal({ ...ok, version: 0 }, { ...limits, highestVersion: 0 })?.code).toBe(ErrorCode.versionNotIncreasing);
+    expect(publishRefusal({ ...ok, version: 0 }, { ...limits, highestVersion: 0 })?.code).toBe(
+      ErrorCode.versionNotIncreasing,
+    );
   });
 
   test('a change breaking several rules gets the first in the documented order', () => {
@@ -419,20 +499,25 @@ describe('the digest, as docs/PROTOCOL.md specifies it', () => {
 
   test('the code computes the mix the doc describes', () => {
     let seed = 11;
-    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0));
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
     for (let i = 0; i < 2_000; i++) {
       const key = random();
       const version = (random() & 0x1f_ffff) * 2 ** 32 + random(); // up to 2^53 - 1
-      for (const s of [DIGEST_SEED_HIGH, DIGEST_SEED_LOW]) expect(digestMix(key, version, s)).toBe(docMixSteps(key, version, s).at(-1));
+      for (const s of [DIGEST_SEED_HIGH, DIGEST_SEED_LOW])
+        expect(digestMix(key, version, s)).toBe(docMixSteps(key, version, s).at(-1));
     }
-    expect(digestMix(0xffff_ffff, Number.MAX_SAFE_INTEGER, DIGEST_SEED_HIGH)).toBe(docMixSteps(0xffff_ffff, Number.MAX_SAFE_INTEGER, DIGEST_SEED_HIGH).at(-1));
+    expect(digestMix(0xffff_ffff, Number.MAX_SAFE_INTEGER, DIGEST_SEED_HIGH)).toBe(
+      docMixSteps(0xffff_ffff, Number.MAX_SAFE_INTEGER, DIGEST_SEED_HIGH).at(-1),
+    );
   });
 
   test("the doc's worked example matches the code, step by step and digest by digest", () => {
     const doc = readFileSync(new URL('../docs/PROTOCOL.md', import.meta.url), 'utf8');
     const example = doc.slice(doc.indexOf('**Worked example.**'));
     const rows = example.split('\n').filter((line) => /^\| `(h|mix) =/.test(line));
-    const documented = rows.map((row) => [...row.matchAll(/`0x([0-9A-F]{8})`/g)].map((m) => Number.parseInt(m[1]!, 16)));
+    const documented = rows.map((row) =>
+      [...row.matchAll(/`0x([0-9A-F]{8})`/g)].map((m) => Number.parseInt(m[1]!, 16)),
+    );
     const columns = [
       [5, 2 ** 32 + 7, DIGEST_SEED_HIGH],
       [5, 2 ** 32 + 7, DIGEST_SEED_LOW],

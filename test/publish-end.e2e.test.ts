@@ -6,7 +6,17 @@
  * scheduled end of publishing (0.5 s was all the plan used to wait).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { brokerOf, consumerOf, failureDetail, readLog, reapAfterEach, startDemo, tempLogFile, type LogLine, type RunDocument } from './helpers/run-demo.js';
+import {
+  brokerOf,
+  consumerOf,
+  failureDetail,
+  readLog,
+  reapAfterEach,
+  startDemo,
+  tempLogFile,
+  type LogLine,
+  type RunDocument,
+} from './helpers/run-demo.js';
 
 const reaper = reapAfterEach();
 const PUBLISHER_FROZEN_MS = 1_800;
@@ -15,8 +25,19 @@ test('a publisher 1.8 s behind: the stall ends only after its last change; every
   const logFile = tempLogFile();
   reaper.track(logFile);
   // The seed's plan at half-second phases: consumer-3 frozen over [0.5, 1.5), publishing stops at 1.5 s.
-  const demo = startDemo(['--mode', 'lossy', '--duration', '0.5', '--queue-capacity', '64', '--json', '--log-file', logFile]);
-  const find = (log: LogLine[], proc: string, msg: string) => log.find((line) => line.proc === proc && line.msg === msg);
+  const demo = startDemo([
+    '--mode',
+    'lossy',
+    '--duration',
+    '0.5',
+    '--queue-capacity',
+    '64',
+    '--json',
+    '--log-file',
+    logFile,
+  ]);
+  const find = (log: LogLine[], proc: string, msg: string) =>
+    log.find((line) => line.proc === proc && line.msg === msg);
   const deadline = Date.now() + 30_000;
   let log = readLog(logFile);
   while (find(log, 'orchestrator', 'stall started') === undefined && Date.now() < deadline) {
@@ -24,7 +45,8 @@ test('a publisher 1.8 s behind: the stall ends only after its last change; every
     log = readLog(logFile);
   }
   const publisher = find(log, 'publisher', 'ready');
-  if (find(log, 'orchestrator', 'stall started') === undefined || publisher === undefined) throw new Error(`the stall never started; ${failureDetail(await demo)}`);
+  if (find(log, 'orchestrator', 'stall started') === undefined || publisher === undefined)
+    throw new Error(`the stall never started; ${failureDetail(await demo)}`);
   process.kill(publisher.pid, 'SIGSTOP');
   try {
     await sleep(PUBLISHER_FROZEN_MS);

@@ -19,7 +19,12 @@ function quietSession() {
   async function* frames(): AsyncGenerator<Frame> {
     await new Promise<never>(() => {});
   }
-  return { welcome: { type: 'welcome' as const, headOffset: 0, epoch: 1 }, frames: frames(), write: async () => {}, close: async () => {} };
+  return {
+    welcome: { type: 'welcome' as const, headOffset: 0, epoch: 1 },
+    frames: frames(),
+    write: async () => {},
+    close: async () => {},
+  };
 }
 
 const heapAfterGc = () => {

@@ -24,7 +24,13 @@ test('a real connection receives through the patched chain, in order, and the da
   let arrived: () => void = () => {};
   const allArrived = new Promise<void>((resolve) => (arrived = resolve));
   const server = await startQuicServer({
-    host: '127.0.0.1', certPem: tls.certPem, keyPem: tls.keyPem, idleTimeoutMs: 10_000, streamWindowBytes: 64 * 1024, datagramBytes: 1350, logger,
+    host: '127.0.0.1',
+    certPem: tls.certPem,
+    keyPem: tls.keyPem,
+    idleTimeoutMs: 10_000,
+    streamWindowBytes: 64 * 1024,
+    datagramBytes: 1350,
+    logger,
     onStream: (stream, connection) => {
       connections.push(connection);
       void (async () => {
@@ -38,11 +44,18 @@ test('a real connection receives through the patched chain, in order, and the da
       })().catch(() => {});
     },
   });
-  const client = await openQuicStream({ host: '127.0.0.1', port: server.port, caPem: tls.certPem, idleTimeoutMs: 10_000, datagramBytes: 1350, token: '' }, logger);
+  const client = await openQuicStream(
+    { host: '127.0.0.1', port: server.port, caPem: tls.certPem, idleTimeoutMs: 10_000, datagramBytes: 1350, token: '' },
+    logger,
+  );
   try {
     for (const fill of [1, 2, 3]) await client.write(Buffer.alloc(1000, fill));
     await allArrived;
-    expect([...Buffer.concat(received)]).toEqual([...Buffer.alloc(1000, 1), ...Buffer.alloc(1000, 2), ...Buffer.alloc(1000, 3)]);
+    expect([...Buffer.concat(received)]).toEqual([
+      ...Buffer.alloc(1000, 1),
+      ...Buffer.alloc(1000, 2),
+      ...Buffer.alloc(1000, 3),
+    ]);
     const { recvLock } = connections[0] as unknown as { recvLock: unknown };
     // The library's own is an @matrixai/async-locks Lock; the patch's a plain object with withF.
     expect((recvLock as object).constructor.name).toBe('Object');
@@ -65,14 +78,23 @@ test('every datagram a send produces is a copy of its own, never a view of the s
   let sendsWithSeveral = 0;
   const views: string[] = [];
   const server = await startQuicServer({
-    host: '127.0.0.1', certPem: tls.certPem, keyPem: tls.keyPem, idleTimeoutMs: 10_000, streamWindowBytes: 256 * 1024, datagramBytes: 1350, logger,
+    host: '127.0.0.1',
+    certPem: tls.certPem,
+    keyPem: tls.keyPem,
+    idleTimeoutMs: 10_000,
+    streamWindowBytes: 256 * 1024,
+    datagramBytes: 1350,
+    logger,
     onStream: (stream, connection) => {
       serverConnection = connection;
       let inThisSend = 0;
       connection.addEventListener(events.EventQUICConnectionSend.name, (evt: Event) => {
         const { msg } = (evt as events.EventQUICConnectionSend).detail;
         const scratch = (connection as unknown as { sendScratch: Buffer }).sendScratch;
-        const overlaps = msg.buffer === scratch.buffer && msg.byteOffset < scratch.byteOffset + scratch.length && scratch.byteOffset < msg.byteOffset + msg.length;
+        const overlaps =
+          msg.buffer === scratch.buffer &&
+          msg.byteOffset < scratch.byteOffset + scratch.length &&
+          scratch.byteOffset < msg.byteOffset + msg.length;
         if (overlaps) views.push(`${msg.length} bytes at ${msg.byteOffset}`);
         inThisSend += 1;
         // Several datagrams out of one send(): the case where a view would be overwritten by the next.
@@ -89,7 +111,10 @@ test('every datagram a send produces is a copy of its own, never a view of the s
       })().catch(() => {});
     },
   });
-  const client = await openQuicStream({ host: '127.0.0.1', port: server.port, caPem: tls.certPem, idleTimeoutMs: 10_000, datagramBytes: 1350, token: '' }, logger);
+  const client = await openQuicStream(
+    { host: '127.0.0.1', port: server.port, caPem: tls.certPem, idleTimeoutMs: 10_000, datagramBytes: 1350, token: '' },
+    logger,
+  );
   try {
     await client.write(Buffer.from([1]));
     const received: Buffer[] = [];
@@ -111,8 +136,12 @@ test('every datagram a send produces is a copy of its own, never a view of the s
 });
 
 test.each(['broker', 'publisher', 'consumer'])('the %s process bundle was built from the patched library', (pkg) => {
-  // A bundle holds the library's code as it was at build time (scripts/bundle.mjs): built before the patch, it would run the Lock.
-  const bundle = readFileSync(fileURLToPath(new URL(`../packages/${pkg}/dist/bundle/main.js`, import.meta.url)), 'utf8');
+  // A bundle holds the library's code as it was at build time (scripts/bundle.mjs): built before the patch, it would
+  // run the Lock.
+  const bundle = readFileSync(
+    fileURLToPath(new URL(`../packages/${pkg}/dist/bundle/main.js`, import.meta.url)),
+    'utf8',
+  );
   expect(bundle).toContain('recvLock = recvChain()');
   expect(bundle).toContain('this.sendScratch ??= Buffer.allocUnsafe(');
   expect(bundle).toContain('msg: Buffer.from(sendBuffer.subarray(0, sendLength))');

@@ -44,7 +44,10 @@ describe('loss', () => {
     [20, 75],
     [50, 50],
   ])('loss %i %% with %i %% correlation drops that share over 100,000 seeded datagrams', (lossPct, correlationPct) => {
-    for (const seed of [1, 2, 3]) expect(Math.abs(share(drops(shaped({ lossPct, correlationPct }, seed), 100_000)) - lossPct / 100)).toBeLessThan(0.015);
+    for (const seed of [1, 2, 3])
+      expect(Math.abs(share(drops(shaped({ lossPct, correlationPct }, seed), 100_000)) - lossPct / 100)).toBeLessThan(
+        0.015,
+      );
   });
 
   test('correlation makes bursts longer, as 1 / ((1 - c)(1 - p)) says: 1.25 datagrams at 20 %, 5 at 20 % with 75 % correlation', () => {
@@ -57,7 +60,8 @@ describe('loss', () => {
   });
 
   test('the same seed repeats the same fates; another seed does not', () => {
-    const fates = (seed: number) => drops(shaped({ lossPct: 20, correlationPct: 50, delayMs: 30, jitterMs: 20 }, seed), 1_000);
+    const fates = (seed: number) =>
+      drops(shaped({ lossPct: 20, correlationPct: 50, delayMs: 30, jitterMs: 20 }, seed), 1_000);
     expect(fates(7)).toEqual(fates(7));
     expect(fates(7)).not.toEqual(fates(8));
   });
@@ -159,7 +163,12 @@ describe('the delay line', () => {
     line.hold('d', 100);
     expect(line.held).toBe(4);
     timers.advance(200);
-    expect(released).toEqual([['c', 15], ['b', 20], ['a', 50], ['d', 110]]);
+    expect(released).toEqual([
+      ['c', 15],
+      ['b', 20],
+      ['a', 50],
+      ['d', 110],
+    ]);
     expect(timers.maxPending).toBe(1);
     expect(line.held).toBe(0);
   });

@@ -47,12 +47,20 @@ async function ask(client: Socket): Promise<number> {
 }
 
 async function openRelay(upstreamPort: number, timing = { idleCloseMs: 60_000, sweepMs: 10_000 }): Promise<Relay> {
-  const init: RelayInit = { role: 'relay', name: 'relay-c', client: 'c', upstream: { host: HOST, port: upstreamPort }, datagramBytes: 1350, seed: 1, log: { level: 'silent', file: null, mode: null } };
+  const init: RelayInit = {
+    role: 'relay',
+    name: 'relay-c',
+    client: 'c',
+    upstream: { host: HOST, port: upstreamPort },
+    datagramBytes: 1350,
+    seed: 1,
+    log: { level: 'silent', file: null, mode: null },
+  };
   relay = await Relay.open(init, createLogger('relay-c', init.log), timing);
   return relay;
 }
 
-test('each client address gets its own upstream socket, and the broker\'s replies go back to the client that sent', async () => {
+test("each client address gets its own upstream socket, and the broker's replies go back to the client that sent", async () => {
   const echo = await portEcho();
   await openRelay(echo.address().port);
   const [a, b] = [await bound(), await bound()];
@@ -70,7 +78,7 @@ test('each client address gets its own upstream socket, and the broker\'s replie
   expect(report.cpuMicros).toBeGreaterThan(0);
 });
 
-test('a superseded address\'s socket is closed once idle; the newest is kept whatever its silence; a returning address gets a new one', async () => {
+test("a superseded address's socket is closed once idle; the newest is kept whatever its silence; a returning address gets a new one", async () => {
   const echo = await portEcho();
   await openRelay(echo.address().port, { idleCloseMs: 200, sweepMs: 50 });
   const [a, b] = [await bound(), await bound()];
@@ -121,13 +129,19 @@ test('shape(up, down) shapes each direction by its own half: partitioned up drop
   relay!.shape(PARTITIONED_LINK, CLEAR_LINK);
   client.send('up-cut', relay!.port, HOST);
   fromBroker('down-open');
-  await until(() => handled('up') === 2 && heardByClient.includes('down-open'), 'the relay took the client\'s datagram and forwarded the broker\'s');
+  await until(
+    () => handled('up') === 2 && heardByClient.includes('down-open'),
+    "the relay took the client's datagram and forwarded the broker's",
+  );
   expect(relay!.counters()).toMatchObject({ up: { forwarded: 1, dropped: 1 }, down: { forwarded: 1, dropped: 0 } });
 
   relay!.shape(CLEAR_LINK, PARTITIONED_LINK);
   client.send('up-open', relay!.port, HOST);
   fromBroker('down-cut');
-  await until(() => heardByBroker.includes('up-open') && handled('down') === 2, 'the relay forwarded the client\'s datagram and took the broker\'s');
+  await until(
+    () => heardByBroker.includes('up-open') && handled('down') === 2,
+    "the relay forwarded the client's datagram and took the broker's",
+  );
   expect(relay!.counters()).toMatchObject({ up: { forwarded: 2, dropped: 1 }, down: { forwarded: 1, dropped: 1 } });
   expect(heardByBroker).toEqual(['hello', 'up-open']);
   expect(heardByClient).toEqual(['down-open']);

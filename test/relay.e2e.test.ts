@@ -4,7 +4,15 @@
  * stand still on forwarded while dropped grows, and the broker never gets what was published);
  * once cleared, QUIC retransmits and the flow resumes on the same connections.
  */
-import { CLEAR_LINK, encodeHello, encodePublish, PARTITIONED_LINK, Role, StartKind, type RelayCounters } from '@state-divergence/protocol';
+import {
+  CLEAR_LINK,
+  encodeHello,
+  encodePublish,
+  PARTITIONED_LINK,
+  Role,
+  StartKind,
+  type RelayCounters,
+} from '@state-divergence/protocol';
 import type { ChildHandle } from '@state-divergence/orchestrator';
 import { sleep } from '@state-divergence/runtime';
 import { REPLY_MS, startBroker, type RealBroker, type TestClient } from './fixtures/real-broker.js';
@@ -45,7 +53,18 @@ test('through a relay: data flows; a partition passes nothing either way and its
   await publisher.write(encodeHello({ role: Role.publisher, name: 'publisher', token }));
   expect((await publisher.next('WELCOME'))?.type).toBe('welcome');
   const publish = (from: number, to: number): Buffer =>
-    Buffer.concat(Array.from({ length: to - from + 1 }, (_, i) => encodePublish({ key: (from + i) % KEYS, version: from + i, value: from + i, deleted: false, publishedAt: Date.now(), payloadLength: 16 })));
+    Buffer.concat(
+      Array.from({ length: to - from + 1 }, (_, i) =>
+        encodePublish({
+          key: (from + i) % KEYS,
+          version: from + i,
+          value: from + i,
+          deleted: false,
+          publishedAt: Date.now(),
+          payloadLength: 16,
+        }),
+      ),
+    );
 
   await publisher.write(publish(1, 5));
   await replica.waitForVersion(5);
@@ -61,7 +80,10 @@ test('through a relay: data flows; a partition passes nothing either way and its
   const cut = await relay.status(REPLY_MS);
   const writing = publisher.write(publish(6, 10));
   // Both sides keep sending (the publisher its changes, the broker its heartbeat): each way drops.
-  const during = await countersUntil((c) => c.up.dropped > cut.up.dropped && c.down.dropped > cut.down.dropped, 'datagrams dropped both ways');
+  const during = await countersUntil(
+    (c) => c.up.dropped > cut.up.dropped && c.down.dropped > cut.down.dropped,
+    'datagrams dropped both ways',
+  );
   expect(during.up.forwarded).toBe(cut.up.forwarded);
   expect(during.down.forwarded).toBe(cut.down.forwarded);
   // Nothing of what was published in the partition reached the broker, so nothing reached the subscriber.

@@ -23,11 +23,13 @@ import { consumerReport, gathered } from './helpers/gathered-run.js';
 const CAPACITY = 4;
 const PAGE = 4;
 
-/** The broker's side of a durable run: the stalled consumer frozen, a healthy one paused once, one keeping up, and a rogue client that reads one write and no more. */
+/** The broker's side of a durable run: the stalled consumer frozen, a healthy one paused once, one keeping up, and a
+ * rogue client that reads one write and no more. */
 async function servedRun() {
   const log = new FakeLog();
   const fed = topicWith({ mode: 'durable', log });
-  const join = (name: string, autoRelease = false, capacity = CAPACITY) => subscribe(fed.topic, { name, queueCapacity: capacity, batchMaxEvents: PAGE, autoRelease });
+  const join = (name: string, autoRelease = false, capacity = CAPACITY) =>
+    subscribe(fed.topic, { name, queueCapacity: capacity, batchMaxEvents: PAGE, autoRelease });
   const stalled = join('consumer-3');
   const paused = join('consumer-1');
   join('consumer-2', true, 64); // room for every burst: never behind
@@ -45,7 +47,13 @@ async function servedRun() {
   await stalled.sink.releaseAll();
   const subscribers = subscriberReports(fed.topic);
   const broker: BrokerReport = {
-    role: 'broker', epoch: 1, recovered: null, head: fed.topic.headOffset, lastWriteOffsets: [], digest: '0', subscribers,
+    role: 'broker',
+    epoch: 1,
+    recovered: null,
+    head: fed.topic.headOffset,
+    lastWriteOffsets: [],
+    digest: '0',
+    subscribers,
     durable: durableReport(log as never, 'periodic'),
   };
   return { subscribers, broker };
@@ -61,7 +69,10 @@ test('a healthy consumer back-filled beside the stalled one: the cost counts bot
   expect(replay('rogue-1').replayBytes).toBeGreaterThan(0);
   for (const name of ['consumer-1', 'consumer-3']) expect(replay(name).replayBytes).toBeGreaterThan(0);
 
-  const run = gathered(broker, ['consumer-1', 'consumer-2', 'consumer-3'].map((name) => [name, consumerReport([])]));
+  const run = gathered(
+    broker,
+    ['consumer-1', 'consumer-2', 'consumer-3'].map((name) => [name, consumerReport([])]),
+  );
   run.mode = 'durable';
   const document = toJsonRun(assembleOutcome(run));
   const consumers = ['consumer-1', 'consumer-2', 'consumer-3'].map(replay);
@@ -70,5 +81,8 @@ test('a healthy consumer back-filled beside the stalled one: the cost counts bot
   expect(document.cost.replayBytes).toBe(sum('replayBytes'));
   expect(document.cost.replayBytes).toBeGreaterThan(replay('consumer-3').replayBytes);
   // And the durable block is that same figure, not a second sum of its own.
-  expect(document.durable).toMatchObject({ replayedEvents: sum('replayedEvents'), replayBytes: document.cost.replayBytes });
+  expect(document.durable).toMatchObject({
+    replayedEvents: sum('replayedEvents'),
+    replayBytes: document.cost.replayBytes,
+  });
 });

@@ -13,12 +13,15 @@ const [run] = doc.runs;
 const text = renderMode(run!, doc.config);
 const lines = text.split('\n');
 /** The consumers with an entry of their own: a line that starts with a name in the consumer column. */
-const entries = (report: string) => report.split('\n').flatMap((l) => /^ {4}(consumer-\d+)\s+applied /.exec(l)?.[1] ?? []);
+const entries = (report: string) =>
+  report.split('\n').flatMap((l) => /^ {4}(consumer-\d+)\s+applied /.exec(l)?.[1] ?? []);
 
 describe('the text report of 256 consumers', () => {
   test('every faulted, foreign, late and wrong consumer has its entry in full, in run order, and no other does; those wrong alike share one', () => {
     expect(entries(text)).toEqual(LISTED);
-    expect(text).toMatch(/consumer-250 {2}applied {8}6 {3}1 of 6 keys PERMANENTLY WRONG\n {18}the same for 3 more: consumer-252, consumer-253, consumer-254\n {18}wrong: /);
+    expect(text).toMatch(
+      /consumer-250 {2}applied {8}6 {3}1 of 6 keys PERMANENTLY WRONG\n {18}the same for 3 more: consumer-252, consumer-253, consumer-254\n {18}wrong: /,
+    );
     expect(text).toMatch(/consumer-7 {4}applied {8}6 {3}1 of 6 keys PERMANENTLY WRONG {2}<- stalled\n {18}wrong: /);
     expect(text).toContain(`${' '.repeat(18)}foreign consumer: python3 examples/naive.py`);
     expect(text).toMatch(/consumer-255 {2}applied {8}6 {3}state CORRECT {2}<- joined late/);
@@ -28,8 +31,10 @@ describe('the text report of 256 consumers', () => {
     const start = lines.findIndex((l) => l.includes('healthy consumers ('));
     expect(lines.slice(start, start + 5).map((l) => l.trim())).toEqual([
       '250 healthy consumers (no fault): 246 CORRECT; 6 of them listed one by one below',
-      "the 244 not listed: applied 6-8; digest matches the broker's for 243, 1 could not be checked (the broker did not answer)",
-      "publish-to-apply over the run, each one's (250): p50 median 3.5 ms; p99 median 10 ms, worst 42 ms (consumer-99); max 42 ms (consumer-99)",
+      "the 244 not listed: applied 6-8; digest matches the broker's for 243, 1 could not be checked (the broker " +
+        'did not answer)',
+      "publish-to-apply over the run, each one's (250): p50 median 3.5 ms; p99 median 10 ms, worst 42 ms " +
+        '(consumer-99); max 42 ms (consumer-99)',
       'lag signals to 3 of them (4 in all), 1 resumes asked, 1 deltas re-sent: each ended correct',
       '1 of them went stale at some point, the longest 0.8 s (consumer-34)',
     ]);
@@ -60,7 +65,10 @@ describe('the text report of 256 consumers', () => {
   });
 
   test('the closing line names the wrong ones, most wrong first', () => {
-    expect(renderClosing(doc.runs, doc.config)).toContain('at-most-once: 5 of 256 consumers permanently wrong (consumer-7 1 keys, consumer-250 1 keys, consumer-252 1 keys, consumer-253 1 keys, consumer-254 1 keys), none told');
+    expect(renderClosing(doc.runs, doc.config)).toContain(
+      'at-most-once: 5 of 256 consumers permanently wrong (consumer-7 1 keys, consumer-250 1 keys, consumer-252 ' +
+        '1 keys, consumer-253 1 keys, consumer-254 1 keys), none told',
+    );
   });
 });
 
@@ -90,33 +98,67 @@ describe('the HTML report of 256 consumers', () => {
   const rows = (html: string) => [...html.matchAll(/<tr><td>(consumer-\d+)/g)].map((m) => m[1]);
 
   test('the healthy summary first, then a row for each consumer listed; the healthy ones one by one only inside a closed <details>', () => {
-    expect(main).toContain('<p class="healthy"><span class="ok">250 healthy consumers (no fault): 246 CORRECT; 6 of them listed one by one below</span>');
-    expect(main).toContain("<br>publish-to-apply over the run, each one's (250): p50 median 3.5 ms; p99 median 10 ms, worst 42 ms (consumer-99); max 42 ms (consumer-99)");
+    expect(main).toContain(
+      '<p class="healthy"><span class="ok">250 healthy consumers (no fault): 246 CORRECT; 6 of them listed one ' +
+        'by one below</span>',
+    );
+    expect(main).toContain(
+      "<br>publish-to-apply over the run, each one's (250): p50 median 3.5 ms; p99 median 10 ms, worst 42 ms " +
+        '(consumer-99); max 42 ms (consumer-99)',
+    );
     expect(rows(main!)).toEqual(LISTED);
-    expect(main).toContain('<tr><td>consumer-250<br><small>the same for 3 more: consumer-252, consumer-253, consumer-254</small></td><td>6</td><td class="bad">1 of 6 wrong</td>');
+    expect(main).toContain(
+      '<tr><td>consumer-250<br><small>the same for 3 more: consumer-252, consumer-253, ' +
+        'consumer-254</small></td><td>6</td><td class="bad">1 of 6 wrong</td>',
+    );
     expect(folded).toMatch(/^<summary>The 244 healthy consumers not listed, one by one<\/summary>/);
     expect(rows(folded!)).toHaveLength(244);
   });
 
   test('the timeline: publisher, broker, one row for the healthy ones, one for each consumer listed', () => {
     const labels = [...page.matchAll(/text-anchor="end" font-size="12">([^<]+)</g)].map((m) => m[1]);
-    expect(labels).toEqual(['publisher', 'broker', '244 healthy', ...[...LISTED, ...ALIKE].sort((a, b) => Number(a.slice(9)) - Number(b.slice(9)))]);
-    // Their 247 subscriptions are one mark that says so; the three lag signals and the delta sent (one colour, one slot) one more, the offsets
+    expect(labels).toEqual([
+      'publisher',
+      'broker',
+      '244 healthy',
+      ...[...LISTED, ...ALIKE].sort((a, b) => Number(a.slice(9)) - Number(b.slice(9))),
+    ]);
+    // Their 247 subscriptions are one mark that says so; the three lag signals and the delta sent (one colour, one
+    // slot) one more, the offsets
     // as their range; consumer-34's stale time stays on it.
     expect(page).toContain('<title>244 healthy: 244× subscribed at offset 0, 0.01 s</title>');
-    expect(page).toContain('<title>244 healthy: 3× lagged: queue discarded, LAG from offset 7-9; 1× delta sent up to offset 9, 1.50 s</title>');
-    expect(page).toContain('<title>244 healthy: stale: heard nothing from the broker (1 span of theirs), 1.00 s–1.80 s</title>');
+    expect(page).toContain(
+      '<title>244 healthy: 3× lagged: queue discarded, LAG from offset 7-9; 1× delta sent up to offset 9, 1.50 ' +
+        's</title>',
+    );
+    expect(page).toContain(
+      '<title>244 healthy: stale: heard nothing from the broker (1 span of theirs), 1.00 s–1.80 s</title>',
+    );
   });
 
   test('past 24 listed consumers the timeline draws the faulted and foreign ones and the first others on their own, the rest on one row', () => {
-    // 29 more healthy consumers ended wrong (consumer-1 to -30 but the stalled consumer-7; verdicts changed by hand): 41 listed in all.
+    // 29 more healthy consumers ended wrong (consumer-1 to -30 but the stalled consumer-7; verdicts changed by hand):
+    // 41 listed in all.
     const more = new Set(Array.from({ length: 30 }, (_, k) => name(k + 1)).filter((n) => n !== name(7)));
-    const wrong = { ...doc, runs: [{ ...run!, consumers: run!.consumers.map((c) => (more.has(c.name) ? { ...c, verdict: 'invalid' as const, wrongCount: 1 } : c)) }] };
+    const wrong = {
+      ...doc,
+      runs: [
+        {
+          ...run!,
+          consumers: run!.consumers.map((c) =>
+            more.has(c.name) ? { ...c, verdict: 'invalid' as const, wrongCount: 1 } : c,
+          ),
+        },
+      ],
+    };
     const labels = [...renderHtml(wrong).matchAll(/text-anchor="end" font-size="12">([^<]+)</g)].map((m) => m[1]);
     expect(labels.slice(0, 4)).toEqual(['publisher', 'broker', '215 healthy', '17 more listed']);
     expect(labels).toHaveLength(4 + 24);
-    // The six faulted and the foreign one first, then the first 17 of the others in run order (consumer-1 to -18 but -7).
-    expect(labels.slice(4)).toEqual(expect.arrayContaining([name(7), name(40), name(80), name(120), name(160), name(200), FOREIGN_NAME]));
+    // The six faulted and the foreign one first, then the first 17 of the others in run order (consumer-1 to -18 but
+    // -7).
+    expect(labels.slice(4)).toEqual(
+      expect.arrayContaining([name(7), name(40), name(80), name(120), name(160), name(200), FOREIGN_NAME]),
+    );
     expect(labels.slice(4)).toEqual(expect.arrayContaining([name(1), name(18)]));
     expect(labels).not.toContain(name(19));
   });
@@ -125,13 +167,25 @@ describe('the HTML report of 256 consumers', () => {
     const chart = page.slice(page.indexOf('Keys diverged (red)'), page.indexOf('Publisher rate over time'));
     const legend = [...chart.matchAll(/<span><i style="background:#[0-9a-f]+"><\/i>([^<]+)<\/span>/g)].map((m) => m[1]);
     expect(legend).toEqual([
-      'consumer-7 diverged', 'consumer-7 behind', 'consumer-250 diverged', 'consumer-250 behind', 'consumer-252 diverged', 'consumer-252 behind', 'consumer-254 diverged', 'consumer-254 behind',
-      '7 other listed consumers: most diverged', '7 other listed consumers: most behind', '119 healthy consumers: most behind',
+      'consumer-7 diverged',
+      'consumer-7 behind',
+      'consumer-250 diverged',
+      'consumer-250 behind',
+      'consumer-252 diverged',
+      'consumer-252 behind',
+      'consumer-254 diverged',
+      'consumer-254 behind',
+      '7 other listed consumers: most diverged',
+      '7 other listed consumers: most behind',
+      '119 healthy consumers: most behind',
     ]);
-    expect(chart).toContain('0 throughout: consumer-1, consumer-3, consumer-5, consumer-9, consumer-11, consumer-13, consumer-15, consumer-17 and 118 more');
+    expect(chart).toContain(
+      '0 throughout: consumer-1, consumer-3, consumer-5, consumer-9, consumer-11, consumer-13, consumer-15, ' +
+        'consumer-17 and 118 more',
+    );
   });
 
-  test('its size is set by the consumers listed: the page outside <details> for 512 is within 1 % of 256\'s', () => {
+  test("its size is set by the consumers listed: the page outside <details> for 512 is within 1 % of 256's", () => {
     const twice = renderHtml(crowdDocument(512)).split('<details>')[0]!;
     expect(Math.abs(twice.length - main!.length) / main!.length).toBeLessThan(0.01);
   });

@@ -4,7 +4,13 @@
  * marks at the right times, converted from the clock each was taken on.
  */
 import { normalizeOptions } from '@state-divergence/orchestrator';
-import { assembleOutcome, DOCUMENT_VERSION, renderHtml, toJsonConfig, toJsonRun } from '@state-divergence/orchestrator/internal';
+import {
+  assembleOutcome,
+  DOCUMENT_VERSION,
+  renderHtml,
+  toJsonConfig,
+  toJsonRun,
+} from '@state-divergence/orchestrator/internal';
 import type { BrokerReport, Mode } from '@state-divergence/protocol';
 import type { GatheredRun } from '@state-divergence/orchestrator/internal';
 import { consumerReport, gathered, held } from './helpers/gathered-run.js';
@@ -15,7 +21,10 @@ const WALL_MS = 1_000_000;
 const event = (seconds: number) => RUN_MS + seconds * 1000;
 const wall = (seconds: number) => WALL_MS + seconds * 1000;
 
-const options = normalizeOptions({ mode: 'all', keys: 6, consumers: 4, duration: 1, stall: ['consumer-2@1-3'], slow: ['consumer-4@0.5-2.5:80'] }, { stderrIsTTY: false });
+const options = normalizeOptions(
+  { mode: 'all', keys: 6, consumers: 4, duration: 1, stall: ['consumer-2@1-3'], slow: ['consumer-4@0.5-2.5:80'] },
+  { stderrIsTTY: false },
+);
 const config = toJsonConfig(options);
 const right = consumerReport(held([11, 7, 9, 10, 12, 8]).sort((a, b) => a[0] - b[0]));
 const NAMES = ['consumer-1', 'consumer-2', 'consumer-3', 'consumer-4'];
@@ -24,30 +33,84 @@ type Marks = BrokerReport['subscribers'][string]['marks'];
 
 function subscriber(marks: Marks, marksDropped = 0): BrokerReport['subscribers'][string] {
   return {
-    queued: 0, delivered: 12, dropped: 0, lastAccepted: 12, bytesSent: 0, droppedRanges: [], maxQueued: 1, endedEarly: null, disconnectedAt: null,
-    disconnects: 0, lags: 0, blockedWrites: [], marks, marksDropped, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0, replayedEvents: 0, replayBytes: 0, backfills: 0, transport: { sent: 0, lost: 0, retrans: 0, retransBytes: 0 }, 
+    queued: 0,
+    delivered: 12,
+    dropped: 0,
+    lastAccepted: 12,
+    bytesSent: 0,
+    droppedRanges: [],
+    maxQueued: 1,
+    endedEarly: null,
+    disconnectedAt: null,
+    disconnects: 0,
+    lags: 0,
+    blockedWrites: [],
+    marks,
+    marksDropped,
+    resumes: 0,
+    resyncBytes: 0,
+    resyncFrames: 0,
+    fullSnapshotBytes: 0,
+    discarded: 0,
+    replayedEvents: 0,
+    replayBytes: 0,
+    backfills: 0,
+    transport: { sent: 0, lost: 0, retrans: 0, retransBytes: 0 },
   };
 }
 
 /**
- * One mode's run: consumer-2 stalled 1-3 s, consumer-4 slowed 0.5-2.5 s; under resync consumer-2 lags and gets a delta, else its drops start at 1.04 s.
+ * One mode's run: consumer-2 stalled 1-3 s, consumer-4 slowed 0.5-2.5 s; under resync consumer-2 lags and gets a delta,
+ * else its drops start at 1.04 s.
  * `c2` replaces consumer-2's broker marks (and `cut` counts those not kept); `more` adds orchestrator events.
  */
 function run(mode: Mode, c2Marks?: Marks, more: GatheredRun['events'] = [], cut = 0) {
-  const c2 = c2Marks ?? (mode === 'resync'
-    ? [{ at: wall(1.5), what: 'lagged' as const, offset: 4 }, { at: wall(3.05), what: 'delta sent' as const, offset: 12 }]
-    : [{ at: wall(1.04), what: 'drops started' as const, offset: 5 }, { at: wall(3.1), what: 'drops ended' as const, offset: 9 }]);
+  const c2 =
+    c2Marks ??
+    (mode === 'resync'
+      ? [
+          { at: wall(1.5), what: 'lagged' as const, offset: 4 },
+          { at: wall(3.05), what: 'delta sent' as const, offset: 12 },
+        ]
+      : [
+          { at: wall(1.04), what: 'drops started' as const, offset: 5 },
+          { at: wall(3.1), what: 'drops ended' as const, offset: 9 },
+        ]);
   const broker: BrokerReport = {
-    role: 'broker', epoch: 1, recovered: null, durable: null, head: 12, lastWriteOffsets: [11, 7, 9, 10, 12, 8], digest: '0',
-    subscribers: { ...Object.fromEntries(NAMES.map((n) => [n, subscriber([{ at: wall(-0.2), what: 'subscribed', offset: 0 }])])), 'consumer-2': subscriber(c2, cut) },
+    role: 'broker',
+    epoch: 1,
+    recovered: null,
+    durable: null,
+    head: 12,
+    lastWriteOffsets: [11, 7, 9, 10, 12, 8],
+    digest: '0',
+    subscribers: {
+      ...Object.fromEntries(NAMES.map((n) => [n, subscriber([{ at: wall(-0.2), what: 'subscribed', offset: 0 }])])),
+      'consumer-2': subscriber(c2, cut),
+    },
   };
   broker.subscribers['consumer-2']!.blockedWrites = [{ startedAt: wall(1.3), bytesBefore: 100, bytes: 50, ms: 1700 }];
-  const syncs = mode === 'resync' ? [{ kind: 'delta' as const, at: wall(3.12), frames: 4, keys: 4, bytes: 200, offset: 12 }] : [];
-  const g = gathered(broker, NAMES.map((n) => [n, n === 'consumer-2' ? { ...right, syncs } : right]));
+  const syncs =
+    mode === 'resync' ? [{ kind: 'delta' as const, at: wall(3.12), frames: 4, keys: 4, bytes: 200, offset: 12 }] : [];
+  const g = gathered(
+    broker,
+    NAMES.map((n) => [n, n === 'consumer-2' ? { ...right, syncs } : right]),
+  );
   g.mode = mode;
-  g.consumers = g.consumers.map((c) => ({ ...c, faulted: c.name === 'consumer-2' || c.name === 'consumer-4', faults: options.faults.filter((f) => f.consumer === c.name) }));
+  g.consumers = g.consumers.map((c) => ({
+    ...c,
+    faulted: c.name === 'consumer-2' || c.name === 'consumer-4',
+    faults: options.faults.filter((f) => f.consumer === c.name),
+  }));
   g.origin = { runMs: RUN_MS, wallMs: WALL_MS };
-  g.wrongOverTime = { intervalMs: 250, t: [0, 1, 2, 3, 4, 4.9], series: {}, diverged: { 'consumer-2': [0, 0, 3, 3, 0, 0] }, behind: { 'consumer-2': [0, 1, 2, 0, 0, 0] }, publisherRate: [0, 400, 400, 400, 0, 0] };
+  g.wrongOverTime = {
+    intervalMs: 250,
+    t: [0, 1, 2, 3, 4, 4.9],
+    series: {},
+    diverged: { 'consumer-2': [0, 0, 3, 3, 0, 0] },
+    behind: { 'consumer-2': [0, 1, 2, 0, 0, 0] },
+    publisherRate: [0, 400, 400, 400, 0, 0],
+  };
   const events: GatheredRun['events'] = [
     { at: event(0), type: 'phase', phase: 'converged' },
     { at: event(0.5), type: 'phase', phase: 'stalled' },
@@ -66,9 +129,15 @@ function run(mode: Mode, c2Marks?: Marks, more: GatheredRun['events'] = [], cut 
 const page = renderHtml({ version: DOCUMENT_VERSION, config, runs: [run('lossy'), run('resync')] });
 /** Each mode's section, and in it every <svg>: the two time charts, the key-rank bars, the timeline. */
 const sections = page.split('<h2>').slice(2);
-const svgs = (section: string) => section.split('<svg').slice(1).map((s) => s.slice(0, s.indexOf('</svg>')));
-const timeDrawings = (section: string) => svgs(section).filter((svg) => svg.includes('seconds since publishing started'));
-const titles = (svg: string) => [...svg.matchAll(/<circle class="mark"[^>]*><title>([^<]*)<\/title>/g)].map((m) => m[1]);
+const svgs = (section: string) =>
+  section
+    .split('<svg')
+    .slice(1)
+    .map((s) => s.slice(0, s.indexOf('</svg>')));
+const timeDrawings = (section: string) =>
+  svgs(section).filter((svg) => svg.includes('seconds since publishing started'));
+const titles = (svg: string) =>
+  [...svg.matchAll(/<circle class="mark"[^>]*><title>([^<]*)<\/title>/g)].map((m) => m[1]);
 
 describe('the HTML report over time', () => {
   test('every time chart and the timeline of every mode shade each fault exactly once, in its kind, named by its consumer', () => {
@@ -77,7 +146,11 @@ describe('the HTML report over time', () => {
       const drawings = timeDrawings(section);
       expect(drawings).toHaveLength(3); // diverged and behind, publisher rate, timeline
       for (const svg of drawings) {
-        const bands = [...svg.matchAll(/<rect class="fault-band" data-fault="(\w+)" data-consumer="([\w-]+)"[^>]*><title>([^<]*)<\/title>/g)].map((m) => [m[1], m[2], m[3]]);
+        const bands = [
+          ...svg.matchAll(
+            /<rect class="fault-band" data-fault="(\w+)" data-consumer="([\w-]+)"[^>]*><title>([^<]*)<\/title>/g,
+          ),
+        ].map((m) => [m[1], m[2], m[3]]);
         expect(bands).toEqual([
           ['slow', 'consumer-4', 'consumer-4 slowed 0.5-2.5 s (80 %)'],
           ['stall', 'consumer-2', 'consumer-2 stalled 1-3 s'],
@@ -113,18 +186,21 @@ describe('the HTML report over time', () => {
     ]); // the subscriptions at -0.2 s, before publishing, are off the axis
     expect(lossy).toContain('<title>consumer-2: dropping, 1.04 s–3.10 s</title>');
     expect(lossy).toContain('<title>broker: write to consumer-2 blocked 1.70 s, 1.30 s–3.00 s</title>');
-    expect(titles(resync!)).toEqual(expect.arrayContaining([
-      'consumer-2: lagged: queue discarded, LAG from offset 5, 1.50 s',
-      'consumer-2: delta sent up to offset 12, 3.05 s',
-      'consumer-2: delta applied (4 keys, to offset 12), 3.12 s',
-    ]));
+    expect(titles(resync!)).toEqual(
+      expect.arrayContaining([
+        'consumer-2: lagged: queue discarded, LAG from offset 5, 1.50 s',
+        'consumer-2: delta sent up to offset 12, 3.05 s',
+        'consumer-2: delta applied (4 keys, to offset 12), 3.12 s',
+      ]),
+    );
     expect(resync).not.toContain('drops started');
     expect(sections[1]).toContain('<b>consumer-2</b>: frozen (SIGSTOP) <b>1.00 s</b>');
   });
 });
 
-describe('the timeline\'s runs of drops when a subscription ends mid-run', () => {
-  // consumer-2's first subscription drops from 1.04 s and never accepts again; its successor subscribes at 2.5 s and drops 2.8-3.1 s.
+describe("the timeline's runs of drops when a subscription ends mid-run", () => {
+  // consumer-2's first subscription drops from 1.04 s and never accepts again; its successor subscribes at 2.5 s and
+  // drops 2.8-3.1 s.
   const crashedMidRun: Marks = [
     { at: wall(-0.2), what: 'subscribed', offset: 0 },
     { at: wall(1.04), what: 'drops started', offset: 5 },
@@ -136,11 +212,18 @@ describe('the timeline\'s runs of drops when a subscription ends mid-run', () =>
     const html = renderHtml({ version: DOCUMENT_VERSION, config, runs: [run('lossy', c2, more, cut)] });
     return timeDrawings(html.split('<h2>').slice(2)[0]!).at(-1)!;
   };
-  const dropTitles = (svg: string) => [...svg.matchAll(/<rect class="span span-drops"[^>]*><title>([^<]*)<\/title>/g)].map((m) => m[1]);
+  const dropTitles = (svg: string) =>
+    [...svg.matchAll(/<rect class="span span-drops"[^>]*><title>([^<]*)<\/title>/g)].map((m) => m[1]);
 
-  test('a crash mid-run ends the span at the crash, and the successor\'s own drops are a span of their own', () => {
-    const svg = timeline(crashedMidRun, [{ at: event(2), type: 'crash', consumer: 'consumer-2', pid: 2 }, { at: event(2.4), type: 'restart', consumer: 'consumer-2', pid: 5 }]);
-    expect(dropTitles(svg)).toEqual(['consumer-2: dropping until it crashed, 1.04 s–2.00 s', 'consumer-2: dropping, 2.80 s–3.10 s']);
+  test("a crash mid-run ends the span at the crash, and the successor's own drops are a span of their own", () => {
+    const svg = timeline(crashedMidRun, [
+      { at: event(2), type: 'crash', consumer: 'consumer-2', pid: 2 },
+      { at: event(2.4), type: 'restart', consumer: 'consumer-2', pid: 5 },
+    ]);
+    expect(dropTitles(svg)).toEqual([
+      'consumer-2: dropping until it crashed, 1.04 s–2.00 s',
+      'consumer-2: dropping, 2.80 s–3.10 s',
+    ]);
   });
 
   test('with no event to say when the subscription ended, the span ends at the next subscription', () => {
@@ -163,13 +246,27 @@ describe('the timeline\'s runs of drops when a subscription ends mid-run', () =>
 });
 
 describe('a stall is drawn as it happened', () => {
-  const bandsOf = (html: string) => timeDrawings(html.split('<h2>').slice(2)[0]!).map((svg) => [...svg.matchAll(/<rect class="fault-band" data-fault="stall"[^>]*><title>([^<]*)<\/title>/g)].map((m) => m[1]));
-  const spansOf = (html: string) => [...timeDrawings(html.split('<h2>').slice(2)[0]!).at(-1)!.matchAll(/<rect class="span span-fault"[^>]*><title>(consumer-2: stalled[^<]*)<\/title>/g)].map((m) => m[1]);
+  const bandsOf = (html: string) =>
+    timeDrawings(html.split('<h2>').slice(2)[0]!).map((svg) =>
+      [...svg.matchAll(/<rect class="fault-band" data-fault="stall"[^>]*><title>([^<]*)<\/title>/g)].map((m) => m[1]),
+    );
+  const spansOf = (html: string) =>
+    [
+      ...timeDrawings(html.split('<h2>').slice(2)[0]!)
+        .at(-1)!
+        .matchAll(/<rect class="span span-fault"[^>]*><title>(consumer-2: stalled[^<]*)<\/title>/g),
+    ].map((m) => m[1]);
 
-  test('from its confirmed freeze to its confirmed thaw (the run\'s events), not from its schedule', () => {
+  test("from its confirmed freeze to its confirmed thaw (the run's events), not from its schedule", () => {
     const late = run('lossy');
     // The SIGSTOP at 1 s showed in /proc 40 ms later, the SIGCONT at 3 s 10 ms later.
-    late.events = late.events.map((e) => (e.type === 'freeze' ? { ...e, at: event(1.04), waitedMs: 40 } : e.type === 'thaw' ? { ...e, at: event(3.01), waitedMs: 10 } : e));
+    late.events = late.events.map((e) =>
+      e.type === 'freeze'
+        ? { ...e, at: event(1.04), waitedMs: 40 }
+        : e.type === 'thaw'
+          ? { ...e, at: event(3.01), waitedMs: 10 }
+          : e,
+    );
     const html = renderHtml({ version: DOCUMENT_VERSION, config, runs: [late] });
     expect(bandsOf(html)).toEqual(Array(3).fill(['consumer-2 stalled 1.04-3.01 s']));
     expect(spansOf(html)).toEqual(['consumer-2: stalled 1.04-3.01 s, 1.04 s–3.01 s']);

@@ -10,16 +10,26 @@ import { consumerReport } from './helpers/gathered-run.js';
 import { copy, DISCARDED, EPOCHS, OUTAGE, restartReport, restartRun, subscription } from './helpers/restart-run.js';
 
 // Every consumer subscribed to the first broker before it died, and again to the second (a new epoch) at 3.6 s.
-const after = (fields: Parameters<typeof subscription>[0] = {}) => subscription({ at: 3_600, epoch: EPOCHS.second, ...fields });
-const firstUpTo = (lastVersion: number, fields: Parameters<typeof subscription>[0] = {}) => subscription({ lastOffset: lastVersion, lastVersion, ...fields });
+const after = (fields: Parameters<typeof subscription>[0] = {}) =>
+  subscription({ at: 3_600, epoch: EPOCHS.second, ...fields });
+const firstUpTo = (lastVersion: number, fields: Parameters<typeof subscription>[0] = {}) =>
+  subscription({ lastOffset: lastVersion, lastVersion, ...fields });
 
 const reports = {
   // Kept its copy (latest): versions 7 and 8 were accepted by the first broker, which died before delivering them.
   kept: restartReport(copy(1, 2, 3, 15, 14, 16), [firstUpTo(6), after({ head: 2 })], { coveredAfter: 2 }),
   // Relisted (snapshot): the second broker's snapshot held only k3 and k4, so k0-k2 were removed.
-  relisted: restartReport(copy(15, 14, 16), [firstUpTo(8, { outcome: 'snapshot' }), after({ outcome: 'snapshot', head: 2, catchUpBytes: 300 })], {
-    removedBySnapshot: [[0, 7], [1, 8], [2, 3]],
-  }),
+  relisted: restartReport(
+    copy(15, 14, 16),
+    [firstUpTo(8, { outcome: 'snapshot' }), after({ outcome: 'snapshot', head: 2, catchUpBytes: 300 })],
+    {
+      removedBySnapshot: [
+        [0, 7],
+        [1, 8],
+        [2, 3],
+      ],
+    },
+  ),
   // Received version 9, which the first broker fanned out and died before acknowledging.
   doubtful: restartReport(copy(7, 8, 9, 15, 14, 16), [firstUpTo(9), after({ head: 2 })], { coveredAfter: 2 }),
   // Subscribed again at the second broker's head 5: k4's last write (offset 5) never reached it.
@@ -28,14 +38,23 @@ const reports = {
 const controls = {
   // Wrong about k0 although its first subscription delivered up to version 8 (k0's v7 included): nothing explains it.
   deliveredYetWrong: restartReport(copy(1, 8, 3, 15, 14, 16), [firstUpTo(8), after({ head: 2 })], { coveredAfter: 2 }),
-  // A snapshot removed k3, but the final broker holds k3 (offset 6) and the stream after the snapshot would have brought it.
-  removedButHeld: restartReport(copy(7, 8, 3, 14, 16), [firstUpTo(8, { outcome: 'snapshot' }), after({ outcome: 'snapshot', head: 2 })], { removedBySnapshot: [[3, 4]] }),
+  // A snapshot removed k3, but the final broker holds k3 (offset 6) and the stream after the snapshot would have
+  // brought it.
+  removedButHeld: restartReport(
+    copy(7, 8, 3, 14, 16),
+    [firstUpTo(8, { outcome: 'snapshot' }), after({ outcome: 'snapshot', head: 2 })],
+    { removedBySnapshot: [[3, 4]] },
+  ),
   // Lacks k2, which only the dead broker wrote (v3, delivered to it), and no snapshot removed: it just vanished.
   vanished: restartReport(copy(7, 8, 15, 14, 16), [firstUpTo(8), after({ head: 2 })], { coveredAfter: 2 }),
   // Holds k4 at 11: neither discarded nor missed (offset 5 reached it), just stale.
   stale: restartReport(copy(7, 8, 3, 15, 11, 16), [firstUpTo(8), after({ head: 2 })], { coveredAfter: 2 }),
   // Holds version 9 of k2 with a value the publisher never drew: not the discarded change.
-  forged: restartReport([...copy(7, 8, 15, 14, 16), [2, DISCARDED, 999] as [number, number, number]].sort((a, b) => a[0] - b[0]), [firstUpTo(9), after({ head: 2 })], { coveredAfter: 2 }),
+  forged: restartReport(
+    [...copy(7, 8, 15, 14, 16), [2, DISCARDED, 999] as [number, number, number]].sort((a, b) => a[0] - b[0]),
+    [firstUpTo(9), after({ head: 2 })],
+    { coveredAfter: 2 },
+  ),
   // Reports no subscriptions (a foreign consumer may not): what the dead broker delivered to it is unknown.
   noSubscriptions: consumerReport(copy(1, 2, 3, 15, 14, 16), { coveredAfter: 2 }),
 };
@@ -74,7 +93,11 @@ describe('after a restart of a broker without a log, each explanation covers wha
     const tombstoned = restartReport(copy(7, 8, 15, 14, 16), [firstUpTo(9), after({ head: 2 })], { coveredAfter: 2 });
     const run = restartRun('lossy', [['tombstoned', tombstoned]]);
     const history = run.publisher!.history;
-    const asDelete = { ...history, deleted: Uint8Array.from(history.deleted), values: Uint32Array.from(history.values) };
+    const asDelete = {
+      ...history,
+      deleted: Uint8Array.from(history.deleted),
+      values: Uint32Array.from(history.values),
+    };
     asDelete.deleted[DISCARDED - 1] = 1; // version 9 (k2) was a delete
     asDelete.values[DISCARDED - 1] = 0;
     const judged = (h: typeof history) =>
@@ -86,12 +109,16 @@ describe('after a restart of a broker without a log, each explanation covers wha
   test('the document sums the unexplained keys and carries each explanation', () => {
     const run = toJsonRun(outcome);
     expect(run.unexplained).toBe(1 + 1 + 1 + 1 + 1 + 2);
-    expect(run.consumers.find((c) => c.name === 'relisted')).toMatchObject({ explained: { ...none, forgotten: 3 }, removedBySnapshot: 3 });
+    expect(run.consumers.find((c) => c.name === 'relisted')).toMatchObject({
+      explained: { ...none, forgotten: 3 },
+      removedBySnapshot: 3,
+    });
   });
 });
 
 describe('the expectation after a restart', () => {
-  // 15 changes were made (16 drawn, 9 discarded); the first broker accepted changes 1-8, the second 9-15 (its offsets 1-7).
+  // 15 changes were made (16 drawn, 9 discarded); the first broker accepted changes 1-8, the second 9-15 (its offsets
+  // 1-7).
   const expected = Object.fromEntries(outcome.consumers.map((c) => [c.name, c.expectedWrong]));
 
   test('a copy a snapshot replaced ends wrong about every key only the dead broker wrote: changes 1-8 missed', () => {
@@ -99,7 +126,12 @@ describe('the expectation after a restart', () => {
   });
 
   test('a copy kept across it misses what the dead broker never delivered (versions 7-8) and what it skipped at the new head (offsets 1-2)', () => {
-    expect(expected.kept).toBe(expectedWrong(6, 15, [[7, 8], [9, 10]]));
+    expect(expected.kept).toBe(
+      expectedWrong(6, 15, [
+        [7, 8],
+        [9, 10],
+      ]),
+    );
     expect(expected.missedFinal).toBe(expectedWrong(6, 15, [[9, 13]]));
     expect(byName('kept').missedByDecile).not.toBeNull();
   });
@@ -119,16 +151,27 @@ describe('the expectation after a restart', () => {
 describe('a durable broker restart', () => {
   // The log kept versions 1-8, so the second broker holds every key: the final broker's offsets are the only evidence.
   const resumed = (entries: ReturnType<typeof copy>) =>
-    restartReport(entries, [firstUpTo(6, { outcome: 'snapshot' }), subscription({ at: 3_600, from: 6, outcome: 'replayed', catchUpBytes: 900 })]);
+    restartReport(entries, [
+      firstUpTo(6, { outcome: 'snapshot' }),
+      subscription({ at: 3_600, from: 6, outcome: 'replayed', catchUpBytes: 900 }),
+    ]);
 
   test('a consumer that resumed from its offset ends correct; one wrong without a missed offset is unexplained, with no dead-broker excuse', () => {
-    const result = assembleOutcome(restartRun('durable', [['right', resumed(copy(7, 8, 3, 15, 14, 16))], ['wrong', resumed(copy(1, 8, 3, 15, 14, 16))]]));
+    const result = assembleOutcome(
+      restartRun('durable', [
+        ['right', resumed(copy(7, 8, 3, 15, 14, 16))],
+        ['wrong', resumed(copy(1, 8, 3, 15, 14, 16))],
+      ]),
+    );
     const rows = result.consumers.map((c) => [c.name, c.verdict, c.wrongKeys, c.unexplainedKeys]);
     expect(rows).toEqual([
       ['right', 'valid', [], []],
       ['wrong', 'invalid', [0], [0]],
     ]);
     const expectations = result.consumers.map((c) => [c.name, c.expectedWrong]);
-    expect(expectations).toEqual([['right', 0], ['wrong', 0]]);
+    expect(expectations).toEqual([
+      ['right', 0],
+      ['wrong', 0],
+    ]);
   });
 });

@@ -27,26 +27,36 @@ import { tty, usage } from './helpers/usage.js';
 
 const log: LogSettings = { level: 'info', file: null, mode: 'durable' };
 const endpoint: BrokerEndpoint = {
-  host: '127.0.0.1', port: 4433, caPem: 'PEM', idleTimeoutMs: 30_000,
-  datagramBytes: DEFAULTS.datagramSize, token: 'ab'.repeat(32),
+  host: '127.0.0.1',
+  port: 4433,
+  caPem: 'PEM',
+  idleTimeoutMs: 30_000,
+  datagramBytes: DEFAULTS.datagramSize,
+  token: 'ab'.repeat(32),
 };
 const settings = { ...DEFAULTS, idleTimeoutMs: 30_000 };
 const durableLog = { dir: '/tmp/log', fsync: 'periodic' as const, retention: null };
 /** The publisher's init with its endpoint changed. */
-const reaching = (changes: Partial<BrokerEndpoint>) =>
-  publisherInit({ ...endpoint, ...changes }, settings, log);
+const reaching = (changes: Partial<BrokerEndpoint>) => publisherInit({ ...endpoint, ...changes }, settings, log);
 /** The broker's init with its durable log's retention set. */
-const retaining = (retention: number) =>
-  ({ ...INITS.broker, durableLog: { ...durableLog, retention } }) as ChildInit;
+const retaining = (retention: number) => ({ ...INITS.broker, durableLog: { ...durableLog, retention } }) as ChildInit;
 /** Each role's init as the orchestrator builds it, from the defaults. */
 const INITS: Record<KnobRole, ChildInit> = {
   broker: brokerInit({
-    ...settings, mode: 'durable', tls: { certPem: 'PEM', keyPem: 'KEY' }, token: endpoint.token,
-    log, durableLog,
+    ...settings,
+    mode: 'durable',
+    tls: { certPem: 'PEM', keyPem: 'KEY' },
+    token: endpoint.token,
+    log,
+    durableLog,
   }),
   publisher: publisherInit(endpoint, settings, log),
   rogue: {
-    role: 'rogue', name: 'rogue', broker: endpoint, decoyCaPem: 'PEM', log,
+    role: 'rogue',
+    name: 'rogue',
+    broker: endpoint,
+    decoyCaPem: 'PEM',
+    log,
     ...settingsOf('rogue', settings),
   },
   relay: relayInit('consumer-1', endpoint, settings.seed, log),
@@ -60,12 +70,8 @@ const CARRIED_AS: Partial<Record<KnobName, Carrier[]>> = {
     ['relay datagramBytes', (v) => ({ ...INITS.relay, datagramBytes: v }) as ChildInit],
     ['publisher broker.datagramBytes', (v) => reaching({ datagramBytes: v })],
   ],
-  idleTimeoutMs: [
-    ['publisher broker.idleTimeoutMs', (v) => reaching({ idleTimeoutMs: v })],
-  ],
-  staleAfterMs: [
-    ['consumer staleAfterMs', (v) => consumerInit('consumer-1', endpoint, 'resync', log, null, v)],
-  ],
+  idleTimeoutMs: [['publisher broker.idleTimeoutMs', (v) => reaching({ idleTimeoutMs: v })]],
+  staleAfterMs: [['consumer staleAfterMs', (v) => consumerInit('consumer-1', endpoint, 'resync', log, null, v)]],
   retention: [['broker durableLog.retention', retaining]],
 };
 

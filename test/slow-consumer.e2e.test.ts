@@ -8,9 +8,23 @@
  * skipped.
  */
 import { readFileSync } from 'node:fs';
-import { encodeHello, encodePublish, ErrorCode, Role, StartKind, type Frame, type LastWrites } from '@state-divergence/protocol';
+import {
+  encodeHello,
+  encodePublish,
+  ErrorCode,
+  Role,
+  StartKind,
+  type Frame,
+  type LastWrites,
+} from '@state-divergence/protocol';
 import { sleep } from '@state-divergence/runtime';
-import { REPLY_MS, SLEEPER_WINDOW_BYTES, startBroker, type RealBroker, type TestClient } from './fixtures/real-broker.js';
+import {
+  REPLY_MS,
+  SLEEPER_WINDOW_BYTES,
+  startBroker,
+  type RealBroker,
+  type TestClient,
+} from './fixtures/real-broker.js';
 import { Replica } from './fixtures/replica.js';
 
 const KEYS = 64;
@@ -35,7 +49,10 @@ interface DisconnectLine {
 }
 
 function disconnectLine(broker: RealBroker, name: string): DisconnectLine | undefined {
-  const lines = readFileSync(broker.logFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as DisconnectLine);
+  const lines = readFileSync(broker.logFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as DisconnectLine);
   return lines.find((line) => line.msg === 'slow consumer disconnected' && line.subscriber === name);
 }
 
@@ -59,7 +76,8 @@ async function cluster() {
   await publisher.write(encodeHello({ role: Role.publisher, name: 'publisher', token }));
   expect((await publisher.next('WELCOME'))?.type).toBe('welcome');
   let version = 0;
-  /** Offsets are versions: one publisher, every change accepted. The last offset per key, as the broker must report it. */
+  /** Offsets are versions: one publisher, every change accepted. The last offset per key, as the broker must report it.
+   * */
   const lastOffsets = new Float64Array(KEYS);
   const publish = async (count: number, payloadLength = PAYLOAD): Promise<void> => {
     for (let sent = 0; sent < count; sent += PER_WRITE) {
@@ -84,7 +102,8 @@ async function cluster() {
 }
 
 function expectOffsets(answer: LastWrites, lastOffsets: Float64Array): void {
-  expect(Object.prototype.toString.call(answer.offsets)).toBe('[object Float64Array]'); // from another realm: not instanceof here
+  // from another realm: not instanceof here
+  expect(Object.prototype.toString.call(answer.offsets)).toBe('[object Float64Array]');
   expect([...answer.offsets]).toEqual([...lastOffsets]);
 }
 
@@ -100,7 +119,11 @@ test('a subscriber that stops reading gets ERROR slowConsumer after what was in 
   expect(lastOffset - firstOffset + 1).toBe(CAPACITY + 1); // its full queue and the event that overflowed
 
   const during = await broker.process.lastWrites(REPLY_MS);
-  expect(during).toMatchObject({ head: head(), dropped: { sleeper: [[firstOffset, lastOffset]], watcher: [] }, disconnectedAt: { sleeper: lastOffset } });
+  expect(during).toMatchObject({
+    head: head(),
+    dropped: { sleeper: [[firstOffset, lastOffset]], watcher: [] },
+    disconnectedAt: { sleeper: lastOffset },
+  });
   expectOffsets(during, lastOffsets);
 
   // The name is free while the old stream still holds unread frames: a new subscription of it is admitted.
@@ -118,10 +141,17 @@ test('a subscriber that stops reading gets ERROR slowConsumer after what was in 
   expect(code).toBe(ErrorCode.slowConsumer);
   expect(message).toMatch(new RegExp(`^slow consumer: sleeper's queue of ${CAPACITY} events was full`));
   const offsets = framesBefore.map((frame: Frame) => (frame.type === 'event' ? frame.offset : -1));
-  expect(offsets).toEqual(Array.from({ length: firstOffset - welcome.headOffset - 1 }, (_, i) => welcome.headOffset + 1 + i));
+  expect(offsets).toEqual(
+    Array.from({ length: firstOffset - welcome.headOffset - 1 }, (_, i) => welcome.headOffset + 1 + i),
+  );
 
   const report = await broker.process.gather(REPLY_MS);
-  expect(report.subscribers['sleeper']).toMatchObject({ disconnects: 1, dropped: CAPACITY + 1, droppedRanges: [[firstOffset, lastOffset]], endedEarly: null });
+  expect(report.subscribers['sleeper']).toMatchObject({
+    disconnects: 1,
+    dropped: CAPACITY + 1,
+    droppedRanges: [[firstOffset, lastOffset]],
+    endedEarly: null,
+  });
   expect(report.subscribers['watcher']).toMatchObject({ disconnects: 0, dropped: 0 });
   expect(watcher.problems).toEqual([]);
 });
@@ -131,7 +161,10 @@ test('a frozen consumer process learns of the disconnect after SIGCONT, subscrib
   const consumer = await broker.startConsumer('consumer-1');
   cleanup.push(() => consumer.stop());
   await publish(10, 16);
-  await until(async () => (await consumer.status(REPLY_MS)).lastOffset === head(), 'the consumer to apply the first events');
+  await until(
+    async () => (await consumer.status(REPLY_MS)).lastOffset === head(),
+    'the consumer to apply the first events',
+  );
 
   consumer.freeze();
   const { firstOffset, lastOffset } = await publishUntilDisconnected('consumer-1');
@@ -141,10 +174,14 @@ test('a frozen consumer process learns of the disconnect after SIGCONT, subscrib
 
   await until(async () => (await consumer.status(REPLY_MS)).reconnects === 1, 'the consumer to subscribe again');
   await publish(10, 16);
-  await until(async () => (await consumer.status(REPLY_MS)).lastOffset === head(), 'the consumer to apply events after its new subscription');
+  await until(
+    async () => (await consumer.status(REPLY_MS)).lastOffset === head(),
+    'the consumer to apply events after its new subscription',
+  );
   const report = await consumer.gather(REPLY_MS);
   expect(report).toMatchObject({ disconnects: 1, reconnects: 1, endedEarly: null });
-  // It had everything before the broker's first drop; the new WELCOME's head is at or past the disconnect and the events after it.
+  // It had everything before the broker's first drop; the new WELCOME's head is at or past the disconnect and the
+  // events after it.
   expect(report.skippedRanges).toHaveLength(1);
   const [skippedFrom, skippedTo] = report.skippedRanges[0]!;
   expect(skippedFrom).toBe(firstOffset);
@@ -152,6 +189,11 @@ test('a frozen consumer process learns of the disconnect after SIGCONT, subscrib
   expect(skippedTo).toBeLessThan(head());
 
   const brokerReport = await broker.process.gather(REPLY_MS);
-  expect(brokerReport.subscribers['consumer-1']).toMatchObject({ disconnects: 1, droppedRanges: [[firstOffset, lastOffset]], endedEarly: null, lastAccepted: head() });
+  expect(brokerReport.subscribers['consumer-1']).toMatchObject({
+    disconnects: 1,
+    droppedRanges: [[firstOffset, lastOffset]],
+    endedEarly: null,
+    lastAccepted: head(),
+  });
   expect((await broker.process.lastWrites(REPLY_MS)).disconnectedAt).toEqual({});
 });

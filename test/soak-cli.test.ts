@@ -17,7 +17,10 @@ describe('npm run soak: its flags', () => {
     [[], /^soak: give --minutes N \(how long to soak\) or --runs N \(how many runs\), or both/],
     [['--minutes', '0'], /^soak: --minutes must be more than 0 and at most 1440, got 0/],
     [['--runs', '2.5'], /^soak: --runs must be a whole number 1 or more, got 2\.5/],
-    [['--minutes', '5', '--long-minutes', '2'], /^soak: --long-minutes must be 0 \(no long runs\) or 6-600 \(a long run must outlast the 180 s warm-up and 120 s judged\), got 2/],
+    [
+      ['--minutes', '5', '--long-minutes', '2'],
+      /^soak: --long-minutes must be 0 \(no long runs\) or 6-600 \(a long run must outlast the 180 s warm-up and 120 s judged\), got 2/,
+    ],
     [['--runs', '1', '--short-duration', '0.1'], /^soak: --short-duration must be 0\.2-60 seconds, got 0\.1/],
     [['--runs', '1', '--bogus'], /^soak: Unknown argument: bogus/],
   ])('%j is refused in one line saying what to do, exit 2, nothing run', async (args, message) => {

@@ -10,7 +10,10 @@ const AFTER = 750;
 function tracker(startAt = 1_000) {
   let now = startAt;
   const said: Array<['stale', number] | ['fresh', number, number]> = [];
-  const transitions: StaleTransitions = { stale: (silentMs) => said.push(['stale', silentMs]), fresh: (staleMs, unawareMs) => said.push(['fresh', staleMs, unawareMs]) };
+  const transitions: StaleTransitions = {
+    stale: (silentMs) => said.push(['stale', silentMs]),
+    fresh: (staleMs, unawareMs) => said.push(['fresh', staleMs, unawareMs]),
+  };
   const t = new StaleTracker(AFTER, transitions, () => now);
   /** Moves the clock, ticking the timer on its schedule as a running process would. */
   const run = (ms: number): void => {
@@ -101,7 +104,10 @@ describe('StaleTracker', () => {
     freeze(3_000);
     t.tick(); // the overdue timer
     t.heard();
-    expect(said).toEqual([['stale', 3_000], ['fresh', 3_000 - AFTER, 3_000 - AFTER]]);
+    expect(said).toEqual([
+      ['stale', 3_000],
+      ['fresh', 3_000 - AFTER, 3_000 - AFTER],
+    ]);
   });
 
   test('a partition while running: stale is said, and none of it was unaware', () => {

@@ -22,20 +22,39 @@ function fakeCluster() {
   const asked: string[] = [];
   const quiet = { send: () => {}, on: () => {} };
   const consumer = (name: string) => ({
-    ...quiet, name, pid: 100, alive: true, frozen: false,
-    freeze() { this.frozen = true; },
-    thaw() { this.frozen = false; },
+    ...quiet,
+    name,
+    pid: 100,
+    alive: true,
+    frozen: false,
+    freeze() {
+      this.frozen = true;
+    },
+    thaw() {
+      this.frozen = false;
+    },
     confirm: () => confirmation.pending,
     stoppedNow: () => false,
   });
   const cluster = {
-    broker: { ...quiet, name: 'broker', status: () => (asked.push('broker bytesSent'), Promise.resolve({ at: Date.now(), subscribers: {} })) },
-    publisher: { ...quiet, name: 'publisher', status: () => (asked.push(`publisher at ${published}`), Promise.resolve({ published })) },
+    broker: {
+      ...quiet,
+      name: 'broker',
+      status: () => (asked.push('broker bytesSent'), Promise.resolve({ at: Date.now(), subscribers: {} })),
+    },
+    publisher: {
+      ...quiet,
+      name: 'publisher',
+      status: () => (asked.push(`publisher at ${published}`), Promise.resolve({ published })),
+    },
     consumers: [consumer('consumer-1'), consumer('consumer-3')],
-    pools: [], relays: new Map(), rogue: undefined,
+    pools: [],
+    relays: new Map(),
+    rogue: undefined,
   };
   return {
-    cluster, asked,
+    cluster,
+    asked,
     publish: (n: number) => void (published = n),
     confirmNow: (waitedMs: number) => confirmation.answer({ outcome: 'confirmed', waitedMs }),
     holdNext: () => void (confirmation = heldBack()),
@@ -48,9 +67,15 @@ function steps() {
   const log = (fields: Record<string, unknown>, msg: string) => void lines.push({ msg, fields });
   const eventLog = new EventLog(() => 0);
   const context = {
-    mode: 'lossy', phaseMs: 1000, cluster: fake.cluster, eventLog, clock: { seconds: () => 0 },
-    watch: { guard: <T>(p: Promise<T>) => p }, logger: { info: log, warn: log },
-    observer: { intervalMs: 1000, phase: () => {}, tick: () => {} }, onPhase: () => {},
+    mode: 'lossy',
+    phaseMs: 1000,
+    cluster: fake.cluster,
+    eventLog,
+    clock: { seconds: () => 0 },
+    watch: { guard: <T>(p: Promise<T>) => p },
+    logger: { info: log, warn: log },
+    observer: { intervalMs: 1000, phase: () => {}, tick: () => {} },
+    onPhase: () => {},
   } as unknown as Steps;
   return { plan: new PlanSteps(context), fake, lines, eventLog };
 }
@@ -71,7 +96,9 @@ test('a freeze that opens the fault window opens it, and logs it, only once the 
   const confirmedAfter = Date.now();
   fake.confirmNow(15);
   await freezing;
-  expect(lines.find((l) => l.msg === 'stall started')!.fields).toEqual({ consumers: [{ name: 'consumer-3', pid: 100, waitedMs: 15 }] });
+  expect(lines.find((l) => l.msg === 'stall started')!.fields).toEqual({
+    consumers: [{ name: 'consumer-3', pid: 100, waitedMs: 15 }],
+  });
   expect(fake.asked).toEqual(['publisher at 200', 'broker bytesSent', 'publisher at 212']);
   expect(plan.record.stallWindow.from).toBeGreaterThanOrEqual(confirmedAfter);
   expect(plan.record.stallWindow.from).toBeGreaterThan(phaseOpened);
@@ -85,7 +112,10 @@ test('a freeze that opens the fault window opens it, and logs it, only once the 
   fake.confirmNow(2);
   await thawing;
   expect(plan.record.recoveredAt['consumer-3']).toBeGreaterThanOrEqual(thawConfirmedAfter);
-  expect(lines.at(-1)).toEqual({ msg: 'stall ended', fields: { consumers: [{ name: 'consumer-3', pid: 100, waitedMs: 2 }] } });
+  expect(lines.at(-1)).toEqual({
+    msg: 'stall ended',
+    fields: { consumers: [{ name: 'consumer-3', pid: 100, waitedMs: 2 }] },
+  });
   fake.publish(400);
   await plan.phase({ phase: 'recovering' });
   expect(plan.record.publishedInStall).toBe(400 - 212);

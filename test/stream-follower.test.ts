@@ -5,12 +5,26 @@
 import { SyncKind, type Change, type Frame } from '@state-divergence/protocol';
 import { LocalCopy, StreamFollower, type FollowerOptions } from '@state-divergence/consumer/internal';
 
-const change = (key: number, version: number, value = version * 10, deleted = false): Change => ({ key, version, value, deleted, publishedAt: Date.now(), payloadLength: 8 });
+const change = (key: number, version: number, value = version * 10, deleted = false): Change => ({
+  key,
+  version,
+  value,
+  deleted,
+  publishedAt: Date.now(),
+  payloadLength: 8,
+});
 const event = (offset: number, key: number): Frame => ({ type: 'event', offset, change: change(key, offset) });
 
 function follower(options: Partial<FollowerOptions> = {}) {
   const resumes: number[] = [];
-  const follow = new StreamFollower({ detectGaps: false, startOffset: 0, awaitingSnapshot: false, requestResume: (from) => resumes.push(from), onDigest: () => {}, ...options });
+  const follow = new StreamFollower({
+    detectGaps: false,
+    startOffset: 0,
+    awaitingSnapshot: false,
+    requestResume: (from) => resumes.push(from),
+    onDigest: () => {},
+    ...options,
+  });
   return { follow, resumes };
 }
 
@@ -20,10 +34,13 @@ describe('StreamFollower', () => {
     for (const frame of [event(1, 0), event(2, 1), event(3, 0)]) expect(follow.handle(frame)).toBeUndefined();
     expect(follow.applied).toBe(3);
     expect(follow.lastOffset).toBe(3);
-    expect(follow.copy.toTriples()).toEqual([[0, 3, 30], [1, 2, 20]]);
+    expect(follow.copy.toTriples()).toEqual([
+      [0, 3, 30],
+      [1, 2, 20],
+    ]);
   });
 
-  test('naive (no gap detection): a gap in offsets goes unnoticed, exactly the seed\'s consumer', () => {
+  test("naive (no gap detection): a gap in offsets goes unnoticed, exactly the seed's consumer", () => {
     const { follow, resumes } = follower();
     follow.handle(event(1, 0));
     follow.handle(event(7, 1)); // 2..6 were dropped at the broker
@@ -60,7 +77,9 @@ describe('StreamFollower', () => {
     follow.handle({ type: 'syncEnd', kind: SyncKind.delta, offset: 6 });
     expect(follow.syncing).toBe(false);
     expect(follow.lastOffset).toBe(6);
-    expect(follow.syncs).toEqual([{ kind: 'delta', at: expect.any(Number), frames: 2, keys: 1, bytes: expect.any(Number), offset: 6 }]);
+    expect(follow.syncs).toEqual([
+      { kind: 'delta', at: expect.any(Number), frames: 2, keys: 1, bytes: expect.any(Number), offset: 6 },
+    ]);
     follow.handle(event(7, 0));
     expect(follow.lastOffset).toBe(7);
   });
@@ -85,10 +104,18 @@ describe('StreamFollower', () => {
 
   test('a frame a subscriber must never receive is named, not applied; heartbeats and digests are not errors', () => {
     const { follow } = follower();
-    expect(follow.handle({ type: 'welcome', headOffset: 0, epoch: 1 })).toBe('unexpected welcome frame from the broker');
+    expect(follow.handle({ type: 'welcome', headOffset: 0, epoch: 1 })).toBe(
+      'unexpected welcome frame from the broker',
+    );
     expect(follow.handle({ type: 'progress', headOffset: 5 })).toBeUndefined();
     let digest: unknown;
-    const withDigest = new StreamFollower({ detectGaps: false, startOffset: 0, awaitingSnapshot: false, requestResume: () => {}, onDigest: (frame) => (digest = frame) });
+    const withDigest = new StreamFollower({
+      detectGaps: false,
+      startOffset: 0,
+      awaitingSnapshot: false,
+      requestResume: () => {},
+      onDigest: (frame) => (digest = frame),
+    });
     withDigest.handle({ type: 'digest', offset: 0, digest: '00', liveKeys: 0 });
     expect(digest).toEqual({ type: 'digest', offset: 0, digest: '00', liveKeys: 0 });
     expect(follow.applied).toBe(0);
@@ -96,23 +123,38 @@ describe('StreamFollower', () => {
 });
 
 describe('StreamFollower across subscriptions', () => {
-  const state = (key: number, version: number): Frame => ({ type: 'state', offset: version, change: change(key, version) });
+  const state = (key: number, version: number): Frame => ({
+    type: 'state',
+    offset: version,
+    change: change(key, version),
+  });
   const snapshotEnd = (offset: number): Frame => ({ type: 'syncEnd', kind: SyncKind.snapshot, offset });
 
   test('a snapshot replaces the copy: the live keys it lacks are removed and recorded with the version they had', () => {
     const { follow } = follower({ detectGaps: true });
     for (const frame of [event(1, 0), event(2, 1), event(3, 2)]) follow.handle(frame);
-    follow.handle({ type: 'event', offset: 4, change: change(3, 4, 0, true) }); // key 3 deleted: a tombstone, not a live key
+    // key 3 deleted: a tombstone, not a live key
+    follow.handle({ type: 'event', offset: 4, change: change(3, 4, 0, true) });
     // A broker that lost its memory: a new epoch whose table holds key 1 (newer) and key 5 only.
     expect(follow.begin('snapshot', 2, true)).toBeUndefined();
     expect(follow.syncing).toBe(true);
     expect(follow.resumableOffset).toBeNull(); // the copy and the offset do not belong together until SYNC_END
     follow.handle(state(1, 9));
     follow.handle(state(5, 8));
-    expect(follow.copy.toTriples()).toEqual([[0, 1, 10], [1, 2, 20], [2, 3, 30]]); // the old copy serves until SYNC_END
+    expect(follow.copy.toTriples()).toEqual([
+      [0, 1, 10],
+      [1, 2, 20],
+      [2, 3, 30],
+    ]); // the old copy serves until SYNC_END
     follow.handle(snapshotEnd(2));
-    expect(follow.copy.toTriples().sort((a, b) => a[0] - b[0])).toEqual([[1, 9, 90], [5, 8, 80]]);
-    expect(follow.removedBySnapshot).toEqual([[0, 1], [2, 3]]);
+    expect(follow.copy.toTriples().sort((a, b) => a[0] - b[0])).toEqual([
+      [1, 9, 90],
+      [5, 8, 80],
+    ]);
+    expect(follow.removedBySnapshot).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
     expect(follow.lastOffset).toBe(2);
     expect(follow.lastVersion).toBe(9);
     expect(follow.syncing).toBe(false);
@@ -139,7 +181,12 @@ describe('StreamFollower across subscriptions', () => {
     expect(follow.lastOffset).toBe(2);
     follow.handle(event(3, 4));
     expect(follow.lastOffset).toBe(3);
-    expect(follow.copy.toTriples().map(([key]) => key).sort()).toEqual([0, 1, 2, 4]); // latest keeps the copy
+    expect(
+      follow.copy
+        .toTriples()
+        .map(([key]) => key)
+        .sort(),
+    ).toEqual([0, 1, 2, 4]); // latest keeps the copy
   });
 
   test('a replay continues from the last offset, and a durable RESUME closes its gap with the next contiguous event (no SYNC_END)', () => {
@@ -161,12 +208,18 @@ describe('StreamFollower across subscriptions', () => {
   });
 
   test('a copy restored from a checkpoint is followed from its offset', () => {
-    const copy = LocalCopy.fromEntries([[0, 4, 40, false], [1, 3, 0, true]]);
+    const copy = LocalCopy.fromEntries([
+      [0, 4, 40, false],
+      [1, 3, 0, true],
+    ]);
     const { follow } = follower({ detectGaps: true, resumeReplays: true, startOffset: 4, copy });
     follow.begin('replay', 6, false);
     follow.handle({ type: 'event', offset: 5, change: change(1, 2) }); // older than the tombstone: stays deleted
     follow.handle(event(6, 2));
-    expect(follow.copy.toTriples()).toEqual([[0, 4, 40], [2, 6, 60]]);
+    expect(follow.copy.toTriples()).toEqual([
+      [0, 4, 40],
+      [2, 6, 60],
+    ]);
     expect(follow.lastOffset).toBe(6);
   });
 });

@@ -36,7 +36,12 @@ describe('Subscriber: batching and the writer', () => {
   });
 
   test('a frozen subscriber parks only its own writer: publishing never waits, and a healthy subscriber on the same topic gets everything', async () => {
-    const { topic, publish, subscriber: frozen, sink: frozenSink } = setup({ mode: 'lossy', queueCapacity: 8, batchMaxEvents: 4, name: 'frozen' });
+    const {
+      topic,
+      publish,
+      subscriber: frozen,
+      sink: frozenSink,
+    } = setup({ mode: 'lossy', queueCapacity: 8, batchMaxEvents: 4, name: 'frozen' });
     const healthy = subscribe(topic, { queueCapacity: 8, batchMaxEvents: 4, autoRelease: true, name: 'healthy' });
     for (let round = 0; round < 5; round++) {
       publish(0, 1, 2, 3); // topic.publish is synchronous: it returns while the frozen write is still in flight
@@ -81,19 +86,25 @@ describe('Subscriber: batching and the writer', () => {
   });
 
   test('under a queue that never empties, the digest still goes out right after the events queued before the request', async () => {
-    // Found by review: the digest used to wait for an empty queue, so a subscriber that is always a little behind never got one.
+    // Found by review: the digest used to wait for an empty queue, so a subscriber that is always a little behind never
+    // got one.
     const { subscriber, sink, publish, topic } = setup({ mode: 'lossless', queueCapacity: 100, batchMaxEvents: 4 });
     publish(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
     await tick(); // events 1-4 in flight, 5-10 queued
-    subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size));
+    subscriber.requestDigest(() =>
+      encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size),
+    );
     for (let round = 0; round < 4; round++) {
-      publish(10 + 4 * round, 11 + 4 * round, 12 + 4 * round, 13 + 4 * round); // a batch's worth every time a write completes: the queue never empties
+      // a batch's worth every time a write completes: the queue never empties
+      publish(10 + 4 * round, 11 + 4 * round, 12 + 4 * round, 13 + 4 * round);
       expect(subscriber.queued).toBeGreaterThan(0);
       await sink.release();
     }
     const frames = sink.frames;
     expect(frames).toContain('digest 10 10');
-    expect(frames.slice(0, frames.indexOf('digest 10 10'))).toEqual(Array.from({ length: 10 }, (_, i) => `event ${i + 1} k${i}`));
+    expect(frames.slice(0, frames.indexOf('digest 10 10'))).toEqual(
+      Array.from({ length: 10 }, (_, i) => `event ${i + 1} k${i}`),
+    );
     expect(frames[frames.indexOf('digest 10 10') + 1]).toBe('event 11 k10');
     expect(subscriber.queued).toBeGreaterThan(0);
   });
@@ -103,11 +114,23 @@ describe('Subscriber: batching and the writer', () => {
     publish(0, 1);
     await tick(); // 1 and 2 in flight
     publish(2, 3);
-    subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size)); // at head 4
+    subscriber.requestDigest(() =>
+      encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size),
+    ); // at head 4
     publish(4, 5); // 5 fills the queue, 6 overflows: the events the digest waited on are discarded
     await sink.release();
-    expect(sink.writes[1]!.map(show)).toEqual(['lag 3..6', 'state 3 k2', 'state 4 k3', 'state 5 k4', 'state 6 k5', 'syncEnd delta 6', 'digest 6 6']);
-    subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size));
+    expect(sink.writes[1]!.map(show)).toEqual([
+      'lag 3..6',
+      'state 3 k2',
+      'state 4 k3',
+      'state 5 k4',
+      'state 6 k5',
+      'syncEnd delta 6',
+      'digest 6 6',
+    ]);
+    subscriber.requestDigest(() =>
+      encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size),
+    );
     await sink.release();
     expect(sink.writes[2]!.map(show)).toEqual(['digest 6 6']);
   });
@@ -124,8 +147,21 @@ describe('Subscriber: batching and the writer', () => {
     publish(2, 3, 4);
     await tick();
     expect(sink.writes).toHaveLength(1);
-    expect(subscriber.report()).toMatchObject({ queued: 0, delivered: 0, dropped: 0, lastAccepted: 2, endedEarly: 'write failed: stream reset' });
-    expect(logs).toContainEqual(expect.objectContaining({ level: 40, subscriber: 'consumer-1', reason: 'write failed: stream reset', msg: 'subscriber ended' }));
+    expect(subscriber.report()).toMatchObject({
+      queued: 0,
+      delivered: 0,
+      dropped: 0,
+      lastAccepted: 2,
+      endedEarly: 'write failed: stream reset',
+    });
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        subscriber: 'consumer-1',
+        reason: 'write failed: stream reset',
+        msg: 'subscriber ended',
+      }),
+    );
     subscriber.end('again');
     expect(subscriber.endedEarly).toBe('write failed: stream reset');
   });
@@ -154,7 +190,10 @@ describe('Subscriber: a full queue in each mode', () => {
       marks: [mark('subscribed', 0), mark('drops started', 4), mark('drops ended', 6), mark('drops started', 7)],
       marksDropped: 0,
       lastAccepted: 6,
-      droppedRanges: [[4, 5], [7, 7]],
+      droppedRanges: [
+        [4, 5],
+        [7, 7],
+      ],
       maxQueued: 2,
       endedEarly: null,
       disconnectedAt: null,
@@ -170,12 +209,26 @@ describe('Subscriber: a full queue in each mode', () => {
       fullSnapshotBytes: 0,
       discarded: 0,
     });
-    expect(logs).toContainEqual(expect.objectContaining({ msg: 'drops started', subscriber: 'consumer-1', policy: 'drop-new', firstOffset: 4, queued: 2 }));
-    expect(logs).toContainEqual(expect.objectContaining({ msg: 'drops ended', subscriber: 'consumer-1', dropped: 2, resumedAt: 6 }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        msg: 'drops started',
+        subscriber: 'consumer-1',
+        policy: 'drop-new',
+        firstOffset: 4,
+        queued: 2,
+      }),
+    );
+    expect(logs).toContainEqual(
+      expect.objectContaining({ msg: 'drops ended', subscriber: 'consumer-1', dropped: 2, resumedAt: 6 }),
+    );
   });
 
-  test('lossless: a full queue has no room, the topic\'s waitForRoom holds until a batch is handed to the stream, and offer refuses instead of queueing', async () => {
-    const { topic, subscriber, sink, publish, rooms } = setup({ mode: 'lossless', queueCapacity: 2, batchMaxEvents: 2 });
+  test("lossless: a full queue has no room, the topic's waitForRoom holds until a batch is handed to the stream, and offer refuses instead of queueing", async () => {
+    const { topic, subscriber, sink, publish, rooms } = setup({
+      mode: 'lossless',
+      queueCapacity: 2,
+      batchMaxEvents: 2,
+    });
     publish(0, 1);
     await tick(); // events 1 and 2 in flight
     publish(2, 3);
@@ -198,11 +251,22 @@ describe('Subscriber: a full queue in each mode', () => {
     expect(topic.waitForRoom()).toBeUndefined();
     await sink.release();
     expect(sink.frames).toEqual(['event 1 k0', 'event 2 k1', 'event 3 k2', 'event 4 k3']);
-    expect(subscriber.report()).toMatchObject({ delivered: 4, dropped: 0, droppedRanges: [], maxQueued: 2, lags: 0, discarded: 0 });
+    expect(subscriber.report()).toMatchObject({
+      delivered: 4,
+      dropped: 0,
+      droppedRanges: [],
+      maxQueued: 2,
+      lags: 0,
+      discarded: 0,
+    });
   });
 
   test('resync: overflow discards the queue and lags; when the stream takes writes again it gets LAG, the delta with tombstones, SYNC_END, then live events', async () => {
-    const { subscriber, sink, publish, topic, logs, rooms } = setup({ mode: 'resync', queueCapacity: 3, batchMaxEvents: 2 });
+    const { subscriber, sink, publish, topic, logs, rooms } = setup({
+      mode: 'resync',
+      queueCapacity: 3,
+      batchMaxEvents: 2,
+    });
     publish(0, 1);
     await tick(); // events 1 and 2 in flight: the stream has taken everything up to 2
     publish(2, 0, 3); // queue full
@@ -262,8 +326,12 @@ describe('Subscriber: a full queue in each mode', () => {
       fullSnapshotBytes: 7 * EVENT_BYTES,
       discarded: 3,
     });
-    expect(logs).toContainEqual(expect.objectContaining({ msg: 'lagged', subscriber: 'consumer-1', from: 2, discarded: 3, head: 6 }));
-    expect(logs).toContainEqual(expect.objectContaining({ msg: 'delta sent', subscriber: 'consumer-1', from: 2, head: 11, keys: 8 }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({ msg: 'lagged', subscriber: 'consumer-1', from: 2, discarded: 3, head: 6 }),
+    );
+    expect(logs).toContainEqual(
+      expect.objectContaining({ msg: 'delta sent', subscriber: 'consumer-1', from: 2, head: 11, keys: 8 }),
+    );
     expect(subscriber.idle).toBe(true);
   });
 
@@ -278,16 +346,30 @@ describe('Subscriber: a full queue in each mode', () => {
     await sink.release();
     expect(sink.frames).toEqual([
       'event 1 k0',
-      'lag 2..3', 'state 2 k1', 'state 3 k2', 'syncEnd delta 3',
-      'lag 4..5', 'state 4 k3', 'state 5 k4', 'syncEnd delta 5',
+      'lag 2..3',
+      'state 2 k1',
+      'state 3 k2',
+      'syncEnd delta 3',
+      'lag 4..5',
+      'state 4 k3',
+      'state 5 k4',
+      'syncEnd delta 5',
     ]);
     const oneRecovery = LAG_BYTES + 2 * EVENT_BYTES + SYNC_END_BYTES;
-    expect(subscriber.report()).toMatchObject({ lags: 2, discarded: 2, resyncFrames: 8, resyncBytes: 2 * oneRecovery, fullSnapshotBytes: 3 * EVENT_BYTES + 5 * EVENT_BYTES, delivered: 1, lastAccepted: 5 });
+    expect(subscriber.report()).toMatchObject({
+      lags: 2,
+      discarded: 2,
+      resyncFrames: 8,
+      resyncBytes: 2 * oneRecovery,
+      fullSnapshotBytes: 3 * EVENT_BYTES + 5 * EVENT_BYTES,
+      delivered: 1,
+      lastAccepted: 5,
+    });
   });
 });
 
 describe('Subscriber: resume requests', () => {
-  test('a client\'s resume gets the delta after its offset and SYNC_END, without a LAG frame, and what was queued is discarded', async () => {
+  test("a client's resume gets the delta after its offset and SYNC_END, without a LAG frame, and what was queued is discarded", async () => {
     const { subscriber, sink, publish, logs } = setup({ mode: 'resync', queueCapacity: 10, batchMaxEvents: 2 });
     publish(0, 1, 2);
     await tick(); // 1 and 2 in flight, 3 queued
@@ -296,7 +378,15 @@ describe('Subscriber: resume requests', () => {
     await sink.release();
     expect(sink.writes[1]!.map(show)).toEqual(['state 2 k1', 'state 3 k2', 'syncEnd delta 3']);
     await sink.release();
-    expect(subscriber.report()).toMatchObject({ lags: 0, resumes: 1, discarded: 1, resyncFrames: 3, resyncBytes: 2 * EVENT_BYTES + SYNC_END_BYTES, delivered: 2, lastAccepted: 3 });
+    expect(subscriber.report()).toMatchObject({
+      lags: 0,
+      resumes: 1,
+      discarded: 1,
+      resyncFrames: 3,
+      resyncBytes: 2 * EVENT_BYTES + SYNC_END_BYTES,
+      delivered: 2,
+      lastAccepted: 3,
+    });
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'resume requested', fromOffset: 1 }));
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'resuming', from: 1 }));
   });
@@ -318,15 +408,28 @@ describe('Subscriber: resume requests', () => {
     subscriber.resume(0);
     subscriber.resume(1); // a later resume before the delta goes out does not narrow it
     await sink.release();
-    expect(sink.writes[1]!.map(show)).toEqual(['lag 1..5', 'state 1 k0', 'state 2 k1', 'state 3 k2', 'state 4 k3', 'state 5 k4', 'syncEnd delta 5']);
+    expect(sink.writes[1]!.map(show)).toEqual([
+      'lag 1..5',
+      'state 1 k0',
+      'state 2 k1',
+      'state 3 k2',
+      'state 4 k3',
+      'state 5 k4',
+      'syncEnd delta 5',
+    ]);
     await sink.release();
     expect(subscriber.report()).toMatchObject({ lags: 1, resumes: 2, discarded: 2, resyncFrames: 7 });
   });
 });
 
-describe('Subscriber: lossy mode\'s overflow policies', () => {
+describe("Subscriber: lossy mode's overflow policies", () => {
   test('drop-oldest: a full queue evicts its oldest unsent event and keeps the new one; evicted offsets are recorded as inclusive runs, logged once per run', async () => {
-    const { subscriber, sink, publish, logs } = setup({ mode: 'lossy', overflow: 'drop-oldest', queueCapacity: 3, batchMaxEvents: 1 });
+    const { subscriber, sink, publish, logs } = setup({
+      mode: 'lossy',
+      overflow: 'drop-oldest',
+      queueCapacity: 3,
+      batchMaxEvents: 1,
+    });
     publish(0);
     await tick(); // event 1 in flight: handed to the stream, never evicted
     publish(1, 2, 3); // 2, 3, 4 fill the queue
@@ -340,8 +443,21 @@ describe('Subscriber: lossy mode\'s overflow policies', () => {
       await tick();
     }
     expect(sink.frames).toEqual(['event 1 k0', 'event 4 k3', 'event 7 k6', 'event 8 k7', 'event 9 k8']);
-    expect(subscriber.report()).toMatchObject({ delivered: 5, dropped: 4, droppedRanges: [[2, 3], [5, 6]], lastAccepted: 9, maxQueued: 3, disconnects: 0, discarded: 0 });
-    const lines = logs.filter((line) => typeof line === 'object' && line !== null && 'msg' in line && String(line.msg).startsWith('drops '));
+    expect(subscriber.report()).toMatchObject({
+      delivered: 5,
+      dropped: 4,
+      droppedRanges: [
+        [2, 3],
+        [5, 6],
+      ],
+      lastAccepted: 9,
+      maxQueued: 3,
+      disconnects: 0,
+      discarded: 0,
+    });
+    const lines = logs.filter(
+      (line) => typeof line === 'object' && line !== null && 'msg' in line && String(line.msg).startsWith('drops '),
+    );
     expect(lines).toEqual([
       expect.objectContaining({ msg: 'drops started', policy: 'drop-oldest', firstOffset: 2, queued: 3 }),
       expect.objectContaining({ msg: 'drops ended', policy: 'drop-oldest', dropped: 2, resumedAt: 7 }),
@@ -350,18 +466,35 @@ describe('Subscriber: lossy mode\'s overflow policies', () => {
   });
 
   test('drop-oldest: a frozen subscriber wakes to the newest events; a long stall is one range and one log line', async () => {
-    const { subscriber, sink, publish, logs } = setup({ mode: 'lossy', overflow: 'drop-oldest', queueCapacity: 4, batchMaxEvents: 8 });
+    const { subscriber, sink, publish, logs } = setup({
+      mode: 'lossy',
+      overflow: 'drop-oldest',
+      queueCapacity: 4,
+      batchMaxEvents: 8,
+    });
     publish(0);
     await tick(); // event 1 in flight, and the stream takes nothing more
     publish(...Array.from({ length: 999 }, (_, i) => (i + 1) % 50));
-    expect(subscriber.report()).toMatchObject({ queued: 4, dropped: 995, droppedRanges: [[2, 996]], lastAccepted: 1000 });
+    expect(subscriber.report()).toMatchObject({
+      queued: 4,
+      dropped: 995,
+      droppedRanges: [[2, 996]],
+      lastAccepted: 1000,
+    });
     await sink.release();
     expect(sink.frames).toEqual(['event 1 k0', 'event 997 k46', 'event 998 k47', 'event 999 k48', 'event 1000 k49']);
-    expect(logs.filter((line) => typeof line === 'object' && line !== null && 'msg' in line && line.msg === 'drops started')).toHaveLength(1);
+    expect(
+      logs.filter((line) => typeof line === 'object' && line !== null && 'msg' in line && line.msg === 'drops started'),
+    ).toHaveLength(1);
   });
 
   test('drop-new stays as it was: the new event is lost, the queue keeps the oldest', async () => {
-    const { subscriber, sink, publish } = setup({ mode: 'lossy', overflow: 'drop-new', queueCapacity: 2, batchMaxEvents: 4 });
+    const { subscriber, sink, publish } = setup({
+      mode: 'lossy',
+      overflow: 'drop-new',
+      queueCapacity: 2,
+      batchMaxEvents: 4,
+    });
     publish(0);
     await tick();
     publish(1, 2, 3, 4);
@@ -371,7 +504,12 @@ describe('Subscriber: lossy mode\'s overflow policies', () => {
   });
 
   test('disconnect: an overflow ends the subscription with ERROR slowConsumer; what was queued and the overflowing event are dropped; the write in flight still counts; the name is free', async () => {
-    const { topic, subscriber, sink, publish, logs } = setup({ mode: 'lossy', overflow: 'disconnect', queueCapacity: 2, batchMaxEvents: 1 });
+    const { topic, subscriber, sink, publish, logs } = setup({
+      mode: 'lossy',
+      overflow: 'disconnect',
+      queueCapacity: 2,
+      batchMaxEvents: 1,
+    });
     publish(0);
     await tick(); // event 1 in flight
     publish(1, 2); // 2 and 3 queued: full
@@ -379,7 +517,9 @@ describe('Subscriber: lossy mode\'s overflow policies', () => {
     publish(3); // 4 overflows
     expect(sink.farewells.map(show)).toEqual([`error ${ErrorCode.slowConsumer}`]);
     const farewell = sink.farewells[0];
-    expect(farewell?.type === 'error' && farewell.message).toMatch(/^slow consumer: consumer-1's queue of 2 events was full at offset 4; 3 events dropped/);
+    expect(farewell?.type === 'error' && farewell.message).toMatch(
+      /^slow consumer: consumer-1's queue of 2 events was full at offset 4; 3 events dropped/,
+    );
     expect(subscriber.endedEarly).toMatch(/^slow consumer/);
     expect(topic.subscribers.has('consumer-1')).toBe(false);
     expect(topic.hasRoom()).toBe(true);
@@ -387,9 +527,30 @@ describe('Subscriber: lossy mode\'s overflow policies', () => {
     await sink.release(); // the write in flight completes: its event was delivered
     await tick();
     expect(sink.writes).toHaveLength(1);
-    expect(subscriber.report()).toMatchObject({ queued: 0, delivered: 1, dropped: 3, droppedRanges: [[2, 4]], lastAccepted: 3, disconnects: 1, endedEarly: subscriber.endedEarly });
-    expect(lastWrites(topic, 6)).toMatchObject({ head: 5, dropped: { 'consumer-1': [[2, 4]] }, disconnectedAt: { 'consumer-1': 4 } });
-    expect(logs).toContainEqual(expect.objectContaining({ msg: 'slow consumer disconnected', subscriber: 'consumer-1', firstOffset: 2, lastOffset: 4, dropped: 3, disconnects: 1 }));
+    expect(subscriber.report()).toMatchObject({
+      queued: 0,
+      delivered: 1,
+      dropped: 3,
+      droppedRanges: [[2, 4]],
+      lastAccepted: 3,
+      disconnects: 1,
+      endedEarly: subscriber.endedEarly,
+    });
+    expect(lastWrites(topic, 6)).toMatchObject({
+      head: 5,
+      dropped: { 'consumer-1': [[2, 4]] },
+      disconnectedAt: { 'consumer-1': 4 },
+    });
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        msg: 'slow consumer disconnected',
+        subscriber: 'consumer-1',
+        firstOffset: 2,
+        lastOffset: 4,
+        dropped: 3,
+        disconnects: 1,
+      }),
+    );
     expect(logs).not.toContainEqual(expect.objectContaining({ msg: 'drops started' }));
   });
 
@@ -408,23 +569,39 @@ describe('Subscriber: lossy mode\'s overflow policies', () => {
     await again.sink.release();
     expect(again.sink.frames).toEqual(['event 6 k5', 'event 7 k6']);
     // The first subscription's write in flight was never completed: only the second's deliveries count so far.
-    expect(again.subscriber.report()).toMatchObject({ delivered: 2, dropped: 3, droppedRanges: [[2, 4]], disconnects: 1, endedEarly: null, lastAccepted: 7 });
+    expect(again.subscriber.report()).toMatchObject({
+      delivered: 2,
+      dropped: 3,
+      droppedRanges: [[2, 4]],
+      disconnects: 1,
+      endedEarly: null,
+      lastAccepted: 7,
+    });
     publish(7);
     await tick(); // 8 in flight, and the stream takes nothing more
     publish(8, 9, 10); // 9 and 10 queued, 11 overflows
     expect(again.sink.farewells.map(show)).toEqual([`error ${ErrorCode.slowConsumer}`]);
-    expect(subscriberReports(topic)['consumer-1']).toMatchObject({ dropped: 6, droppedRanges: [[2, 4], [9, 11]], disconnects: 2, queued: 0 });
+    expect(subscriberReports(topic)['consumer-1']).toMatchObject({
+      dropped: 6,
+      droppedRanges: [
+        [2, 4],
+        [9, 11],
+      ],
+      disconnects: 2,
+      queued: 0,
+    });
     expect(lastWrites(topic, 16)).toMatchObject({ head: 11, disconnectedAt: { 'consumer-1': 11 } });
   });
 
-  test('lastWrites: each key\'s last-write offset as a Float64Array of the keyspace, each name\'s drop ranges', async () => {
+  test("lastWrites: each key's last-write offset as a Float64Array of the keyspace, each name's drop ranges", async () => {
     const { topic, publish } = setup({ mode: 'lossy', queueCapacity: 1, batchMaxEvents: 1 });
     publish(2, 0, 2, '-3');
     await tick(); // the deferred pump runs inside the test, not after it
     const answer = lastWrites(topic, 5);
     expect(answer.offsets).toBeInstanceOf(Float64Array);
     expect([...answer.offsets]).toEqual([2, 0, 3, 4, 0]);
-    expect(answer).toMatchObject({ head: 4, dropped: { 'consumer-1': [[2, 4]] }, disconnectedAt: {} }); // capacity 1: offset 1 queued, the rest dropped
+    // capacity 1: offset 1 queued, the rest dropped
+    expect(answer).toMatchObject({ head: 4, dropped: { 'consumer-1': [[2, 4]] }, disconnectedAt: {} });
   });
 });
 
@@ -438,7 +615,10 @@ describe('Subscriber: the writer after a write completes', () => {
     queueMicrotask(() => publish(3, 4)); // right behind the completion, before the next turn
     await released;
     // Writing at once on completion would have sent k1, k2 alone and k3, k4 in a third write.
-    expect(sink.writes.map((w) => w.map(show))).toEqual([['event 1 k0'], ['event 2 k1', 'event 3 k2', 'event 4 k3', 'event 5 k4']]);
+    expect(sink.writes.map((w) => w.map(show))).toEqual([
+      ['event 1 k0'],
+      ['event 2 k1', 'event 3 k2', 'event 4 k3', 'event 5 k4'],
+    ]);
   });
 });
 
@@ -458,12 +638,16 @@ describe('Subscriber: what it handed to the transport', () => {
       await tick();
       now += 150;
       // Still pending: reported as it stands, so a frozen consumer's blocked write shows before its thaw.
-      expect(subscriber.report().blockedWrites).toEqual([{ startedAt: 1_000_099, bytesBefore: 2 * EVENT_BYTES, bytes: 2 * EVENT_BYTES, ms: 150 }]);
+      expect(subscriber.report().blockedWrites).toEqual([
+        { startedAt: 1_000_099, bytesBefore: 2 * EVENT_BYTES, bytes: 2 * EVENT_BYTES, ms: 150 },
+      ]);
       now += 50;
       await sink.release(); // taken after 200 ms; the third event goes out at once
       now += 1;
       await sink.release();
-      expect(subscriber.report().blockedWrites).toEqual([{ startedAt: 1_000_099, bytesBefore: 2 * EVENT_BYTES, bytes: 2 * EVENT_BYTES, ms: 200 }]);
+      expect(subscriber.report().blockedWrites).toEqual([
+        { startedAt: 1_000_099, bytesBefore: 2 * EVENT_BYTES, bytes: 2 * EVENT_BYTES, ms: 200 },
+      ]);
       expect(subscriber.counters()).toMatchObject({ delivered: 5, bytesSent: 5 * EVENT_BYTES });
     } finally {
       clock.mockRestore();
@@ -472,7 +656,7 @@ describe('Subscriber: what it handed to the transport', () => {
 });
 
 describe('SubscriberStats: the marks kept', () => {
-  test('the first 512 marks are kept and every later one is counted, so a flapping consumer\'s lost `drops ended` is known to be lost', () => {
+  test("the first 512 marks are kept and every later one is counted, so a flapping consumer's lost `drops ended` is known to be lost", () => {
     const stats = new SubscriberStats();
     stats.subscribed(0);
     for (let offset = 1; offset <= 300; offset += 1) {

@@ -15,7 +15,8 @@ class SummaryLineReporter {
   onRunComplete(_contexts, results) {
     let assertions = 0;
     try {
-      for (const line of readFileSync(process.env.SD_ASSERTIONS_FILE, 'utf8').split('\n')) assertions += Number(line) || 0;
+      for (const line of readFileSync(process.env.SD_ASSERTIONS_FILE, 'utf8').split('\n'))
+        assertions += Number(line) || 0;
     } catch {
       // no test file finished
     }
@@ -23,7 +24,9 @@ class SummaryLineReporter {
     const skipped = results.numPendingTests + results.numTodoTests;
     const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
     process.stdout.write(`\n${assertions} assertions in ${results.numTotalTests} tests\n`);
-    process.stdout.write(`${results.numPassedTests} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}\n`);
+    process.stdout.write(
+      `${results.numPassedTests} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}\n`,
+    );
   }
 }
 module.exports = SummaryLineReporter;

@@ -15,12 +15,40 @@ test('sweep --rate: no drops, no damage; with drops, damage as the expectation p
   const report = join(mkdtempSync(join(tmpdir(), 'state-divergence-sweep-')), 'sweep.html');
   // Half-second phases at twice the rates of one-second ones: the same changes (600 and 2400
   // published, 400 and 1600 of them during the 1 s stall [0.5, 1.5)), the same drops, half the time.
-  const result = await execa('node', [ORCHESTRATOR, 'sweep', '--rate', '400,1600', '--duration', '0.5', '--json', '--log-level', 'warn', '--report', report], { reject: false, env: { NODE_OPTIONS: '' } });
+  const result = await execa(
+    'node',
+    [
+      ORCHESTRATOR,
+      'sweep',
+      '--rate',
+      '400,1600',
+      '--duration',
+      '0.5',
+      '--json',
+      '--log-level',
+      'warn',
+      '--report',
+      report,
+    ],
+    { reject: false, env: { NODE_OPTIONS: '' } },
+  );
   expect(result.exitCode).toBe(0);
   const page = readFileSync(report, 'utf8');
   expect(page).toContain('<svg ');
   expect(page).not.toMatch(/<script|https?:\/\//);
-  const { sweep } = JSON.parse(result.stdout) as { sweep: { by: string; points: Array<{ rate: number; published: number; dropped: number; wrong: number; wrongFraction: number; expectedFraction: number }> } };
+  const { sweep } = JSON.parse(result.stdout) as {
+    sweep: {
+      by: string;
+      points: Array<{
+        rate: number;
+        published: number;
+        dropped: number;
+        wrong: number;
+        wrongFraction: number;
+        expectedFraction: number;
+      }>;
+    };
+  };
   expect(sweep.by).toBe('rate');
   const [slow, fast] = sweep.points;
   expect(slow).toMatchObject({ rate: 400, dropped: 0, wrong: 0, expectedFraction: 0 }); // 400 changes during the stall fit the 512-event queue

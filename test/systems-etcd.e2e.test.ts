@@ -45,9 +45,7 @@ describeIfInstalled(system)('etcd over a real etcd server', () => {
     expect(compactedAt).toBeGreaterThan(1_000);
     expect(outcome.wrong.naive).toBeGreaterThan(0);
     expect(signalCounts(outcome.reports.naive).cancel).toBe(1);
-    expect(outcome.reports.naive.signals.find((s) => s.kind === 'cancel')?.detail).toMatch(
-      /^Watcher canceled/,
-    );
+    expect(outcome.reports.naive.signals.find((s) => s.kind === 'cancel')?.detail).toMatch(/^Watcher canceled/);
     expect(outcome.wrong.careful).toBe(0);
     expect(signalCounts(outcome.reports.careful)).toMatchObject({ cancel: 1, relist: 1 });
   });

@@ -5,13 +5,7 @@
  * catch up from at the thaw.
  */
 import { systemNamed, type KnobValues, type RunningServer } from '@state-divergence/systems';
-import {
-  describeIfInstalled,
-  describeOutcome,
-  healthyRun,
-  serverFor,
-  stallRun,
-} from './helpers/system-run.js';
+import { describeIfInstalled, describeOutcome, healthyRun, serverFor, stallRun } from './helpers/system-run.js';
 
 const system = systemNamed('nats-kv');
 
@@ -41,8 +35,6 @@ describeIfInstalled(system)('nats-kv over a real nats-server with JetStream', ()
     for (const report of Object.values(outcome.reports)) {
       expect(report.signals.filter((s) => s.kind === 'disconnect')).toEqual([]);
     }
-    expect(outcome.counters.after['slow_consumers']).toBe(
-      outcome.counters.before['slow_consumers'],
-    );
+    expect(outcome.counters.after['slow_consumers']).toBe(outcome.counters.before['slow_consumers']);
   });
 });

@@ -44,9 +44,7 @@ describeIfInstalled(system)('nats over a real nats-server', () => {
       settleMs: 3_000,
     });
     console.log(describeOutcome(system.name, outcome));
-    expect(
-      outcome.counters.after['slow_consumers']! - outcome.counters.before['slow_consumers']!,
-    ).toBe(2);
+    expect(outcome.counters.after['slow_consumers']! - outcome.counters.before['slow_consumers']!).toBe(2);
     expect(outcome.wrong.naive).toBeGreaterThan(100);
     expect(signalCounts(outcome.reports.naive)).toMatchObject({ disconnect: 1, reconnect: 1 });
     expect(outcome.wrong.careful).toBe(0);

@@ -4,22 +4,10 @@
  * it would not take, is refused in one line; a missing server binary is refused naming the
  * Debian package to install.
  */
-import {
-  installed,
-  knobValues,
-  SYSTEMS,
-  systemNamed,
-  type TargetSystem,
-} from '@state-divergence/systems';
+import { installed, knobValues, SYSTEMS, systemNamed, type TargetSystem } from '@state-divergence/systems';
 
 test('five systems, each named once, each with its Debian package and a server binary', () => {
-  expect(SYSTEMS.map((s) => s.name)).toEqual([
-    'etcd',
-    'nats',
-    'nats-kv',
-    'redis-pubsub',
-    'redis-streams',
-  ]);
+  expect(SYSTEMS.map((s) => s.name)).toEqual(['etcd', 'nats', 'nats-kv', 'redis-pubsub', 'redis-streams']);
   expect(SYSTEMS.map((s) => s.package)).toEqual([
     'etcd-server',
     'nats-server',
@@ -72,39 +60,19 @@ test('each server recipe puts its knobs on its command line or in its config fil
   const dir = '/tmp/sd-x';
   const redis = systemNamed('redis-pubsub');
   expect(
-    redis.server.argv(
-      [6400],
-      dir,
-      knobValues(redis, { 'client-output-buffer-limit-pubsub': '64kb 16kb 1' }),
-    ),
+    redis.server.argv([6400], dir, knobValues(redis, { 'client-output-buffer-limit-pubsub': '64kb 16kb 1' })),
   ).toEqual(
-    expect.arrayContaining([
-      '--client-output-buffer-limit',
-      'pubsub 64kb 16kb 1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-    ]),
+    expect.arrayContaining(['--client-output-buffer-limit', 'pubsub 64kb 16kb 1', '--save', '', '--appendonly', 'no']),
   );
   const nats = systemNamed('nats-kv');
-  expect(
-    nats.server.files?.([4222, 8222], dir, knobValues(nats, { 'write-deadline': '500ms' })),
-  ).toEqual({
+  expect(nats.server.files?.([4222, 8222], dir, knobValues(nats, { 'write-deadline': '500ms' }))).toEqual({
     'nats.conf': 'write_deadline: "500ms"\nmax_pending: 67108864\n',
   });
   expect(nats.server.argv([4222, 8222], dir, knobValues(nats))).toEqual(
     expect.arrayContaining(['-js', '-sd', `${dir}/jetstream`]),
   );
   const etcd = systemNamed('etcd');
-  expect(
-    etcd.server.argv([2379, 2380], dir, knobValues(etcd, { 'auto-compaction-retention': '5s' })),
-  ).toEqual(
-    expect.arrayContaining([
-      '--auto-compaction-retention',
-      '5s',
-      '--initial-cluster',
-      'sd=http://127.0.0.1:2380',
-    ]),
+  expect(etcd.server.argv([2379, 2380], dir, knobValues(etcd, { 'auto-compaction-retention': '5s' }))).toEqual(
+    expect.arrayContaining(['--auto-compaction-retention', '5s', '--initial-cluster', 'sd=http://127.0.0.1:2380']),
   );
 });

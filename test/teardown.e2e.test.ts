@@ -5,7 +5,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isGone, pidsInLog, readLog, reapAfterEach, SHORT_STALL, startDemo, survivorsAfter, tempLogFile, type LogLine } from './helpers/run-demo.js';
+import {
+  isGone,
+  pidsInLog,
+  readLog,
+  reapAfterEach,
+  SHORT_STALL,
+  startDemo,
+  survivorsAfter,
+  tempLogFile,
+  type LogLine,
+} from './helpers/run-demo.js';
 
 const reaper = reapAfterEach();
 
@@ -55,37 +65,53 @@ describe('teardown', () => {
     ['SIGINT', 130],
     ['SIGTERM', 143],
     ['SIGHUP', 129], // a terminal closed under the run
-  ] as const)('%s in the middle of the stall reaps every process, the frozen one included, without waiting for QUIC', async (signal, code) => {
-    const run = await startFrozenRun();
-    expect(run.stateWhenLogged).toBe('T'); // really SIGSTOPped when the orchestrator said so
-    expect(run.pids).toContain(run.frozen.pid);
-    const interruptedAt = Date.now();
-    run.demo.kill(signal);
-    const result = await run.demo;
-    expect(result.exitCode).toBe(code);
-    // A graceful QUIC close after a stall takes ~40 s with this library; teardown must not wait for it.
-    expect(Date.now() - interruptedAt).toBeLessThan(10_000);
-    await expectAllGone(run.pids);
-    expect(isGone(run.frozen.pid)).toBe(true);
-  });
+  ] as const)(
+    '%s in the middle of the stall reaps every process, the frozen one included, without waiting for QUIC',
+    async (signal, code) => {
+      const run = await startFrozenRun();
+      expect(run.stateWhenLogged).toBe('T'); // really SIGSTOPped when the orchestrator said so
+      expect(run.pids).toContain(run.frozen.pid);
+      const interruptedAt = Date.now();
+      run.demo.kill(signal);
+      const result = await run.demo;
+      expect(result.exitCode).toBe(code);
+      // A graceful QUIC close after a stall takes ~40 s with this library; teardown must not wait for it.
+      expect(Date.now() - interruptedAt).toBeLessThan(10_000);
+      await expectAllGone(run.pids);
+      expect(isGone(run.frozen.pid)).toBe(true);
+    },
+  );
 
-  test.each(['lossy', 'lossless'])('%s: a consumer killed mid-run is reported as ended early, the others are still checked, and the exit code says so', async (mode) => {
-    // A process per consumer: the test kills one consumer's own (a pool's death is pools.e2e's).
-    const run = await startFrozenRun([...SHORT_STALL, '--json', '--pool-size', '1'], mode);
-    const victim = run.pidOf('consumer-2');
-    process.kill(victim, 'SIGKILL');
-    const result = await run.demo;
-    expect(result.exitCode).toBe(3);
-    expect(result.stderr).toMatch(/a consumer ended early/);
-    const consumers = JSON.parse(result.stdout).runs[0].consumers as Array<{ name: string; endedEarly: string | null; verdict: string; wrongCount: number }>;
-    expect(consumers.find((c) => c.name === 'consumer-2')!.endedEarly).toMatch(/killed by SIGKILL/);
-    expect(consumers.find((c) => c.name === 'consumer-1')).toMatchObject({ verdict: 'valid', wrongCount: 0, endedEarly: null });
-    // Lossless: the dead consumer's full queue must not hold the publisher back for good (the orchestrator tells the broker).
-    const stalled = consumers.find((c) => c.name === 'consumer-3')!;
-    if (mode === 'lossy') expect(stalled.wrongCount).toBeGreaterThan(0);
-    else expect(stalled.wrongCount).toBe(0);
-    await expectAllGone(run.pids);
-  });
+  test.each(['lossy', 'lossless'])(
+    '%s: a consumer killed mid-run is reported as ended early, the others are still checked, and the exit code says so',
+    async (mode) => {
+      // A process per consumer: the test kills one consumer's own (a pool's death is pools.e2e's).
+      const run = await startFrozenRun([...SHORT_STALL, '--json', '--pool-size', '1'], mode);
+      const victim = run.pidOf('consumer-2');
+      process.kill(victim, 'SIGKILL');
+      const result = await run.demo;
+      expect(result.exitCode).toBe(3);
+      expect(result.stderr).toMatch(/a consumer ended early/);
+      const consumers = JSON.parse(result.stdout).runs[0].consumers as Array<{
+        name: string;
+        endedEarly: string | null;
+        verdict: string;
+        wrongCount: number;
+      }>;
+      expect(consumers.find((c) => c.name === 'consumer-2')!.endedEarly).toMatch(/killed by SIGKILL/);
+      expect(consumers.find((c) => c.name === 'consumer-1')).toMatchObject({
+        verdict: 'valid',
+        wrongCount: 0,
+        endedEarly: null,
+      });
+      // Lossless: the dead consumer's full queue must not hold the publisher back for good (the orchestrator tells the
+      // broker).
+      const stalled = consumers.find((c) => c.name === 'consumer-3')!;
+      if (mode === 'lossy') expect(stalled.wrongCount).toBeGreaterThan(0);
+      else expect(stalled.wrongCount).toBe(0);
+      await expectAllGone(run.pids);
+    },
+  );
 
   test('the broker dying mid-run ends the run at once with a message naming it; nothing hangs or is left', async () => {
     const run = await startFrozenRun();
@@ -94,7 +120,9 @@ describe('teardown', () => {
     process.kill(brokerPid, 'SIGKILL');
     const result = await run.demo;
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(new RegExp(`broker \\(pid ${brokerPid}\\) killed by SIGKILL in the middle of the run`));
+    expect(result.stderr).toMatch(
+      new RegExp(`broker \\(pid ${brokerPid}\\) killed by SIGKILL in the middle of the run`),
+    );
     expect(Date.now() - killedAt).toBeLessThan(10_000);
     await expectAllGone(run.pids);
   });
@@ -108,8 +136,12 @@ describe('teardown', () => {
     run.demo.kill('SIGKILL'); // no handler runs: only the guardian is left to act
     await run.demo;
     expect(await survivorsAfter([...run.pids, guardian!.pid], 10_000)).toEqual([]);
-    const reaped = readLog(run.logFile).filter((line) => line.proc === 'guardian' && line.msg === 'reaped a process group the orchestrator left behind');
-    expect(reaped.map((line) => line.reaped)).toEqual(expect.arrayContaining(['broker', 'publisher', 'consumer-1', 'consumer-2', 'consumer-3']));
+    const reaped = readLog(run.logFile).filter(
+      (line) => line.proc === 'guardian' && line.msg === 'reaped a process group the orchestrator left behind',
+    );
+    expect(reaped.map((line) => line.reaped)).toEqual(
+      expect.arrayContaining(['broker', 'publisher', 'consumer-1', 'consumer-2', 'consumer-3']),
+    );
   });
 
   test('the orchestrator failing itself (stdout closed under it) still reaps everything', async () => {

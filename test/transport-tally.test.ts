@@ -7,8 +7,19 @@ import { TransportTally, type TransportSource } from '@state-divergence/broker/i
 
 function connection(stats: TransportStats) {
   let close!: () => void;
-  const source: TransportSource & { stats: TransportStats } = { stats, read: () => source.stats, closed: new Promise<void>((resolve) => (close = resolve)) };
-  return { source, close: async () => { close(); await source.closed; await Promise.resolve(); } };
+  const source: TransportSource & { stats: TransportStats } = {
+    stats,
+    read: () => source.stats,
+    closed: new Promise<void>((resolve) => (close = resolve)),
+  };
+  return {
+    source,
+    close: async () => {
+      close();
+      await source.closed;
+      await Promise.resolve();
+    },
+  };
 }
 
 test('no connection: zeros', () => {
@@ -22,7 +33,8 @@ test('a live connection is read at each report; a closed one is read once at its
   first.source.stats = { sent: 20, lost: 2, retrans: 2, retransBytes: 200 };
   expect(tally.total()).toEqual({ sent: 20, lost: 2, retrans: 2, retransBytes: 200 });
   await first.close();
-  first.source.stats = { sent: 999, lost: 999, retrans: 999, retransBytes: 999 }; // a closed connection is never read again
+  // a closed connection is never read again
+  first.source.stats = { sent: 999, lost: 999, retrans: 999, retransBytes: 999 };
   const second = connection({ sent: 5, lost: 0, retrans: 0, retransBytes: 0 }); // the name reconnected
   tally.add(second.source);
   expect(tally.total()).toEqual({ sent: 25, lost: 2, retrans: 2, retransBytes: 200 });

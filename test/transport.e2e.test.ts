@@ -11,7 +11,7 @@ import { brokerOf, runDemo, SHORT_STALL, type ModeRun } from './helpers/run-demo
 const stalledOf = (run: ModeRun) => run.consumers.find((c) => c.faulted)!;
 
 describe('--datagram-size', () => {
-  test('1,350 (the default): the transport absorbs a few datagrams, then the broker\'s queue fills and drops', async () => {
+  test("1,350 (the default): the transport absorbs a few datagrams, then the broker's queue fills and drops", async () => {
     const { document, log } = await runDemo(['--mode', 'lossy', ...SHORT_STALL]);
     const [run] = document.runs;
     expect(document.config.datagramSize).toBe(1350);
@@ -29,7 +29,7 @@ describe('--datagram-size', () => {
     expect(stalled.wrongCount).toBeGreaterThan(0);
   });
 
-  test('16,384: the whole stall fits in the transport, so the broker\'s queue never fills and nothing is dropped', async () => {
+  test("16,384: the whole stall fits in the transport, so the broker's queue never fills and nothing is dropped", async () => {
     const { document } = await runDemo(['--mode', 'lossy', ...SHORT_STALL, '--datagram-size', '16384']);
     const [run] = document.runs;
     expect(run!.transport.datagramBytes).toBe(16384);

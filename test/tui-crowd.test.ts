@@ -14,37 +14,92 @@ const name = (i: number) => `consumer-${i}`;
 
 /** Applying, applied 2990-3000, behind 0-12, never stale. */
 const quiet = (i: number): Live => ({
-  name: name(i), foreign: false, faulted: false, state: 'applying', applied: 2990 + (i % 11), wrongNow: 0, stale: false, diverged: 0, behind: i % 13, dropped: 0,
-  staleness: { now: false, ms: 0 }, series: [0], divergedSeries: [0],
+  name: name(i),
+  foreign: false,
+  faulted: false,
+  state: 'applying',
+  applied: 2990 + (i % 11),
+  wrongNow: 0,
+  stale: false,
+  diverged: 0,
+  behind: i % 13,
+  dropped: 0,
+  staleness: { now: false, ms: 0 },
+  series: [0],
+  divergedSeries: [0],
 });
 /** Frozen now: diverged, dropped for, stale. */
-const frozen = (i: number): Live => ({ ...quiet(i), faulted: true, state: 'STALLED', diverged: 300 + i, behind: 500, dropped: 1000 + i, staleness: { now: true, ms: 1_300 }, divergedSeries: [0, 100, 300] });
+const frozen = (i: number): Live => ({
+  ...quiet(i),
+  faulted: true,
+  state: 'STALLED',
+  diverged: 300 + i,
+  behind: 500,
+  dropped: 1000 + i,
+  staleness: { now: true, ms: 1_300 },
+  divergedSeries: [0, 100, 300],
+});
 
 function snapshot(consumers: Live[]): LiveSnapshot {
-  const faults = consumers.filter((c) => c.faulted).map((c) => ({ kind: 'stall' as const, consumer: c.name, from: 4, to: 12 }));
-  return { mode: 'resync', phase: 'stalled', seconds: 7.5, totalSeconds: 20, faults, keys: 2000, published: 3000, publisherRate: 401, publisherBacklog: 0, brokerDown: false, publisherLink: null, consumers };
+  const faults = consumers
+    .filter((c) => c.faulted)
+    .map((c) => ({ kind: 'stall' as const, consumer: c.name, from: 4, to: 12 }));
+  return {
+    mode: 'resync',
+    phase: 'stalled',
+    seconds: 7.5,
+    totalSeconds: 20,
+    faults,
+    keys: 2000,
+    published: 3000,
+    publisherRate: 401,
+    publisherBacklog: 0,
+    brokerDown: false,
+    publisherLink: null,
+    consumers,
+  };
 }
 
 const phase = { mode: 'resync' as const, phase: 'stalled' as const, seconds: 7.5 };
 
 /** The frame on a 120×40 terminal (the tmux check's). */
-const frameOf = (s: LiveSnapshot): string => frameAt(h(Dashboard, { snapshot: s, phase, size: { columns: 120, rows: 40 } }));
+const frameOf = (s: LiveSnapshot): string =>
+  frameAt(h(Dashboard, { snapshot: s, phase, size: { columns: 120, rows: 40 } }));
 /** The consumers with a row of their own: a line that starts with a name. */
 const rows = (frame: string) => frame.split('\n').flatMap((l) => /^ (consumer-\d+\*?) /.exec(l)?.[1] ?? []);
 
 describe('the live view of 256 consumers', () => {
   // Six frozen, a foreign one, one the broker dropped for without a fault, one resyncing: each has a row.
   const special: Record<number, Live> = {
-    7: frozen(7), 40: frozen(40), 80: frozen(80), 120: frozen(120), 160: frozen(160), 200: frozen(200),
-    230: { ...quiet(230), foreign: true }, 250: { ...quiet(250), dropped: 4, diverged: 2 }, 251: { ...quiet(251), state: 'resyncing' },
+    7: frozen(7),
+    40: frozen(40),
+    80: frozen(80),
+    120: frozen(120),
+    160: frozen(160),
+    200: frozen(200),
+    230: { ...quiet(230), foreign: true },
+    250: { ...quiet(250), dropped: 4, diverged: 2 },
+    251: { ...quiet(251), state: 'resyncing' },
   };
   const consumers = Array.from({ length: 256 }, (_, k) => special[k + 1] ?? quiet(k + 1));
   const frame = frameOf(snapshot(consumers));
 
   test('every faulted, foreign or off consumer has its row, in run order; the other 247 share one', () => {
-    expect(rows(frame)).toEqual([name(7), name(40), name(80), name(120), name(160), name(200), `${name(230)}*`, name(250), name(251)]);
+    expect(rows(frame)).toEqual([
+      name(7),
+      name(40),
+      name(80),
+      name(120),
+      name(160),
+      name(200),
+      `${name(230)}*`,
+      name(250),
+      name(251),
+    ]);
     expect(frame).toMatch(/^ 247 healthy +applying +applied 2990-3000 +diverged +0 \/ 2000 +behind  ≤ 12$/m);
-    expect(frame).toMatch(/^ consumer-200 +STALLED +applied +2992 +diverged +500 \/ 2000 +behind +500 +▃█ +STALE 1\.3 s$/m);
+    expect(frame).toMatch(
+      /^ consumer-200 +STALLED +applied +2992 +diverged +500 \/ 2000 +behind +500 +▃█ +STALE 1\.3 s$/m,
+    );
     expect(frame).not.toContain('more faulted or off');
   });
 
@@ -56,18 +111,38 @@ describe('the live view of 256 consumers', () => {
 
   test(`more than ${LIVE_ROWS} standing out: the harmed and the faulted ones off now, then the other faulted and foreign, then the healthy ones only late; the rest counted on one line; still 40 lines`, () => {
     // 40 faulted whose fault is still to come (nothing off yet), and consumer-250 diverged without one.
-    const planned = consumers.map((c, k) => (k >= 100 && k < 140 ? { ...c, faulted: true } : k === 249 ? { ...quiet(250), diverged: 3 } : c));
+    const planned = consumers.map((c, k) =>
+      k >= 100 && k < 140 ? { ...c, faulted: true } : k === 249 ? { ...quiet(250), diverged: 3 } : c,
+    );
     const crowdedFrame = frameOf(snapshot(planned));
     const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => name(from + k));
-    // Off now and faulted or harmed: the six frozen and consumer-250 (7); then 17 of the 40 planned (consumer-120 is frozen); no room for
+    // Off now and faulted or harmed: the six frozen and consumer-250 (7); then 17 of the 40 planned (consumer-120 is
+    // frozen); no room for
     // the other planned ones, the foreign consumer-230, nor consumer-251, healthy and only resyncing.
-    expect(rows(crowdedFrame)).toEqual([name(7), name(40), name(80), ...range(101, 117), name(120), name(160), name(200), name(250)]);
-    expect(crowdedFrame).toMatch(/^ \+ 24 more faulted or off, no room for their rows: consumer-118, consumer-119, consumer-121, /m);
+    expect(rows(crowdedFrame)).toEqual([
+      name(7),
+      name(40),
+      name(80),
+      ...range(101, 117),
+      name(120),
+      name(160),
+      name(200),
+      name(250),
+    ]);
+    expect(crowdedFrame).toMatch(
+      /^ \+ 24 more faulted or off, no room for their rows: consumer-118, consumer-119, consumer-121, /m,
+    );
     expect(crowdedFrame.split('\n').length).toBeLessThanOrEqual(40);
   });
 
   test('a thawed consumer keeps its row when a hundred healthy ones are stale (seen on a loaded 256-consumer run)', () => {
-    const thawed = Array.from({ length: 256 }, (_, k) => (k === 255 ? { ...quiet(256), faulted: true } : k < 100 ? { ...quiet(k + 1), staleness: { now: true, ms: 1_400 } } : quiet(k + 1)));
+    const thawed = Array.from({ length: 256 }, (_, k) =>
+      k === 255
+        ? { ...quiet(256), faulted: true }
+        : k < 100
+          ? { ...quiet(k + 1), staleness: { now: true, ms: 1_400 } }
+          : quiet(k + 1),
+    );
     const shown = rows(frameOf(snapshot(thawed)));
     expect(shown).toHaveLength(LIVE_ROWS);
     expect(shown.at(-1)).toBe(name(256));
@@ -76,7 +151,9 @@ describe('the live view of 256 consumers', () => {
   test('the plain progress line folds the same way', () => {
     const lines: string[] = [];
     textProgress((line) => lines.push(line)).tick(snapshot(consumers));
-    expect(lines[0]).toMatch(/^\[resync\] {3}7\.5s {2}stalled {5}published 3000 {2}247 healthy 2990-3000 {2}consumer-7 2997 \(frozen\) diverged 307 behind 500 dropped 1007 STALE 1\.3 s {2}consumer-40 /);
+    expect(lines[0]).toMatch(
+      /^\[resync\] {3}7\.5s {2}stalled {5}published 3000 {2}247 healthy 2990-3000 {2}consumer-7 2997 \(frozen\) diverged 307 behind 500 dropped 1007 STALE 1\.3 s {2}consumer-40 /,
+    );
     expect([...lines[0]!.matchAll(/consumer-\d+\*? \d+/g)].map((m) => m[0].split(' ')[0])).toEqual(rows(frame));
   });
 });

@@ -13,23 +13,52 @@ type Live = LiveSnapshot['consumers'][number];
 const stripAnsi = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
 
 const applying = (name: string, applied: number, behind: number): Live => ({
-  name, foreign: false, faulted: false, state: 'applying', applied, wrongNow: 0, stale: false, diverged: 0, behind, dropped: 0,
-  staleness: { now: false, ms: 0 }, series: [0, 0], divergedSeries: [0, 0],
+  name,
+  foreign: false,
+  faulted: false,
+  state: 'applying',
+  applied,
+  wrongNow: 0,
+  stale: false,
+  diverged: 0,
+  behind,
+  dropped: 0,
+  staleness: { now: false, ms: 0 },
+  series: [0, 0],
+  divergedSeries: [0, 0],
 });
 // `--mode resync --duration 2` mid-stall: the frozen one stale, a healthy one resyncing.
 const consumers: Live[] = [
   applying('consumer-1', 2380, 9),
   { ...applying('consumer-2', 2371, 18), state: 'resyncing' },
-  { ...applying('consumer-3', 1412, 968), faulted: true, state: 'STALLED', stale: true, diverged: 0, staleness: { now: true, ms: 1_712 } },
+  {
+    ...applying('consumer-3', 1412, 968),
+    faulted: true,
+    state: 'STALLED',
+    stale: true,
+    diverged: 0,
+    staleness: { now: true, ms: 1_712 },
+  },
 ];
 const snapshot = (cs: Live[]): LiveSnapshot => ({
-  mode: 'resync', phase: 'stalled', seconds: 3.1, totalSeconds: 10, faults: [{ kind: 'stall', consumer: 'consumer-3', from: 2, to: 6 }],
-  keys: 2000, published: 2380, publisherRate: 401, publisherBacklog: 0, brokerDown: false, publisherLink: null, consumers: cs,
+  mode: 'resync',
+  phase: 'stalled',
+  seconds: 3.1,
+  totalSeconds: 10,
+  faults: [{ kind: 'stall', consumer: 'consumer-3', from: 2, to: 6 }],
+  keys: 2000,
+  published: 2380,
+  publisherRate: 401,
+  publisherBacklog: 0,
+  brokerDown: false,
+  publisherLink: null,
+  consumers: cs,
 });
 const phase = { mode: 'resync' as const, phase: 'stalled' as const, seconds: 3.1 };
 
 /** Every line of the frame, without colour codes. */
-const linesAt = (s: LiveSnapshot, columns: number, rows: number) => stripAnsi(frameAt(h(Dashboard, { snapshot: s, phase, size: { columns, rows } }), columns, rows)).split('\n');
+const linesAt = (s: LiveSnapshot, columns: number, rows: number) =>
+  stripAnsi(frameAt(h(Dashboard, { snapshot: s, phase, size: { columns, rows } }), columns, rows)).split('\n');
 
 describe.each([
   [80, 24],
@@ -68,7 +97,8 @@ describe.each([
 
 test('at 80×24 a run of 256 consumers keeps its frame on the screen: fewer rows of their own, the rest counted', () => {
   const many = Array.from({ length: 256 }, (_, k) => applying(`consumer-${k + 1}`, 2990, k % 13));
-  for (let k = 0; k < 30; k++) many[k * 8] = { ...many[k * 8]!, faulted: true, state: 'STALLED', diverged: 100 + k, dropped: 900 };
+  for (let k = 0; k < 30; k++)
+    many[k * 8] = { ...many[k * 8]!, faulted: true, state: 'STALLED', diverged: 100 + k, dropped: 900 };
   const small = linesAt(snapshot(many), 80, 24);
   expect(small.length).toBeLessThanOrEqual(24);
   expect(small.filter((l) => l.length > 80)).toEqual([]);

@@ -24,8 +24,36 @@ const snapshot: LiveSnapshot = {
   brokerDown: false,
   publisherLink: null,
   consumers: [
-    { name: 'consumer-1', foreign: false, faulted: false, state: 'applying', applied: 3000, wrongNow: 0, stale: false, diverged: 0, behind: 3, dropped: 0, staleness: null, series: [0, 0, 0], divergedSeries: [0, 0, 0] },
-    { name: 'consumer-3', foreign: false, faulted: true, state: 'STALLED', applied: 1400, wrongNow: 9, stale: true, diverged: 312, behind: 520, dropped: 1088, staleness: null, series: [0, 9, 9], divergedSeries: [0, 100, 312] },
+    {
+      name: 'consumer-1',
+      foreign: false,
+      faulted: false,
+      state: 'applying',
+      applied: 3000,
+      wrongNow: 0,
+      stale: false,
+      diverged: 0,
+      behind: 3,
+      dropped: 0,
+      staleness: null,
+      series: [0, 0, 0],
+      divergedSeries: [0, 0, 0],
+    },
+    {
+      name: 'consumer-3',
+      foreign: false,
+      faulted: true,
+      state: 'STALLED',
+      applied: 1400,
+      wrongNow: 9,
+      stale: true,
+      diverged: 312,
+      behind: 520,
+      dropped: 1088,
+      staleness: null,
+      series: [0, 9, 9],
+      divergedSeries: [0, 100, 312],
+    },
   ],
 };
 
@@ -46,7 +74,12 @@ describe('live view', () => {
   });
 
   test('while the broker is down (killed, its successor not ready) the publisher line says so instead of its drops', () => {
-    const frame = frameAt(h(Dashboard, { snapshot: { ...snapshot, brokerDown: true }, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } }));
+    const frame = frameAt(
+      h(Dashboard, {
+        snapshot: { ...snapshot, brokerDown: true },
+        phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 },
+      }),
+    );
     expect(frame).toContain('broker DOWN (killed; restarting)');
     expect(frame).not.toContain('broker drops');
   });
@@ -54,31 +87,53 @@ describe('live view', () => {
   test('the footer states every fault window, as the report shades them', () => {
     const frame = frameAt(h(Dashboard, { snapshot, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } }));
     expect(frame).toContain('faults: consumer-3 stalled 4-12 s, consumer-1 slowed 2-6 s (80 %)');
-    expect(frameAt(h(Dashboard, { snapshot: { ...snapshot, faults: [] }, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } }))).not.toContain('faults:');
+    expect(
+      frameAt(
+        h(Dashboard, {
+          snapshot: { ...snapshot, faults: [] },
+          phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 },
+        }),
+      ),
+    ).not.toContain('faults:');
   });
 
   test('the lossy footer is only for lossy; before the first sample the rows are empty, not invented', () => {
-    const frame = frameAt(h(Dashboard, { snapshot: undefined, phase: { mode: 'resync', phase: 'converged', seconds: 0 } }));
+    const frame = frameAt(
+      h(Dashboard, { snapshot: undefined, phase: { mode: 'resync', phase: 'converged', seconds: 0 } }),
+    );
     expect(frame).toContain('resync (snapshot + lag signal + delta)');
     expect(frame).not.toContain('never told');
     expect(frame).not.toContain('consumer-');
   });
 
-  test('changes flow control holds back are the publisher\'s backlog, shown on its line', () => {
-    const frame = frameAt(h(Dashboard, { snapshot: { ...snapshot, publisherBacklog: 130 }, phase: { mode: 'lossless', phase: 'stalled', seconds: 7.5 } }));
+  test("changes flow control holds back are the publisher's backlog, shown on its line", () => {
+    const frame = frameAt(
+      h(Dashboard, {
+        snapshot: { ...snapshot, publisherBacklog: 130 },
+        phase: { mode: 'lossless', phase: 'stalled', seconds: 7.5 },
+      }),
+    );
     expect(frame).toContain('backlog 130 keys held back');
   });
 
   test('a consumer someone else wrote is starred, and the footer says what the star means', () => {
-    const foreign = { ...snapshot, consumers: snapshot.consumers.map((c) => (c.name === 'consumer-3' ? { ...c, foreign: true } : c)) };
-    const frame = frameAt(h(Dashboard, { snapshot: foreign, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } }));
+    const foreign = {
+      ...snapshot,
+      consumers: snapshot.consumers.map((c) => (c.name === 'consumer-3' ? { ...c, foreign: true } : c)),
+    };
+    const frame = frameAt(
+      h(Dashboard, { snapshot: foreign, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } }),
+    );
     expect(frame).toMatch(/consumer-3\*\s+STALLED/);
     expect(frame).toContain('* a consumer someone else wrote');
-    expect(frameAt(h(Dashboard, { snapshot, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } }))).not.toContain('someone else');
+    expect(frameAt(h(Dashboard, { snapshot, phase: { mode: 'lossy', phase: 'stalled', seconds: 7.5 } }))).not.toContain(
+      'someone else',
+    );
   });
 
   describe('a network fault and the stale signal', () => {
-    // consumer-2 partitioned and cut off for 1.3 s so far; consumer-1 was stale 0.8 s earlier; consumer-3 tracks nothing (lossy).
+    // consumer-2 partitioned and cut off for 1.3 s so far; consumer-1 was stale 0.8 s earlier; consumer-3 tracks
+    // nothing (lossy).
     const consumers = snapshot.consumers.map((c) => ({ ...c, state: 'applying' as const, diverged: 0, dropped: 0 }));
     const networked: LiveSnapshot = {
       ...snapshot,
@@ -87,13 +142,19 @@ describe('live view', () => {
       publisherLink: 'delay',
       consumers: [
         { ...consumers[0]!, staleness: { now: false, ms: 800 } },
-        { ...consumers[0]!, name: 'consumer-2', faulted: true, state: 'PARTITIONED', staleness: { now: true, ms: 1_260 } },
+        {
+          ...consumers[0]!,
+          name: 'consumer-2',
+          faulted: true,
+          state: 'PARTITIONED',
+          staleness: { now: true, ms: 1_260 },
+        },
         { ...consumers[1]!, staleness: null },
       ],
     };
     const phase = { mode: 'resync' as const, phase: 'stalled' as const, seconds: 2.3 };
 
-    test('live view: the link fault as its state, STALE while it hears nothing, the time it was stale after; the publisher\'s link on its line', () => {
+    test("live view: the link fault as its state, STALE while it hears nothing, the time it was stale after; the publisher's link on its line", () => {
       const frame = frameAt(h(Dashboard, { snapshot: networked, phase }));
       expect(frame).toMatch(/consumer-2\s+PARTITIONED\s+applied\s+3000 .* STALE 1\.3 s/);
       expect(frame).toMatch(/consumer-1\s+applying\s+applied\s+3000 .* stale 0\.8 s/);
@@ -103,7 +164,11 @@ describe('live view', () => {
     });
 
     test('a consumer never stale, or with no publisher link fault, shows neither', () => {
-      const quiet = { ...networked, publisherLink: null, consumers: networked.consumers.map((c) => ({ ...c, staleness: c.staleness && { now: false, ms: 0 } })) };
+      const quiet = {
+        ...networked,
+        publisherLink: null,
+        consumers: networked.consumers.map((c) => ({ ...c, staleness: c.staleness && { now: false, ms: 0 } })),
+      };
       const frame = frameAt(h(Dashboard, { snapshot: quiet, phase }));
       expect(frame).not.toMatch(/stale|link /i);
     });
@@ -113,7 +178,10 @@ describe('live view', () => {
       textProgress((line) => lines.push(line)).tick({ ...networked, phase: 'stalled', seconds: 2.3 });
       expect(lines).toHaveLength(1);
       expect(lines[0]).toContain('publisher link delayed');
-      expect(lines[0]).toContain('consumer-1 3000 behind 3 stale 0.8 s  consumer-2 3000 (PARTITIONED) behind 3 STALE 1.3 s  consumer-3 1400 behind 520');
+      expect(lines[0]).toContain(
+        'consumer-1 3000 behind 3 stale 0.8 s  consumer-2 3000 (PARTITIONED) behind 3 STALE 1.3 s  consumer-3 ' +
+          '1400 behind 520',
+      );
     });
   });
 

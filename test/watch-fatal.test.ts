@@ -18,17 +18,29 @@ function fakeChild(name: string, pid: number) {
 function watched() {
   const broker = fakeChild('broker', 10);
   const publisher = fakeChild('publisher', 11);
-  const cluster = { broker: broker.child, publisher: publisher.child, consumers: [], rogue: undefined, relays: new Map() } as unknown as Cluster;
-  const watch = watchCluster(cluster, { eventLog: new EventLog(() => 0), logger: createLogger('test', { level: 'silent', file: null, mode: null }), aborted: new Promise<never>(() => {}) });
+  const cluster = {
+    broker: broker.child,
+    publisher: publisher.child,
+    consumers: [],
+    rogue: undefined,
+    relays: new Map(),
+  } as unknown as Cluster;
+  const watch = watchCluster(cluster, {
+    eventLog: new EventLog(() => 0),
+    logger: createLogger('test', { level: 'silent', file: null, mode: null }),
+    aborted: new Promise<never>(() => {}),
+  });
   return { watch, publisher };
 }
 
-test('a child that sent `fatal` before it exited: the run\'s line says why', async () => {
+test("a child that sent `fatal` before it exited: the run's line says why", async () => {
   const { watch, publisher } = watched();
   const waiting = watch.guard(new Promise<never>(() => {}));
   publisher.say({ type: 'fatal', message: 'no broker answered within 3 s' });
   publisher.exit('exited with code 1');
-  await expect(waiting).rejects.toThrow('publisher (pid 11) exited with code 1 in the middle of the run: no broker answered within 3 s');
+  await expect(waiting).rejects.toThrow(
+    'publisher (pid 11) exited with code 1 in the middle of the run: no broker answered within 3 s',
+  );
 });
 
 test('one that said nothing (killed): the line points to its log', async () => {

@@ -74,7 +74,14 @@ describe('workload', () => {
 
   test('the pacer sends exactly rate x duration when never blocked', async () => {
     let sent = 0;
-    const result = await pace({ rate: 500, durationMs: 600, sendBatch: async (n) => void (sent += n), maxBatch: 256, maxLagMs: 250, tickMs: 5 });
+    const result = await pace({
+      rate: 500,
+      durationMs: 600,
+      sendBatch: async (n) => void (sent += n),
+      maxBatch: 256,
+      maxLagMs: 250,
+      tickMs: 5,
+    });
     expect(result).toMatchObject({ published: 300, forgone: 0 });
     expect(sent).toBe(300);
   });

@@ -19,7 +19,14 @@ function publishFrames(count: number, from = 0): Frame[] {
   const decoder = new FrameDecoder();
   for (let i = 1; i <= count; i++) {
     const version = from + i;
-    const change: Change = { key: version % KEYS, version, value: version, deleted: false, publishedAt: 0, payloadLength: 8 };
+    const change: Change = {
+      key: version % KEYS,
+      version,
+      value: version,
+      deleted: false,
+      publishedAt: 0,
+      payloadLength: 8,
+    };
     decoder.push(encodePublish(change));
   }
   const frames: Frame[] = [];
@@ -36,7 +43,14 @@ async function* buffered(frames: Frame[]): AsyncGenerator<Frame> {
 function lossyBroker() {
   const topic = new Topic('drop-new'); // lossy's queue policy under the default --overflow
   const context: SessionContext = {
-    topic, init: { keys: KEYS } as SessionContext['init'], token: Buffer.alloc(0), logger, ending: () => false, publisher: { connected: true }, epoch: 1, intake: memoryIntake(topic),
+    topic,
+    init: { keys: KEYS } as SessionContext['init'],
+    token: Buffer.alloc(0),
+    logger,
+    ending: () => false,
+    publisher: { connected: true },
+    epoch: 1,
+    intake: memoryIntake(topic),
   };
   let turns = 0;
   const writersTurn = topic.writersTurn.bind(topic);
@@ -46,7 +60,10 @@ function lossyBroker() {
     return turn;
   };
   const serve = async (frames: Frame[]) => {
-    const acker = new Acker(async () => {}, () => ({ version: topic.highestVersion, head: topic.headOffset }));
+    const acker = new Acker(
+      async () => {},
+      () => ({ version: topic.highestVersion, head: topic.headOffset }),
+    );
     await servePublisher(buffered(frames), 'publisher', context, acker, () => {});
     await tick();
   };
@@ -104,7 +121,12 @@ describe("the writers get their turn during the publisher's backlog", () => {
 
   test('with coalescing, held events ask for a turn only once they are half a queue', async () => {
     const { topic, serve, turns } = lossyBroker();
-    const { subscriber } = subscribe(topic, { queueCapacity: 16, batchMaxEvents: 100, coalesceMs: 10_000, autoRelease: true });
+    const { subscriber } = subscribe(topic, {
+      queueCapacity: 16,
+      batchMaxEvents: 100,
+      coalesceMs: 10_000,
+      autoRelease: true,
+    });
     await serve(publishFrames(7));
     expect(turns()).toBe(0);
     expect(subscriber.queued).toBe(7);

@@ -46,7 +46,11 @@ export class CpuWindow {
   async perEvent(): Promise<CpuPerEvent | null> {
     if (this.ends.length < 2) return null;
     const [from, to] = await Promise.all(this.ends.slice(0, 2));
-    const role = (name: (key: string) => boolean) => perEventOf([...to!].filter(([key]) => name(key)), from!);
+    const role = (name: (key: string) => boolean) =>
+      perEventOf(
+        [...to!].filter(([key]) => name(key)),
+        from!,
+      );
     const broker = role((key) => key === 'broker');
     const consumer = role((key) => key.startsWith('consumer:'));
     const publisher = role((key) => key === 'publisher');
@@ -55,8 +59,11 @@ export class CpuWindow {
 
   private async sample(): Promise<Map<string, Sample>> {
     // A pool hosts healthy consumers only (a faulted one always runs alone): it answers for all of them.
-    const consumerSide = (child: ChildHandle) => (child.role === 'consumer' && !this.faulted.has(child.name)) || child.role === 'pool';
-    const wanted = [...this.registry].filter((child) => child.alive && (child.role === 'broker' || child.role === 'publisher' || consumerSide(child)));
+    const consumerSide = (child: ChildHandle) =>
+      (child.role === 'consumer' && !this.faulted.has(child.name)) || child.role === 'pool';
+    const wanted = [...this.registry].filter(
+      (child) => child.alive && (child.role === 'broker' || child.role === 'publisher' || consumerSide(child)),
+    );
     const samples = new Map<string, Sample>();
     await Promise.all(
       wanted.map(async (child: ChildHandle) => {
@@ -72,11 +79,17 @@ export class CpuWindow {
 function sampleOf(counters: Counters, pid: number): Sample | undefined {
   switch (counters.role) {
     case 'broker':
-      return { cpuMicros: counters.cpuMicros, events: Object.values(counters.subscribers).reduce((sum, s) => sum + s.delivered, 0), pid };
+      return {
+        cpuMicros: counters.cpuMicros,
+        events: Object.values(counters.subscribers).reduce((sum, s) => sum + s.delivered, 0),
+        pid,
+      };
     case 'publisher':
       return { cpuMicros: counters.cpuMicros, events: counters.published, pid };
     case 'consumer':
-      return counters.cpuMicros === undefined ? undefined : { cpuMicros: counters.cpuMicros, events: counters.applied, pid };
+      return counters.cpuMicros === undefined
+        ? undefined
+        : { cpuMicros: counters.cpuMicros, events: counters.applied, pid };
     case 'pool':
       return { cpuMicros: counters.cpuMicros, events: counters.applied, pid };
     default:

@@ -1,7 +1,18 @@
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import { buildPlan, DEFAULTS, faultedConsumers, normalizeOptions, runMode, silentProgress, startCluster, type ChildHandle, type ModeResult, type RawOptions } from '@state-divergence/orchestrator';
+import {
+  buildPlan,
+  DEFAULTS,
+  faultedConsumers,
+  normalizeOptions,
+  runMode,
+  silentProgress,
+  startCluster,
+  type ChildHandle,
+  type ModeResult,
+  type RawOptions,
+} from '@state-divergence/orchestrator';
 import { eventFrameBytes, type LogSettings, type Mode } from '@state-divergence/protocol';
 import { createLogger } from '@state-divergence/runtime';
 import { CpuWindow, type CpuPerEvent } from './cpu-window.js';
@@ -14,11 +25,19 @@ const logger = createLogger('bench', quiet(null));
 /** One mode of the real demo, in-process through the orchestrator's own runMode; `cpu` measures its steady window. */
 export async function demoRun(mode: Mode, raw: RawOptions, cpu?: CpuWindow): Promise<ModeResult> {
   const options = normalizeOptions({ ...raw, logLevel: 'warn' }, { stderrIsTTY: false });
-  return runMode(mode, options, { signal: new AbortController().signal, observer: cpu?.observer ?? silentProgress, registry: cpu?.registry ?? new Set(), logger });
+  return runMode(mode, options, {
+    signal: new AbortController().signal,
+    observer: cpu?.observer ?? silentProgress,
+    registry: cpu?.registry ?? new Set(),
+    logger,
+  });
 }
 
 /** A demo run and each role's CPU per event over its steady window (cpu-window.ts): null if it had none. */
-export async function measuredRun(mode: Mode, raw: RawOptions): Promise<{ result: ModeResult; cpu: CpuPerEvent | null }> {
+export async function measuredRun(
+  mode: Mode,
+  raw: RawOptions,
+): Promise<{ result: ModeResult; cpu: CpuPerEvent | null }> {
   // Who is faulted is the plan's to say (every fault kind, network ones included), as in the run itself.
   const faulted = new Set(faultedConsumers(buildPlan(normalizeOptions(raw, { stderrIsTTY: false }))));
   const window = new CpuWindow(faulted);
@@ -31,13 +50,24 @@ export async function measuredRun(mode: Mode, raw: RawOptions): Promise<{ result
  * more than the stack can carry, N consumers, events/s each consumer applied
  * (the slowest), after a warm-up. The cluster is the demo's own (startCluster).
  */
-export async function brokerFanout(consumers: number, seconds: number, datagramSize = DEFAULTS.datagramSize): Promise<number> {
+export async function brokerFanout(
+  consumers: number,
+  seconds: number,
+  datagramSize = DEFAULTS.datagramSize,
+): Promise<number> {
   const children: ChildHandle[] = [];
   try {
     const cluster = await startCluster(
       {
         // The run's defaults (2000 keys, a 512-event queue, 64-byte payloads, seed 1), but these.
-        ...DEFAULTS, mode: 'lossless', datagramSize, overflow: 'drop-new', rate: 100_000, deleteRatio: 0, idleTimeoutMs: 60_000, log: quiet('lossless'),
+        ...DEFAULTS,
+        mode: 'lossless',
+        datagramSize,
+        overflow: 'drop-new',
+        rate: 100_000,
+        deleteRatio: 0,
+        idleTimeoutMs: 60_000,
+        log: quiet('lossless'),
         consumers: Array.from({ length: consumers }, (_, i) => `consumer-${i + 1}`),
       },
       { logger, track: (child) => children.push(child), aborted: new Promise<never>(() => {}) },
@@ -58,7 +88,11 @@ export async function brokerFanout(consumers: number, seconds: number, datagramS
 /** (4) Wall time of one mode at --duration 1 through the CLI, minus the 5 s of phases. */
 export async function overheadSeconds(): Promise<number> {
   const started = performance.now();
-  const result = await execa('node', [ORCHESTRATOR, '--mode', 'lossy', '--duration', '1', '--json', '--log-level', 'silent'], { reject: false });
+  const result = await execa(
+    'node',
+    [ORCHESTRATOR, '--mode', 'lossy', '--duration', '1', '--json', '--log-level', 'silent'],
+    { reject: false },
+  );
   if (result.exitCode !== 0) throw new Error(`the demo failed (${result.exitCode}): ${result.stderr}`);
   return (performance.now() - started) / 1000 - 5;
 }
@@ -72,23 +106,36 @@ export interface FirehosePoint {
   healthyDrops: number;
   /** The worst healthy consumer's publish-to-apply p99 over the run, ms. */
   healthyP99Ms: number | null;
-  /** The frozen consumer: events the broker dropped for it, and keys it ended wrong about (the seed: 0, despite the drops). */
+  /** The frozen consumer: events the broker dropped for it, and keys it ended wrong about (the seed: 0, despite the
+   * drops). */
   stalledDropped: number;
   stalledWrong: number;
   verdict: string;
-  /** CPU per event of each role from the end of the first phase to the end of the stall (cpu-window.ts); null: not measured. */
+  /** CPU per event of each role from the end of the first phase to the end of the stall (cpu-window.ts); null: not
+   * measured. */
   cpu: CpuPerEvent | null;
 }
 
 export async function firehose(rate: number, duration: number, more: RawOptions = {}): Promise<FirehosePoint> {
-  const { result, cpu } = await measuredRun('lossy', { keys: 12, rate, consumers: 3, duration, publishUntil: 4 * duration, datagramSize: 16_384, ...more });
+  const { result, cpu } = await measuredRun('lossy', {
+    keys: 12,
+    rate,
+    consumers: 3,
+    duration,
+    publishUntil: 4 * duration,
+    datagramSize: 16_384,
+    ...more,
+  });
   const subscriber = (name: string) => result.broker?.subscribers[name];
   const healthy = result.consumers.filter((c) => !c.faulted);
   const stalled = result.consumers.find((c) => c.faulted)!;
   return {
     rate,
     achievedRatio: result.publisher.achievedRate / rate,
-    healthyDrops: healthy.reduce((sum, c) => sum + (subscriber(c.name)?.dropped ?? 0) + (subscriber(c.name)?.lags ?? 0), 0),
+    healthyDrops: healthy.reduce(
+      (sum, c) => sum + (subscriber(c.name)?.dropped ?? 0) + (subscriber(c.name)?.lags ?? 0),
+      0,
+    ),
     healthyP99Ms: worstHealthyP99(result),
     stalledDropped: subscriber(stalled.name)?.dropped ?? 0,
     stalledWrong: stalled.wrongKeys.length,
@@ -110,7 +157,9 @@ export function worstHealthyP99(result: ModeResult): number | null {
  * The default demo's phases, s: every mode the default `--mode` runs (all: one column per row of
  * the mode table), five phases of the default duration each (the default stall's plan).
  */
-export const DEFAULT_DEMO_SECONDS = ((defaults) => defaults.modes.length * 5 * defaults.duration)(normalizeOptions({}, { stderrIsTTY: false }));
+export const DEFAULT_DEMO_SECONDS = ((defaults) => defaults.modes.length * 5 * defaults.duration)(
+  normalizeOptions({}, { stderrIsTTY: false }),
+);
 
 /** (4) Wall time of the default demo (npm run demo, every column) over its phases. */
 export async function demoWallRatio(): Promise<number> {
@@ -158,7 +207,9 @@ export async function stallRun(mode: Mode, raw: RawOptions): Promise<StallRunPoi
  * it actually missed (each changed key's STATE frame once), plus what a full
  * snapshot and a replay of every missed event would have cost.
  */
-export async function resyncEfficiency(duration: number): Promise<{ bytesRatio: number; vsFullSnapshot: number; vsReplay: number; keysMissed: number }> {
+export async function resyncEfficiency(
+  duration: number,
+): Promise<{ bytesRatio: number; vsFullSnapshot: number; vsReplay: number; keysMissed: number }> {
   const result = await demoRun('resync', { duration });
   const stalled = result.consumers.find((c) => c.faulted)!;
   const queue = result.broker!.subscribers[stalled.name]!;

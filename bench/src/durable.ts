@@ -16,7 +16,9 @@ export const POLICIES: Record<PolicyKey, FsyncPolicy> = { none: 'none', periodic
 
 /** A real PUBLISH body with the demo's 40 bytes of padding: 65 bytes. */
 const body = (key: number, version: number) =>
-  encodePublish({ key, version, value: version, deleted: false, publishedAt: Date.now(), payloadLength: 40 }).subarray(FRAME_HEADER_LENGTH);
+  encodePublish({ key, version, value: version, deleted: false, publishedAt: Date.now(), payloadLength: 40 }).subarray(
+    FRAME_HEADER_LENGTH,
+  );
 const KEYS = 1_000;
 /** Bodies are made once: encoding is the publisher's cost, not the log's. */
 const BODIES = Array.from({ length: KEYS }, (_, key) => body(key, key + 1));
@@ -72,7 +74,11 @@ export async function appendPerSec(fsync: FsyncPolicy, seconds: number): Promise
 }
 
 /** Time from append() to its resolution, ms, at `rate` appends/s paced on the clock; the first 10 % are warm-up. */
-export async function commitLatency(fsync: FsyncPolicy, rate: number, seconds: number): Promise<{ p50: number; p99: number }> {
+export async function commitLatency(
+  fsync: FsyncPolicy,
+  rate: number,
+  seconds: number,
+): Promise<{ p50: number; p99: number }> {
   return withLog(fsync, async (log) => {
     const total = Math.round(rate * seconds);
     const samples: Array<Promise<number>> = [];
@@ -91,16 +97,22 @@ export async function commitLatency(fsync: FsyncPolicy, rate: number, seconds: n
   });
 }
 
-/** Records/s read back with read() in pages of 1,000, from a log of `records` (none: the policy does not touch reads). */
+/** Records/s read back with read() in pages of 1,000, from a log of `records` (none: the policy does not touch reads).
+ * */
 export async function backfillReadPerSec(records: number): Promise<number> {
   return withLog('none', async (log) => {
     for (let first = 1; first <= records; first += 10_000) {
       const last = Math.min(records, first + 9_999);
-      await Promise.all(Array.from({ length: last - first + 1 }, (_, i) => log.append(first + i, (first + i) % KEYS, BODIES[(first + i) % KEYS]!)));
+      await Promise.all(
+        Array.from({ length: last - first + 1 }, (_, i) =>
+          log.append(first + i, (first + i) % KEYS, BODIES[(first + i) % KEYS]!),
+        ),
+      );
     }
     const started = performance.now();
     let read = 0;
-    for (let page = log.read(0, 1_000); page.length > 0; page = log.read(page.at(-1)!.offset, 1_000)) read += page.length;
+    for (let page = log.read(0, 1_000); page.length > 0; page = log.read(page.at(-1)!.offset, 1_000))
+      read += page.length;
     if (read !== records) throw new Error(`backfill read ${read} records of ${records}`);
     return (read * 1000) / (performance.now() - started);
   });

@@ -15,13 +15,37 @@ import { fileURLToPath } from 'node:url';
 import { max, median, min } from 'simple-statistics';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { brokerFanout, DEFAULT_DEMO_SECONDS, demoWallRatio, firehose, overheadSeconds, resyncEfficiency, stallRun, type FirehosePoint } from './demo.js';
-import { at400, FIREHOSE_RATE, fanoutPair, firehoseRun, firehoseSeconds, LARGE_DATAGRAM as LARGE, SMALL_DATAGRAM as SMALL } from './perf-sections.js';
+import {
+  brokerFanout,
+  DEFAULT_DEMO_SECONDS,
+  demoWallRatio,
+  firehose,
+  overheadSeconds,
+  resyncEfficiency,
+  stallRun,
+  type FirehosePoint,
+} from './demo.js';
+import {
+  at400,
+  FIREHOSE_RATE,
+  fanoutPair,
+  firehoseRun,
+  firehoseSeconds,
+  LARGE_DATAGRAM as LARGE,
+  SMALL_DATAGRAM as SMALL,
+} from './perf-sections.js';
 import { keptUp, scale, type ScalePoint } from './scale.js';
 import { DEFAULTS, type RawOptions } from '@state-divergence/orchestrator';
 import type { Mode } from '@state-divergence/protocol';
 import { pingPong, singleStream } from './stack.js';
-import { renderBenchTable, round, type BenchResults, type CpuFigures, type Figure, type RelayFigures } from './table.js';
+import {
+  renderBenchTable,
+  round,
+  type BenchResults,
+  type CpuFigures,
+  type Figure,
+  type RelayFigures,
+} from './table.js';
 import type { CpuPerEvent } from './cpu-window.js';
 import { insaneFigures } from './sanity.js';
 import { appendPerSec, backfillReadPerSec, commitLatency, POLICIES, type PolicyKey } from './durable.js';
@@ -31,10 +55,25 @@ import { exitFlushed } from '@state-divergence/runtime';
 const argv = yargs(hideBin(process.argv))
   .scriptName('bench')
   .options({
-    quick: { type: 'boolean', default: false, describe: 'One run of each, short: the smoke test of the benchmark itself (exit 1 if a figure is missing or insane)' },
+    quick: {
+      type: 'boolean',
+      default: false,
+      describe:
+        'One run of each, short: the smoke test of the benchmark itself (exit 1 if a figure is missing or insane)',
+    },
     runs: { type: 'number', describe: 'Runs per figure [default: 3, or 1 with --quick]' },
-    only: { choices: ['relay'] as const, describe: 'Measure this section alone and store it into the results already at --out, keeping every other figure (the whole bench takes many minutes)' },
-    out: { type: 'string', describe: 'Where to write the JSON results [default: bench/results.json; with --quick, bench/results-quick.json, so a smoke run never replaces the measured results docs/RESULTS.md is generated from]' },
+    only: {
+      choices: ['relay'] as const,
+      describe:
+        'Measure this section alone and store it into the results already at --out, keeping every other figure ' +
+        '(the whole bench takes many minutes)',
+    },
+    out: {
+      type: 'string',
+      describe:
+        'Where to write the JSON results [default: bench/results.json; with --quick, bench/results-quick.json, ' +
+        'so a smoke run never replaces the measured results docs/RESULTS.md is generated from]',
+    },
   })
   .strict()
   .parseSync();
@@ -45,7 +84,12 @@ const runs = argv.runs ?? (quick ? 1 : 3);
 const seconds = quick ? 1 : 3;
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
-const figure = (values: number[]): Figure => ({ median: round(median(values)), min: round(min(values)), max: round(max(values)), runs: values.map((v) => round(v)) });
+const figure = (values: number[]): Figure => ({
+  median: round(median(values)),
+  min: round(min(values)),
+  max: round(max(values)),
+  runs: values.map((v) => round(v)),
+});
 
 async function repeat(label: string, fn: () => Promise<number>): Promise<Figure> {
   const values: number[] = [];
@@ -57,7 +101,10 @@ async function repeat(label: string, fn: () => Promise<number>): Promise<Figure>
 }
 
 /** Runs a paired measurement `runs` times and returns a figure per field. */
-async function repeatMany<K extends string>(label: string, fn: () => Promise<Record<K, number>>): Promise<Record<K, Figure>> {
+async function repeatMany<K extends string>(
+  label: string,
+  fn: () => Promise<Record<K, number>>,
+): Promise<Record<K, Figure>> {
   const collected: Array<Record<K, number>> = [];
   for (let i = 0; i < runs; i++) {
     progress(`${label} (${i + 1}/${runs})`);
@@ -67,22 +114,32 @@ async function repeatMany<K extends string>(label: string, fn: () => Promise<Rec
   return Object.fromEntries(keys.map((k) => [k, figure(collected.map((c) => c[k]))])) as Record<K, Figure>;
 }
 
-/** (9) The fault relay: its CPU per datagram carried for one consumer's link, at the default event rate and at a fast one. */
+/** (9) The fault relay: its CPU per datagram carried for one consumer's link, at the default event rate and at a fast
+ * one. */
 const RELAY_RATES = { default: DEFAULTS.rate, fast: 10_000 } as const;
 async function measureRelay(): Promise<RelayFigures> {
-  const measured = await repeatMany(`fault relay: CPU per datagram, one consumer through it at ${RELAY_RATES.default}/s and ${RELAY_RATES.fast}/s`, async () => {
-    const figures: Record<string, number> = {};
-    for (const key of ['default', 'fast'] as const) {
-      const point = await relayCost(RELAY_RATES[key], seconds);
-      figures[`micros.${key}`] = point.microsPerDatagram;
-      figures[`datagrams.${key}`] = point.datagramsPerSec;
-      figures[`cpu.${key}`] = point.cpuPercent;
-      figures[`events.${key}`] = point.eventsPerSec;
-    }
-    return figures;
-  });
+  const measured = await repeatMany(
+    `fault relay: CPU per datagram, one consumer through it at ${RELAY_RATES.default}/s and ${RELAY_RATES.fast}/s`,
+    async () => {
+      const figures: Record<string, number> = {};
+      for (const key of ['default', 'fast'] as const) {
+        const point = await relayCost(RELAY_RATES[key], seconds);
+        figures[`micros.${key}`] = point.microsPerDatagram;
+        figures[`datagrams.${key}`] = point.datagramsPerSec;
+        figures[`cpu.${key}`] = point.cpuPercent;
+        figures[`events.${key}`] = point.eventsPerSec;
+      }
+      return figures;
+    },
+  );
   const pair = (prefix: string) => ({ default: measured[`${prefix}.default`]!, fast: measured[`${prefix}.fast`]! });
-  return { rates: RELAY_RATES, microsPerDatagram: pair('micros'), datagramsPerSec: pair('datagrams'), cpuPercent: pair('cpu'), eventsPerSec: pair('events') };
+  return {
+    rates: RELAY_RATES,
+    microsPerDatagram: pair('micros'),
+    datagramsPerSec: pair('datagrams'),
+    cpuPercent: pair('cpu'),
+    eventsPerSec: pair('events'),
+  };
 }
 
 /** Writes the results and their table, then exits 1 if a figure is missing or insane. */
@@ -101,7 +158,9 @@ if (argv.only !== undefined) {
   try {
     stored = JSON.parse(readFileSync(out, 'utf8')) as BenchResults;
   } catch {
-    process.stderr.write(`bench: --only ${argv.only} stores into the results at ${out}, which cannot be read: run the whole bench first\n`);
+    process.stderr.write(
+      `bench: --only ${argv.only} stores into the results at ${out}, which cannot be read: run the whole bench first\n`,
+    );
     stored = await exitFlushed(2, 'bench'); // never returns: the assignment only tells the compiler so
   }
   await finish({ ...stored, relay: await measureRelay() });
@@ -127,20 +186,40 @@ const fanout: Record<string, { broker: Figure }> = {};
 for (const n of fanoutCounts.filter((n) => n !== 3)) {
   fanout[n] = { broker: await repeat(`broker fan-out, lossless, ${n} consumer(s)`, () => brokerFanout(n, seconds)) };
 }
-const pairs = await repeatMany('fan-out to 3: broker and raw QUIC, 1,350- and 16,384-byte datagrams', () => fanoutPair(seconds));
+const pairs = await repeatMany('fan-out to 3: broker and raw QUIC, 1,350- and 16,384-byte datagrams', () =>
+  fanoutPair(seconds),
+);
 fanout[3] = { broker: pairs.broker };
 const ratio3 = pairs.ratio.median;
 const transport = {
-  stream: { small: stack.quic256, large: stack.quic256Large, speedup: round(stack.quic256Large.median / stack.quic256.median) },
-  fanout3: { broker: pairs.broker, raw: pairs.raw, brokerLarge: pairs.brokerLarge, rawLarge: pairs.rawLarge, ratioLarge: pairs.ratioLarge, rawSpeedup: pairs.rawSpeedup, speedup: pairs.speedup },
+  stream: {
+    small: stack.quic256,
+    large: stack.quic256Large,
+    speedup: round(stack.quic256Large.median / stack.quic256.median),
+  },
+  fanout3: {
+    broker: pairs.broker,
+    raw: pairs.raw,
+    brokerLarge: pairs.brokerLarge,
+    rawLarge: pairs.rawLarge,
+    ratioLarge: pairs.ratioLarge,
+    rawSpeedup: pairs.rawSpeedup,
+    speedup: pairs.speedup,
+  },
   datagramSpeedup: pairs.speedup.median,
 };
 
 // (3) latency at 400/s with 5 consumers, before and during another consumer's stall
 const ping = await repeatMany('raw QUIC ping-pong', async () => pingPong(quick ? 300 : 2000));
-const { cpuBroker, cpuConsumer, cpuPublisher, ...latency } = await repeatMany(`latency and CPU per event at 400/s, 5 consumers (lossy, 2 s phases, --coalesce-ms ${DEFAULTS.coalesceMs})`, () => at400(quick));
+const { cpuBroker, cpuConsumer, cpuPublisher, ...latency } = await repeatMany(
+  `latency and CPU per event at 400/s, 5 consumers (lossy, 2 s phases, --coalesce-ms ${DEFAULTS.coalesceMs})`,
+  () => at400(quick),
+);
 // The same without coalescing, beside it: the CPU the default hold saves and the latency it adds.
-const uncoalesced = DEFAULTS.coalesceMs === 0 ? null : await repeatMany('the same at --coalesce-ms 0', () => at400(quick, { coalesceMs: 0 }));
+const uncoalesced =
+  DEFAULTS.coalesceMs === 0
+    ? null
+    : await repeatMany('the same at --coalesce-ms 0', () => at400(quick, { coalesceMs: 0 }));
 const stallP99Ratio = latency.stallP99.median / latency.beforeP99.median;
 const p99VsPingPong = latency.stallP99.median / ping.p99.median;
 
@@ -148,7 +227,9 @@ const p99VsPingPong = latency.stallP99.median / ping.p99.median;
 const overhead = await repeat('orchestration overhead (--duration 1, one mode, through the CLI)', overheadSeconds);
 
 // (4) the default demo, end to end, against its phases (every column: over a minute per run, so not in --quick)
-const demoWall = quick ? null : await repeat(`the default demo (npm run demo), wall time ÷ ${DEFAULT_DEMO_SECONDS} s`, demoWallRatio);
+const demoWall = quick
+  ? null
+  : await repeat(`the default demo (npm run demo), wall time ÷ ${DEFAULT_DEMO_SECONDS} s`, demoWallRatio);
 
 // (5) scale: healthy consumers in pools (the default --pool-size), and for comparison a process per
 // consumer (--pool-size 1) where memory allows it (~70 MiB a process: 512 would need ~36 GiB)
@@ -186,12 +267,14 @@ const firehoseResult = {
   healthyP99Ms: firehoseRuns.map((p) => p.healthyP99Ms),
   runs: firehoseRuns,
   ladder,
-  /** The highest rate of the ladder at which, and at every rate below it, healthy consumers dropped nothing and the publisher kept 95 % of its rate. */
+  /** The highest rate of the ladder at which, and at every rate below it, healthy consumers dropped nothing and the
+   * publisher kept 95 % of its rate. */
   maxRateHeld,
 };
 const maxConsumersNoDrop = ok.length > 0 ? Math.max(...ok) : 0;
 
-// CPU per event of each role, over each run's steady window (cpu-window.ts): section (3)'s runs at 400/s and the firehose's
+// CPU per event of each role, over each run's steady window (cpu-window.ts): section (3)'s runs at 400/s and the
+// firehose's
 const firehoseCpu = (role: keyof CpuPerEvent) => figure(firehoseRuns.map((p) => p.cpu?.[role] ?? Number.NaN));
 const cpu: CpuFigures = {
   microsPerEvent: {
@@ -201,8 +284,20 @@ const cpu: CpuFigures = {
   },
   coalesce: {
     defaultMs: DEFAULTS.coalesceMs,
-    atDefault: { broker: cpuBroker, consumer: cpuConsumer, publisher: cpuPublisher, beforeP99: latency.beforeP99, stallP99: latency.stallP99 },
-    off: uncoalesced && { broker: uncoalesced.cpuBroker, consumer: uncoalesced.cpuConsumer, publisher: uncoalesced.cpuPublisher, beforeP99: uncoalesced.beforeP99, stallP99: uncoalesced.stallP99 },
+    atDefault: {
+      broker: cpuBroker,
+      consumer: cpuConsumer,
+      publisher: cpuPublisher,
+      beforeP99: latency.beforeP99,
+      stallP99: latency.stallP99,
+    },
+    off: uncoalesced && {
+      broker: uncoalesced.cpuBroker,
+      consumer: uncoalesced.cpuConsumer,
+      publisher: uncoalesced.cpuPublisher,
+      beforeP99: uncoalesced.beforeP99,
+      stallP99: uncoalesced.stallP99,
+    },
   },
 };
 
@@ -224,33 +319,53 @@ const durableRuns = await repeatMany('durable log: appends/s, append→durable a
   figures['backfill'] = await backfillReadPerSec(quick ? 50_000 : 500_000);
   return figures;
 });
-const byPolicy = (prefix: string) => Object.fromEntries(policyKeys.map((key) => [key, durableRuns[`${prefix}.${key}`]!])) as Record<PolicyKey, Figure>;
+const byPolicy = (prefix: string) =>
+  Object.fromEntries(policyKeys.map((key) => [key, durableRuns[`${prefix}.${key}`]!])) as Record<PolicyKey, Figure>;
 
 // (8) the same end to end, through real processes: the default stall (5 consumers at 400/s, as (3))
 // under durable per fsync policy, with lossy beside it, each run's four back to back. --quick's
 // 1 s phases stall for 800 events: a 256-event queue makes the back-fill certain however loaded.
 const stallShape = { consumers: 5, rate: 400, duration: quick ? 1 : 2, ...(quick ? { queueCapacity: 256 } : {}) };
-const endToEnd = await repeatMany(`durable end to end: healthy publish→apply in the stall, lossy then each fsync policy (5 consumers, 400/s, ${stallShape.duration} s phases)`, async () => {
-  const figures: Record<string, number> = {};
-  const columns: Array<[string, Mode, RawOptions]> = [['lossy', 'lossy', stallShape], ...policyKeys.map((key): [string, Mode, RawOptions] => [key, 'durable', { ...stallShape, fsync: POLICIES[key] }])];
-  for (const [key, mode, raw] of columns) {
-    const point = await stallRun(mode, raw);
-    for (const [name, value] of Object.entries(point)) figures[`${name}.${key}`] = value;
-  }
-  return figures;
-});
-const e2e = (prefix: string, keys: string[]) => Object.fromEntries(keys.map((key) => [key, endToEnd[`${prefix}.${key}`]!]));
+const endToEnd = await repeatMany(
+  `durable end to end: healthy publish→apply in the stall, lossy then each fsync policy (5 consumers, 400/s, ` +
+    `${stallShape.duration} s phases)`,
+  async () => {
+    const figures: Record<string, number> = {};
+    const columns: Array<[string, Mode, RawOptions]> = [
+      ['lossy', 'lossy', stallShape],
+      ...policyKeys.map((key): [string, Mode, RawOptions] => [key, 'durable', { ...stallShape, fsync: POLICIES[key] }]),
+    ];
+    for (const [key, mode, raw] of columns) {
+      const point = await stallRun(mode, raw);
+      for (const [name, value] of Object.entries(point)) figures[`${name}.${key}`] = value;
+    }
+    return figures;
+  },
+);
+const e2e = (prefix: string, keys: string[]) =>
+  Object.fromEntries(keys.map((key) => [key, endToEnd[`${prefix}.${key}`]!]));
 const withLossy = (prefix: string) => e2e(prefix, ['lossy', ...policyKeys]) as Record<PolicyKey | 'lossy', Figure>;
 const durable = {
-  appendPerSec: byPolicy('append'), commitP50Ms: byPolicy('p50'), commitP99Ms: byPolicy('p99'), backfillReadPerSec: durableRuns['backfill']!,
-  publishP50Ms: withLossy('p50'), publishP99Ms: withLossy('p99'), publisherInStall: withLossy('rateInStall'),
-  stalledBackfills: e2e('stalledBackfills', policyKeys) as Record<PolicyKey, Figure>, wrongAtEnd: e2e('wrongAtEnd', policyKeys) as Record<PolicyKey, Figure>,
+  appendPerSec: byPolicy('append'),
+  commitP50Ms: byPolicy('p50'),
+  commitP99Ms: byPolicy('p99'),
+  backfillReadPerSec: durableRuns['backfill']!,
+  publishP50Ms: withLossy('p50'),
+  publishP99Ms: withLossy('p99'),
+  publisherInStall: withLossy('rateInStall'),
+  stalledBackfills: e2e('stalledBackfills', policyKeys) as Record<PolicyKey, Figure>,
+  wrongAtEnd: e2e('wrongAtEnd', policyKeys) as Record<PolicyKey, Figure>,
   phaseSeconds: stallShape.duration,
 };
 
 const results: BenchResults = {
   machine: {
-    cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version, quick, runs, secondsPerThroughputSample: seconds,
+    cpus: cpus().length,
+    model: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    quick,
+    runs,
+    secondsPerThroughputSample: seconds,
   },
   stack,
   fanout: { ...fanout, 3: { broker: pairs.broker, raw: pairs.raw }, ratio3: round(ratio3), ratio3Runs: pairs.ratio },

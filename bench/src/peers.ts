@@ -17,7 +17,13 @@ export interface Peer {
 
 /** Starts one raw peer process and waits until it is ready. */
 export async function spawnPeer(init: PeerInit): Promise<Peer> {
-  const child = execaNode(PEER, [], { ipcInput: { ...init }, stdin: 'ignore', stdout: 'ignore', stderr: 'inherit', reject: false });
+  const child = execaNode(PEER, [], {
+    ipcInput: { ...init },
+    stdin: 'ignore',
+    stdout: 'ignore',
+    stderr: 'inherit',
+    reject: false,
+  });
   const waiters: Array<(m: PeerMessage) => boolean> = [];
   void (async () => {
     for await (const raw of child.getEachMessage()) {

@@ -22,13 +22,36 @@ export const LARGE_DATAGRAM = 16_384; // loopback only: --datagram-size 16384
  * (3) 400/s with 5 consumers, lossy, the default stall: healthy publish-to-apply before and during
  * it, and each role's CPU per event from the end of the first phase to the end of the stall.
  */
-export async function at400(quick: boolean, more: RawOptions = {}): Promise<Record<'beforeP50' | 'beforeP99' | 'beforeP999' | 'stallP50' | 'stallP99' | 'stallP999' | 'cpuBroker' | 'cpuConsumer' | 'cpuPublisher', number>> {
+export async function at400(
+  quick: boolean,
+  more: RawOptions = {},
+): Promise<
+  Record<
+    | 'beforeP50'
+    | 'beforeP99'
+    | 'beforeP999'
+    | 'stallP50'
+    | 'stallP99'
+    | 'stallP999'
+    | 'cpuBroker'
+    | 'cpuConsumer'
+    | 'cpuPublisher',
+    number
+  >
+> {
   const { result, cpu } = await measuredRun('lossy', { consumers: 5, rate: 400, duration: quick ? 1 : 2, ...more });
   const before = result.healthyBeforeStall!;
   const during = result.healthyInStall!;
   return {
-    beforeP50: before.p50, beforeP99: before.p99, beforeP999: before.p999, stallP50: during.p50, stallP99: during.p99, stallP999: during.p999,
-    cpuBroker: cpu?.broker ?? Number.NaN, cpuConsumer: cpu?.consumer ?? Number.NaN, cpuPublisher: cpu?.publisher ?? Number.NaN,
+    beforeP50: before.p50,
+    beforeP99: before.p99,
+    beforeP999: before.p999,
+    stallP50: during.p50,
+    stallP99: during.p99,
+    stallP999: during.p999,
+    cpuBroker: cpu?.broker ?? Number.NaN,
+    cpuConsumer: cpu?.consumer ?? Number.NaN,
+    cpuPublisher: cpu?.publisher ?? Number.NaN,
   };
 }
 
@@ -36,10 +59,23 @@ export async function at400(quick: boolean, more: RawOptions = {}): Promise<Reco
  * (2) The broker's lossless fan-out to 3 and a raw QUIC fan-out with the same batching and the same
  * datagrams, back to back so their ratio shares the machine's mood, at both datagram sizes.
  */
-export async function fanoutPair(seconds: number): Promise<Record<'broker' | 'raw' | 'brokerLarge' | 'rawLarge' | 'ratio' | 'ratioLarge' | 'speedup' | 'rawSpeedup', number>> {
+export async function fanoutPair(
+  seconds: number,
+): Promise<
+  Record<'broker' | 'raw' | 'brokerLarge' | 'rawLarge' | 'ratio' | 'ratioLarge' | 'speedup' | 'rawSpeedup', number>
+> {
   const broker = await brokerFanout(3, seconds, SMALL_DATAGRAM);
   const raw = await rawFanout(3, 256, seconds, SMALL_DATAGRAM);
   const brokerLarge = await brokerFanout(3, seconds, LARGE_DATAGRAM);
   const rawLarge = await rawFanout(3, 256, seconds, LARGE_DATAGRAM);
-  return { broker, raw, brokerLarge, rawLarge, ratio: broker / raw, ratioLarge: brokerLarge / rawLarge, speedup: brokerLarge / broker, rawSpeedup: rawLarge / raw };
+  return {
+    broker,
+    raw,
+    brokerLarge,
+    rawLarge,
+    ratio: broker / raw,
+    ratioLarge: brokerLarge / rawLarge,
+    speedup: brokerLarge / broker,
+    rawSpeedup: rawLarge / raw,
+  };
 }

@@ -25,12 +25,20 @@ type Section = (typeof SECTIONS)[number];
 const argv = yargs(hideBin(process.argv))
   .scriptName('perf')
   .options({
-    only: { type: 'string', default: SECTIONS.join(','), describe: `Sections, comma-separated: ${SECTIONS.join(', ')}` },
+    only: {
+      type: 'string',
+      default: SECTIONS.join(','),
+      describe: `Sections, comma-separated: ${SECTIONS.join(', ')}`,
+    },
     runs: { type: 'number', default: 3 },
-    quick: { type: 'boolean', default: false, describe: 'The --quick bench\'s shorter phases' },
+    quick: { type: 'boolean', default: false, describe: "The --quick bench's shorter phases" },
     raw: { type: 'string', default: '{}', describe: 'Extra demo options for at400 and firehose, as JSON (RawOptions)' },
     'max-load': { type: 'number', describe: 'Before each run, wait for the 1-minute load to fall below this' },
-    'wait-minutes': { type: 'number', default: 30, describe: 'How long to wait for --max-load before measuring anyway (the line says so)' },
+    'wait-minutes': {
+      type: 'number',
+      default: 30,
+      describe: 'How long to wait for --max-load before measuring anyway (the line says so)',
+    },
   })
   .strict()
   .parseSync();
@@ -47,7 +55,14 @@ const measure: Record<Section, () => Promise<Record<string, unknown>>> = {
   at400: () => at400(argv.quick, raw),
   firehose: async () => {
     const { achievedRatio, healthyDrops, healthyP99Ms, cpu } = await firehoseRun(argv.quick, raw);
-    return { achievedRatio, healthyDrops, healthyP99Ms, cpuBroker: cpu?.broker, cpuConsumer: cpu?.consumer, cpuPublisher: cpu?.publisher };
+    return {
+      achievedRatio,
+      healthyDrops,
+      healthyP99Ms,
+      cpuBroker: cpu?.broker,
+      cpuConsumer: cpu?.consumer,
+      cpuPublisher: cpu?.publisher,
+    };
   },
   fanout: () => fanoutPair(argv.quick ? 1 : 3),
 };
@@ -65,7 +80,9 @@ for (const section of only) {
   const keys = Object.keys(runs[0]!).filter((k) => typeof runs[0]![k] === 'number');
   summary[section] = Object.fromEntries(keys.map((k) => [k, round(median(runs.map((r) => r[k] as number)))]));
 }
-process.stdout.write(`${JSON.stringify({ raw, runs: argv.runs, load1AtEnd: round(loadavg()[0]!, 2), median: summary }, null, 1)}\n`);
+process.stdout.write(
+  `${JSON.stringify({ raw, runs: argv.runs, load1AtEnd: round(loadavg()[0]!, 2), median: summary }, null, 1)}\n`,
+);
 // On a pipe most of that is still in this process: exitFlushed waits for it.
 await exitFlushed(0, 'perf');
 

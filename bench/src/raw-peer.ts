@@ -18,7 +18,15 @@ import { openQuicStream, startQuicServer, type QuicByteStream } from '@state-div
 export const FRAME_BYTES = 64;
 
 export interface PeerInit {
-  kind: 'quic-sink' | 'tcp-sink' | 'quic-source' | 'tcp-source' | 'quic-fanout' | 'quic-fanout-client' | 'quic-echo' | 'quic-ping';
+  kind:
+    | 'quic-sink'
+    | 'tcp-sink'
+    | 'quic-source'
+    | 'tcp-source'
+    | 'quic-fanout'
+    | 'quic-fanout-client'
+    | 'quic-echo'
+    | 'quic-ping';
   batch: number;
   /** Largest QUIC datagram, both ends (the demo's --datagram-size). */
   datagramBytes: number;
@@ -29,11 +37,19 @@ export interface PeerInit {
 }
 
 export type PeerCommand = { type: 'start' } | { type: 'count' } | { type: 'stop' };
-export type PeerMessage = { type: 'ready'; port?: number } | { type: 'count'; frames: number } | { type: 'pings'; rttMs: number[] };
+export type PeerMessage =
+  { type: 'ready'; port?: number } | { type: 'count'; frames: number } | { type: 'pings'; rttMs: number[] };
 
 const init = (await getOneMessage()) as unknown as PeerInit;
 const logger = createLogger(`bench-${init.kind}`, { level: 'warn', file: null, mode: null });
-const endpoint = { host: '127.0.0.1', port: init.port ?? 0, caPem: init.certPem, idleTimeoutMs: 60_000, datagramBytes: init.datagramBytes, token: '' };
+const endpoint = {
+  host: '127.0.0.1',
+  port: init.port ?? 0,
+  caPem: init.certPem,
+  idleTimeoutMs: 60_000,
+  datagramBytes: init.datagramBytes,
+  token: '',
+};
 const frame = (): Buffer => {
   const buf = Buffer.alloc(FRAME_BYTES, 0xab);
   buf.writeUInt32BE(FRAME_BYTES - 4, 0);
@@ -50,10 +66,21 @@ async function pump(write: (bytes: Buffer) => Promise<unknown>): Promise<void> {
 }
 
 async function setUp(): Promise<{ port?: number; start?: () => void }> {
-  const server = { host: '127.0.0.1', certPem: init.certPem, keyPem: init.keyPem, idleTimeoutMs: 60_000, streamWindowBytes: 1024 * 1024, datagramBytes: init.datagramBytes, logger };
+  const server = {
+    host: '127.0.0.1',
+    certPem: init.certPem,
+    keyPem: init.keyPem,
+    idleTimeoutMs: 60_000,
+    streamWindowBytes: 1024 * 1024,
+    datagramBytes: init.datagramBytes,
+    logger,
+  };
   switch (init.kind) {
     case 'quic-sink': {
-      const quic = await startQuicServer({ ...server, onStream: (stream) => void drainStream(stream.readable.getReader()) });
+      const quic = await startQuicServer({
+        ...server,
+        onStream: (stream) => void drainStream(stream.readable.getReader()),
+      });
       return { port: quic.port };
     }
     case 'quic-echo': {
@@ -92,7 +119,8 @@ async function setUp(): Promise<{ port?: number; start?: () => void }> {
     case 'tcp-source': {
       const socket = net.connect(init.port!, '127.0.0.1');
       await new Promise((resolve) => socket.once('connect', resolve));
-      const write = (bytes: Buffer) => new Promise<void>((resolve, reject) => socket.write(bytes, (error) => (error ? reject(error) : resolve())));
+      const write = (bytes: Buffer) =>
+        new Promise<void>((resolve, reject) => socket.write(bytes, (error) => (error ? reject(error) : resolve())));
       return { start: () => void pump(write).catch(() => {}) };
     }
     case 'quic-source': {

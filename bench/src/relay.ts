@@ -1,5 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { consumerInit, DEFAULTS, relayInit, spawnRole, startCluster, throughRelay, type ChildHandle } from '@state-divergence/orchestrator';
+import {
+  consumerInit,
+  DEFAULTS,
+  relayInit,
+  spawnRole,
+  startCluster,
+  throughRelay,
+  type ChildHandle,
+} from '@state-divergence/orchestrator';
 import type { LogSettings, RelayReport } from '@state-divergence/protocol';
 import { createLogger } from '@state-divergence/runtime';
 
@@ -36,14 +44,27 @@ export async function relayCost(rate: number, seconds: number): Promise<RelayPoi
   try {
     const cluster = await startCluster(
       {
-        ...DEFAULTS, mode: 'lossy', overflow: 'drop-new', rate, deleteRatio: 0, idleTimeoutMs: 60_000, log: quiet, consumers: [],
+        ...DEFAULTS,
+        mode: 'lossy',
+        overflow: 'drop-new',
+        rate,
+        deleteRatio: 0,
+        idleTimeoutMs: 60_000,
+        log: quiet,
+        consumers: [],
       },
       { logger, track, aborted: new Promise<never>(() => {}) },
     );
     const name = 'consumer-1';
     const relayed = relayInit(name, cluster.endpoint, 1, quiet);
     const relay = await spawnRole({ role: 'relay', name: relayed.name, init: relayed, logger, track });
-    const consumer = await spawnRole({ role: 'consumer', name, init: consumerInit(name, throughRelay(relay, cluster.endpoint), 'lossy', quiet), logger, track });
+    const consumer = await spawnRole({
+      role: 'consumer',
+      name,
+      init: consumerInit(name, throughRelay(relay, cluster.endpoint), 'lossy', quiet),
+      logger,
+      track,
+    });
     cluster.publisher.send({ type: 'start', durationMs: WARM_UP_MS + seconds * 1000 + 2_000 });
     await sleep(WARM_UP_MS);
     const [before, appliedBefore] = await Promise.all([relay.gather(REPLY_MS), consumer.status(REPLY_MS)]);

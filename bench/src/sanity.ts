@@ -10,7 +10,8 @@ import type { BenchResults, DurableFigures } from './table.js';
 export function insaneFigures(results: BenchResults): string[] {
   const problems: string[] = [];
   const positive = (name: string, value: unknown): void => {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) problems.push(`${name} is ${String(value)}, not a positive number`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+      problems.push(`${name} is ${String(value)}, not a positive number`);
   };
   positive('fanout.ratio3', results.fanout.ratio3);
   positive('latency.stallP99Ratio', results.latency.stallP99Ratio);
@@ -20,13 +21,20 @@ export function insaneFigures(results: BenchResults): string[] {
   positive('firehose.achievedRatio', results.firehose.achievedRatio);
   positive('stack.quic1.median', results.stack.quic1.median);
   positive('stack.tcp64.median', results.stack.tcp64.median);
-  if (results.firehose.runs[0]?.rate !== 20_000) problems.push(`the firehose ran at ${results.firehose.runs[0]?.rate}/s, not the seed's 20000/s`);
-  if (results.machine.quick !== (results.demoWallRatio === null)) problems.push('demoWallRatio is measured by the full benchmark only (a minute of demo per run)');
+  if (results.firehose.runs[0]?.rate !== 20_000)
+    problems.push(`the firehose ran at ${results.firehose.runs[0]?.rate}/s, not the seed's 20000/s`);
+  if (results.machine.quick !== (results.demoWallRatio === null))
+    problems.push('demoWallRatio is measured by the full benchmark only (a minute of demo per run)');
   // TCP on loopback is orders of magnitude faster than this QUIC library: if not, something measured nothing.
-  if (!(results.stack.tcp64.median > results.stack.quic64.median)) problems.push(`loopback TCP (${results.stack.tcp64.median}/s) was not faster than QUIC (${results.stack.quic64.median}/s)`);
-  if (!Number.isInteger(results.scale.maxConsumersNoDrop)) problems.push(`scale.maxConsumersNoDrop is ${results.scale.maxConsumersNoDrop}, not an integer`);
+  if (!(results.stack.tcp64.median > results.stack.quic64.median))
+    problems.push(
+      `loopback TCP (${results.stack.tcp64.median}/s) was not faster than QUIC (${results.stack.quic64.median}/s)`,
+    );
+  if (!Number.isInteger(results.scale.maxConsumersNoDrop))
+    problems.push(`scale.maxConsumersNoDrop is ${results.scale.maxConsumersNoDrop}, not an integer`);
   const [first] = results.scale.points;
-  if (first?.consumers !== 10 || first.completed !== true) problems.push('the first scale point (10 consumers) did not complete');
+  if (first?.consumers !== 10 || first.completed !== true)
+    problems.push('the first scale point (10 consumers) did not complete');
   // A delta sends each missed key once: its bytes are those keys' bytes, plus LAG and SYNC_END.
   const ratio = results.resync.bytesRatio;
   if (!(ratio >= 1 && ratio < 1.1)) problems.push(`resync.bytesRatio is ${ratio}, not in [1, 1.1)`);
@@ -38,7 +46,8 @@ export function insaneFigures(results: BenchResults): string[] {
       positive(`durable.commitP50Ms.${key}`, commitP50Ms[key].median);
       positive(`durable.commitP99Ms.${key}`, commitP99Ms[key].median);
       // Every run's p99 is of the same samples as its p50.
-      if (commitP99Ms[key].runs.some((p99, i) => p99 < commitP50Ms[key].runs[i]!)) problems.push(`durable.commitP99Ms.${key} is below its p50 in a run`);
+      if (commitP99Ms[key].runs.some((p99, i) => p99 < commitP50Ms[key].runs[i]!))
+        problems.push(`durable.commitP99Ms.${key} is below its p50 in a run`);
     }
     positive('durable.backfillReadPerSec', backfillReadPerSec.median);
     problems.push(...insaneEndToEnd(results.durable));
@@ -50,37 +59,68 @@ export function insaneFigures(results: BenchResults): string[] {
       positive(`relay.datagramsPerSec.${key}`, results.relay.datagramsPerSec[key].median);
     }
     // A faster stream carries more datagrams through the relay, or the fast point measured nothing faster.
-    if (!(results.relay.datagramsPerSec.fast.median > results.relay.datagramsPerSec.default.median)) problems.push('the relay carried no more datagrams at the fast rate than at the default one');
+    if (!(results.relay.datagramsPerSec.fast.median > results.relay.datagramsPerSec.default.median))
+      problems.push('the relay carried no more datagrams at the fast rate than at the default one');
   }
   if (results.cpu === undefined) problems.push('the CPU per event figures (cpu.microsPerEvent) are missing');
   else {
     for (const [role, at] of Object.entries(results.cpu.microsPerEvent)) {
-      for (const [where, figure] of Object.entries(at)) if (figure.runs.some((v) => !Number.isFinite(v) || v <= 0)) problems.push(`cpu.microsPerEvent.${role}.${where} has a run that is not a positive number (${figure.runs.join(', ')})`);
+      for (const [where, figure] of Object.entries(at))
+        if (figure.runs.some((v) => !Number.isFinite(v) || v <= 0))
+          problems.push(
+            `cpu.microsPerEvent.${role}.${where} has a run that is not a positive number (${figure.runs.join(', ')})`,
+          );
     }
     const coalesce = results.cpu.coalesce;
-    if (coalesce === undefined || (coalesce.defaultMs !== 0) !== (coalesce.off !== null)) problems.push('cpu.coalesce must hold the default --coalesce-ms and, unless it is 0, the same runs without it');
+    if (coalesce === undefined || (coalesce.defaultMs !== 0) !== (coalesce.off !== null))
+      problems.push('cpu.coalesce must hold the default --coalesce-ms and, unless it is 0, the same runs without it');
   }
-  if (results.demoPhaseSeconds === undefined) problems.push('demoPhaseSeconds (what demoWallRatio divides by) is missing');
+  if (results.demoPhaseSeconds === undefined)
+    problems.push('demoPhaseSeconds (what demoWallRatio divides by) is missing');
   return problems;
 }
 
-/** (8) end to end: present for lossy and each policy, p99 never under p50, and the durable column doing its job in every run. */
+/** (8) end to end: present for lossy and each policy, p99 never under p50, and the durable column doing its job in
+ * every run. */
 function insaneEndToEnd(d: DurableFigures): string[] {
   const { publishP50Ms, publishP99Ms, publisherInStall, stalledBackfills, wrongAtEnd } = d;
-  if (publishP50Ms === undefined || publishP99Ms === undefined || publisherInStall === undefined || stalledBackfills === undefined || wrongAtEnd === undefined) {
-    return ['the durable end-to-end figures (publishP50Ms, publishP99Ms, publisherInStall, stalledBackfills, wrongAtEnd) are missing'];
+  if (
+    publishP50Ms === undefined ||
+    publishP99Ms === undefined ||
+    publisherInStall === undefined ||
+    stalledBackfills === undefined ||
+    wrongAtEnd === undefined
+  ) {
+    return [
+      'the durable end-to-end figures (publishP50Ms, publishP99Ms, publisherInStall, stalledBackfills, ' +
+        'wrongAtEnd) are missing',
+    ];
   }
   const problems: string[] = [];
   for (const key of ['lossy', 'none', 'periodic', 'onCommit'] as const) {
-    for (const [name, figure] of [['publishP50Ms', publishP50Ms[key]], ['publishP99Ms', publishP99Ms[key]], ['publisherInStall', publisherInStall[key]]] as const) {
-      if (figure.runs.some((v) => !Number.isFinite(v) || v <= 0)) problems.push(`durable.${name}.${key} has a run that is not a positive number (${figure.runs.join(', ')})`);
+    for (const [name, figure] of [
+      ['publishP50Ms', publishP50Ms[key]],
+      ['publishP99Ms', publishP99Ms[key]],
+      ['publisherInStall', publisherInStall[key]],
+    ] as const) {
+      if (figure.runs.some((v) => !Number.isFinite(v) || v <= 0))
+        problems.push(`durable.${name}.${key} has a run that is not a positive number (${figure.runs.join(', ')})`);
     }
-    if (publishP99Ms[key].runs.some((p99, i) => p99 < publishP50Ms[key].runs[i]!)) problems.push(`durable.publishP99Ms.${key} is below its p50 in a run`);
+    if (publishP99Ms[key].runs.some((p99, i) => p99 < publishP50Ms[key].runs[i]!))
+      problems.push(`durable.publishP99Ms.${key} is below its p50 in a run`);
   }
   for (const key of ['none', 'periodic', 'onCommit'] as const) {
     // The stall outlasts the queue by design: a run whose frozen consumer never back-filled measured the wrong thing.
-    if (stalledBackfills[key].runs.some((n) => n < 1)) problems.push(`durable.stalledBackfills.${key} is ${stalledBackfills[key].runs.join(', ')}: the frozen consumer was never back-filled from the log`);
-    if (wrongAtEnd[key].runs.some((n) => n !== 0)) problems.push(`durable.wrongAtEnd.${key} is ${wrongAtEnd[key].runs.join(', ')}: the durable column must end with every consumer correct`);
+    if (stalledBackfills[key].runs.some((n) => n < 1))
+      problems.push(
+        `durable.stalledBackfills.${key} is ${stalledBackfills[key].runs.join(', ')}: the frozen consumer was ` +
+          `never back-filled from the log`,
+      );
+    if (wrongAtEnd[key].runs.some((n) => n !== 0))
+      problems.push(
+        `durable.wrongAtEnd.${key} is ${wrongAtEnd[key].runs.join(', ')}: the durable column must end with ` +
+          `every consumer correct`,
+      );
   }
   return problems;
 }

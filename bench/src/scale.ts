@@ -23,7 +23,8 @@ export interface ScalePoint {
   byKind: Record<string, { processes: number; cpuSeconds: number; peakRssMiB: number }>;
   /** Every process's peak RSS, summed (the orchestrator's included), MiB (absent from older results). */
   peakRssMiB?: number;
-  /** From the mode's start until publishing began (every process started, every consumer subscribed), s (absent from older results). */
+  /** From the mode's start until publishing began (every process started, every consumer subscribed), s (absent from
+   * older results). */
   startSeconds?: number;
   error?: string;
 }
@@ -54,10 +55,13 @@ function poolsOf(result: ModeResult): { poolSize: number; pools: number } {
  */
 export async function scale(consumers: number, duration: number, poolSize?: number): Promise<ScalePoint> {
   try {
-    const result = await demoRun('resync', { consumers, duration, rate: SCALE_RATE, ...(poolSize !== undefined && { poolSize }) });
-    const healthy = result.consumers
-      .filter((c) => !c.faulted)
-      .map((c) => result.broker?.subscribers[c.name]);
+    const result = await demoRun('resync', {
+      consumers,
+      duration,
+      rate: SCALE_RATE,
+      ...(poolSize !== undefined && { poolSize }),
+    });
+    const healthy = result.consumers.filter((c) => !c.faulted).map((c) => result.broker?.subscribers[c.name]);
     const healthyDropsOrLags = healthy.reduce((sum, q) => sum + (q ? q.dropped + q.lags : 1), 0);
     return {
       consumers,
@@ -72,9 +76,20 @@ export async function scale(consumers: number, duration: number, poolSize?: numb
       startSeconds: Math.round(result.origin.runMs / 100) / 10,
     };
   } catch (error) {
-    return { consumers, completed: false, verdict: 'unknown', healthyDropsOrLags: Number.NaN, publisherRatio: Number.NaN, healthyP99Ms: null, byKind: {}, error: (error as Error).message };
+    return {
+      consumers,
+      completed: false,
+      verdict: 'unknown',
+      healthyDropsOrLags: Number.NaN,
+      publisherRatio: Number.NaN,
+      healthyP99Ms: null,
+      byKind: {},
+      error: (error as Error).message,
+    };
   }
 }
 
-/** Kept up: no healthy drop or lag *and* the publisher held 95 % of its rate (a starved publisher hides lag: it makes fewer changes). */
-export const keptUp = (p: ScalePoint): boolean => p.completed && p.verdict === 'valid' && p.healthyDropsOrLags === 0 && p.publisherRatio >= 0.95;
+/** Kept up: no healthy drop or lag *and* the publisher held 95 % of its rate (a starved publisher hides lag: it makes
+ * fewer changes). */
+export const keptUp = (p: ScalePoint): boolean =>
+  p.completed && p.verdict === 'valid' && p.healthyDropsOrLags === 0 && p.publisherRatio >= 0.95;

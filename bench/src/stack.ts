@@ -23,7 +23,12 @@ async function withPeers<T>(peers: Peer[], body: () => Promise<T>): Promise<T> {
 }
 
 /** (1) One connection, one stream, 64-byte frames, `batch` frames per write: frames/s. */
-export async function singleStream(transport: 'quic' | 'tcp', batch: number, seconds: number, datagramBytes = DEFAULTS.datagramSize): Promise<number> {
+export async function singleStream(
+  transport: 'quic' | 'tcp',
+  batch: number,
+  seconds: number,
+  datagramBytes = DEFAULTS.datagramSize,
+): Promise<number> {
   const tls = await generateRunCertificate();
   const sink = await spawnPeer({ kind: `${transport}-sink`, batch, datagramBytes, ...tls });
   const source = await spawnPeer({ kind: `${transport}-source`, batch, datagramBytes, port: sink.port!, ...tls });
@@ -35,10 +40,19 @@ export async function singleStream(transport: 'quic' | 'tcp', batch: number, sec
 }
 
 /** A raw QUIC server writing `batch`-frame batches to `clients` processes: frames/s per client (the slowest). */
-export async function rawFanout(clients: number, batch: number, seconds: number, datagramBytes = DEFAULTS.datagramSize): Promise<number> {
+export async function rawFanout(
+  clients: number,
+  batch: number,
+  seconds: number,
+  datagramBytes = DEFAULTS.datagramSize,
+): Promise<number> {
   const tls = await generateRunCertificate();
   const server = await spawnPeer({ kind: 'quic-fanout', batch, datagramBytes, ...tls });
-  const receivers = await Promise.all(Array.from({ length: clients }, () => spawnPeer({ kind: 'quic-fanout-client', batch, datagramBytes, port: server.port!, ...tls })));
+  const receivers = await Promise.all(
+    Array.from({ length: clients }, () =>
+      spawnPeer({ kind: 'quic-fanout-client', batch, datagramBytes, port: server.port!, ...tls }),
+    ),
+  );
   return withPeers([server, ...receivers], async () => Math.min(...(await throughput(receivers, seconds))));
 }
 

@@ -16,22 +16,50 @@ export interface Figure {
 
 /** What results.json holds: every figure the table shows, and the machine it was measured on. */
 export interface BenchResults {
-  machine: { cpus: number; model: string; node: string; quick: boolean; runs: number; secondsPerThroughputSample: number };
+  machine: {
+    cpus: number;
+    model: string;
+    node: string;
+    quick: boolean;
+    runs: number;
+    secondsPerThroughputSample: number;
+  };
   stack: { quic1: Figure; quic64: Figure; tcp64: Figure; quic256: Figure; quic256Large: Figure };
   /** Per consumer count, the broker's lossless fan-out (and at 3 the raw QUIC one beside it). */
   fanout: { [consumers: number]: { broker: Figure; raw?: Figure }; ratio3: number; ratio3Runs: Figure };
   transport: {
     stream: { small: Figure; large: Figure; speedup: number };
-    fanout3: { broker: Figure; raw: Figure; brokerLarge: Figure; rawLarge: Figure; ratioLarge: Figure; rawSpeedup: Figure; speedup: Figure };
+    fanout3: {
+      broker: Figure;
+      raw: Figure;
+      brokerLarge: Figure;
+      rawLarge: Figure;
+      ratioLarge: Figure;
+      rawSpeedup: Figure;
+      speedup: Figure;
+    };
     datagramSpeedup: number;
   };
-  firehose: { rate: number; achievedRatio: number; healthyDrops: number[]; healthyP99Ms: Array<number | null>; runs: FirehosePoint[]; ladder: FirehosePoint[]; maxRateHeld: number | null };
-  latency: Record<'pingPong', Record<'p50' | 'p99', Figure>> & Record<'beforeP50' | 'beforeP99' | 'beforeP999' | 'stallP50' | 'stallP99' | 'stallP999', Figure> & { stallP99Ratio: number; p99VsPingPong: number };
+  firehose: {
+    rate: number;
+    achievedRatio: number;
+    healthyDrops: number[];
+    healthyP99Ms: Array<number | null>;
+    runs: FirehosePoint[];
+    ladder: FirehosePoint[];
+    maxRateHeld: number | null;
+  };
+  latency: Record<'pingPong', Record<'p50' | 'p99', Figure>> &
+    Record<'beforeP50' | 'beforeP99' | 'beforeP999' | 'stallP50' | 'stallP99' | 'stallP999', Figure> & {
+      stallP99Ratio: number;
+      p99VsPingPong: number;
+    };
   overheadSeconds: number;
   overhead: Figure;
   demoWallRatio: number | null;
   demoWall: Figure | null;
-  /** What demoWall divides by: the default demo's phases, s (every column's five; absent from results written before it was kept, when it was 60). */
+  /** What demoWall divides by: the default demo's phases, s (every column's five; absent from results written before it
+   * was kept, when it was 60). */
   demoPhaseSeconds?: number;
   /** `lone`: the same at --pool-size 1, a process per consumer (absent from results measured before pools existed). */
   scale: { points: ScalePoint[]; maxConsumersNoDrop: number; lone?: ScalePoint[] };
@@ -46,7 +74,8 @@ export interface BenchResults {
   wallSeconds: number;
 }
 
-/** (9) One consumer's link through the fault relay, at the default event rate and at a fast one (bench/src/relay.ts). */
+/** (9) One consumer's link through the fault relay, at the default event rate and at a fast one (bench/src/relay.ts).
+ * */
 export interface RelayFigures {
   rates: { default: number; fast: number };
   /** The relay's CPU per datagram it carried (both ways), µs: the design's `relay.microsPerDatagram`. */
@@ -93,26 +122,36 @@ export interface DurableFigures {
   publishP99Ms?: ByPolicy & { lossy: Figure };
   /** The publisher's achieved rate in the stall ÷ its target. */
   publisherInStall?: ByPolicy & { lossy: Figure };
-  /** Times the frozen consumer was switched to reading the log (a full live queue), and keys wrong at the end (every consumer). */
+  /** Times the frozen consumer was switched to reading the log (a full live queue), and keys wrong at the end (every
+   * consumer). */
   stalledBackfills?: ByPolicy;
   wrongAtEnd?: ByPolicy;
   phaseSeconds?: number;
 }
 
 export const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
-const f = (x: Figure, digits = 0, unit = '') => `${x.median.toFixed(digits)}${unit} (${x.min.toFixed(digits)}–${x.max.toFixed(digits)})`;
+const f = (x: Figure, digits = 0, unit = '') =>
+  `${x.median.toFixed(digits)}${unit} (${x.min.toFixed(digits)}–${x.max.toFixed(digits)})`;
 const target = (ok: boolean) => (ok ? 'met' : '**not met**');
 
 function firehoseLine(p: FirehosePoint): string {
-  return `publisher ${round(p.achievedRatio * 100, 1)} % of the rate; healthy drops ${p.healthyDrops}, p99 ${p.healthyP99Ms} ms; the frozen consumer: ${p.stalledDropped} dropped, ${p.stalledWrong} of 12 keys wrong at the end`;
+  return (
+    `publisher ${round(p.achievedRatio * 100, 1)} % of the rate; healthy drops ${p.healthyDrops}, p99 ` +
+    `${p.healthyP99Ms} ms; the frozen consumer: ${p.stalledDropped} dropped, ${p.stalledWrong} of 12 keys wrong ` +
+    `at the end`
+  );
 }
 
 function durableLines(d: DurableFigures): string[] {
-  const three = (by: ByPolicy, digits: number, unit = '') => `${f(by.none, digits, unit)} / ${f(by.periodic, digits, unit)} / ${f(by.onCommit, digits, unit)}`;
+  const three = (by: ByPolicy, digits: number, unit = '') =>
+    `${f(by.none, digits, unit)} / ${f(by.periodic, digits, unit)} / ${f(by.onCommit, digits, unit)}`;
   return [
-    `| (8) durable log: appends/s with group commit, fsync none / periodic / on-commit | ${three(d.appendPerSec, 0)} records/s | |`,
-    `| (8) durable log: append→durable at 400/s p50, none / periodic / on-commit | ${three(d.commitP50Ms, 2, ' ms')} | |`,
-    `| (8) durable log: append→durable at 400/s p99, none / periodic / on-commit | ${three(d.commitP99Ms, 2, ' ms')} | |`,
+    `| (8) durable log: appends/s with group commit, fsync none / periodic / on-commit | ` +
+      `${three(d.appendPerSec, 0)} records/s | |`,
+    `| (8) durable log: append→durable at 400/s p50, none / periodic / on-commit | ` +
+      `${three(d.commitP50Ms, 2, ' ms')} | |`,
+    `| (8) durable log: append→durable at 400/s p99, none / periodic / on-commit | ` +
+      `${three(d.commitP99Ms, 2, ' ms')} | |`,
     `| (8) durable log: backfill read(), pages of 1,000 | ${f(d.backfillReadPerSec)} records/s | |`,
     ...(d.publishP99Ms === undefined ? [] : endToEndLines(d as Required<DurableFigures>)),
   ];
@@ -120,39 +159,57 @@ function durableLines(d: DurableFigures): string[] {
 
 function endToEndLines(d: Required<DurableFigures>): string[] {
   const shape = `400/s, 5 consumers, ${d.phaseSeconds} s phases`;
-  const four = (by: ByPolicy & { lossy: Figure }, digits: number, unit = '') => `${f(by.lossy, digits, unit)} / ${f(by.none, digits, unit)} / ${f(by.periodic, digits, unit)} / ${f(by.onCommit, digits, unit)}`;
+  const four = (by: ByPolicy & { lossy: Figure }, digits: number, unit = '') =>
+    `${f(by.lossy, digits, unit)} / ${f(by.none, digits, unit)} / ${f(by.periodic, digits, unit)} / ` +
+    `${f(by.onCommit, digits, unit)}`;
   const percent = (x: Figure) => ({ ...x, median: x.median * 100, min: x.min * 100, max: x.max * 100 });
-  const rates = { lossy: percent(d.publisherInStall.lossy), none: percent(d.publisherInStall.none), periodic: percent(d.publisherInStall.periodic), onCommit: percent(d.publisherInStall.onCommit) };
+  const rates = {
+    lossy: percent(d.publisherInStall.lossy),
+    none: percent(d.publisherInStall.none),
+    periodic: percent(d.publisherInStall.periodic),
+    onCommit: percent(d.publisherInStall.onCommit),
+  };
   const worstRate = Math.min(rates.none.min, rates.periodic.min, rates.onCommit.min);
   const wrong = Math.max(d.wrongAtEnd.none.max, d.wrongAtEnd.periodic.max, d.wrongAtEnd.onCommit.max);
   return [
-    `| (8) end to end, the default stall (${shape}): healthy publish→apply in the stall p50, lossy / durable none / periodic / on-commit | ${four(d.publishP50Ms, 1, ' ms')} | |`,
-    `| (8) end to end: the same p99, lossy / durable none / periodic / on-commit | ${four(d.publishP99Ms, 1, ' ms')} | |`,
-    `| (8) end to end: publisher rate in the stall, % of 400/s, lossy / durable none / periodic / on-commit | ${four(rates, 1)} | durable >= 95 % in every run: ${target(worstRate >= 95)} |`,
-    `| (8) end to end: the frozen consumer's back-fills from the log, none / periodic / on-commit; keys wrong at the end (every consumer, worst run) | ${f(d.stalledBackfills.none)} / ${f(d.stalledBackfills.periodic)} / ${f(d.stalledBackfills.onCommit)}; ${wrong} wrong | 0 wrong: ${target(wrong === 0)} |`,
+    `| (8) end to end, the default stall (${shape}): healthy publish→apply in the stall p50, lossy / durable ` +
+      `none / periodic / on-commit | ${four(d.publishP50Ms, 1, ' ms')} | |`,
+    `| (8) end to end: the same p99, lossy / durable none / periodic / on-commit | ` +
+      `${four(d.publishP99Ms, 1, ' ms')} | |`,
+    `| (8) end to end: publisher rate in the stall, % of 400/s, lossy / durable none / periodic / on-commit | ` +
+      `${four(rates, 1)} | durable >= 95 % in every run: ${target(worstRate >= 95)} |`,
+    `| (8) end to end: the frozen consumer's back-fills from the log, none / periodic / on-commit; keys wrong ` +
+      `at the end (every consumer, worst run) | ${f(d.stalledBackfills.none)} / ${f(d.stalledBackfills.periodic)}` +
+      ` / ${f(d.stalledBackfills.onCommit)}; ${wrong} wrong | 0 wrong: ${target(wrong === 0)} |`,
   ];
 }
 
 function relayLines(r: RelayFigures): string[] {
   const at = (key: 'default' | 'fast') =>
-    `| (9) fault relay, one consumer's link through it, lossy at ${r.rates[key]}/s: CPU per datagram carried (both ways) | ${f(r.microsPerDatagram[key], 1, ' µs')}; ${f(r.datagramsPerSec[key])} datagrams/s; ${f(r.cpuPercent[key], 1, ' %')} of a core; the consumer applied ${f(r.eventsPerSec[key])} events/s | |`;
+    `| (9) fault relay, one consumer's link through it, lossy at ${r.rates[key]}/s: CPU per datagram carried ` +
+    `(both ways) | ${f(r.microsPerDatagram[key], 1, ' µs')}; ${f(r.datagramsPerSec[key])} datagrams/s; ` +
+    `${f(r.cpuPercent[key], 1, ' %')} of a core; the consumer applied ${f(r.eventsPerSec[key])} events/s | |`;
   return [at('default'), at('fast')];
 }
 
 function cpuLines({ microsPerEvent: { broker, consumer, publisher }, coalesce }: CpuFigures): string[] {
   const three = (at: 'at400' | 'firehose') => `${f(broker[at], 1)} / ${f(consumer[at], 1)} / ${f(publisher[at], 1)} µs`;
   return [
-    `| (10) cpu.microsPerEvent at 400/s (5 consumers, as (3)), broker per delivery / consumer per event applied / publisher per change | ${three('at400')} | |`,
+    `| (10) cpu.microsPerEvent at 400/s (5 consumers, as (3)), broker per delivery / consumer per event applied ` +
+      `/ publisher per change | ${three('at400')} | |`,
     `| (10) cpu.microsPerEvent at the firehose (as (7)), broker / consumer / publisher | ${three('firehose')} | |`,
     ...(coalesce?.off ? coalesceLines(coalesce.defaultMs, coalesce.atDefault, coalesce.off) : []),
   ];
 }
 
 function coalesceLines(ms: number, on: CoalescePoint, off: CoalescePoint): string[] {
-  const both = (key: keyof CoalescePoint, digits: number, unit: string) => `${f(off[key], digits, unit)} → ${f(on[key], digits, unit)}`;
+  const both = (key: keyof CoalescePoint, digits: number, unit: string) =>
+    `${f(off[key], digits, unit)} → ${f(on[key], digits, unit)}`;
   return [
-    `| (10) --coalesce-ms 0 → ${ms} (the default) at 400/s: CPU per event, broker / consumer / publisher | ${both('broker', 1, ' µs')} / ${both('consumer', 1, ' µs')} / ${both('publisher', 1, ' µs')} | |`,
-    `| (10) --coalesce-ms 0 → ${ms}: healthy publish→apply p99 before / during the stall | ${both('beforeP99', 1, ' ms')} / ${both('stallP99', 1, ' ms')} | |`,
+    `| (10) --coalesce-ms 0 → ${ms} (the default) at 400/s: CPU per event, broker / consumer / publisher | ` +
+      `${both('broker', 1, ' µs')} / ${both('consumer', 1, ' µs')} / ${both('publisher', 1, ' µs')} | |`,
+    `| (10) --coalesce-ms 0 → ${ms}: healthy publish→apply p99 before / during the stall | ` +
+      `${both('beforeP99', 1, ' ms')} / ${both('stallP99', 1, ' ms')} | |`,
   ];
 }
 
@@ -161,23 +218,42 @@ const SCALE_TARGET = 256;
 
 function scaleLine(p: ScalePoint): string {
   // Results measured before pools existed say nothing of them: every consumer was a process of its own.
-  const hosting = p.poolSize === undefined ? '' : p.poolSize === 1 ? ', a process each' : p.pools === 1 ? `, ${p.poolSize} of them in one pool` : `, ${p.pools} pools of up to ${p.poolSize}`;
+  const hosting =
+    p.poolSize === undefined
+      ? ''
+      : p.poolSize === 1
+        ? ', a process each'
+        : p.pools === 1
+          ? `, ${p.poolSize} of them in one pool`
+          : `, ${p.pools} pools of up to ${p.poolSize}`;
   const what = `(5) ${p.consumers} consumers${hosting}, resync, 400/s`;
   if (!p.completed) return `| ${what} | did not complete: ${p.error} | |`;
-  const kinds = (field: 'cpuSeconds' | 'peakRssMiB') => Object.entries(p.byKind).map(([k, v]) => `${k} ${v[field]}`).join(', ');
-  const totals = p.peakRssMiB === undefined ? '' : `; all processes' peak RSS ${p.peakRssMiB} MiB; started in ${p.startSeconds} s`;
-  return `| ${what} | ${p.verdict}; healthy drops+lags ${p.healthyDropsOrLags}; publisher ${round(p.publisherRatio * 100, 0)} % of its rate; healthy p99 ${p.healthyP99Ms} ms; CPU s ${kinds('cpuSeconds')}; peak RSS MiB ${kinds('peakRssMiB')}${totals} | |`;
+  const kinds = (field: 'cpuSeconds' | 'peakRssMiB') =>
+    Object.entries(p.byKind)
+      .map(([k, v]) => `${k} ${v[field]}`)
+      .join(', ');
+  const totals =
+    p.peakRssMiB === undefined ? '' : `; all processes' peak RSS ${p.peakRssMiB} MiB; started in ${p.startSeconds} s`;
+  return (
+    `| ${what} | ${p.verdict}; healthy drops+lags ${p.healthyDropsOrLags}; publisher ` +
+    `${round(p.publisherRatio * 100, 0)} % of its rate; healthy p99 ${p.healthyP99Ms} ms; CPU s ` +
+    `${kinds('cpuSeconds')}; peak RSS MiB ${kinds('peakRssMiB')}${totals} | |`
+  );
 }
 
 /** The table, its heading and the closing line on percentiles, as `npm run bench` prints them. */
 export function renderBenchTable(results: BenchResults): string[] {
   const { machine, stack, fanout, transport, latency, overhead, demoWall, scale, resync, firehose } = results;
   const { fanout3 } = transport;
-  const fanoutCounts = Object.keys(fanout).filter((k) => /^\d+$/.test(k)).map(Number).sort((a, b) => a - b);
+  const fanoutCounts = Object.keys(fanout)
+    .filter((k) => /^\d+$/.test(k))
+    .map(Number)
+    .sort((a, b) => a - b);
   const { stallP99Ratio, p99VsPingPong } = latency;
   const { maxConsumersNoDrop } = scale;
   return [
-    `## Benchmarks (${machine.cpus} cores, ${machine.model}, Node ${machine.node}; median of ${machine.runs}, min–max in brackets${machine.quick ? '; --quick' : ''})`,
+    `## Benchmarks (${machine.cpus} cores, ${machine.model}, Node ${machine.node}; median of ${machine.runs}, ` +
+      `min–max in brackets${machine.quick ? '; --quick' : ''})`,
     '',
     '| measurement | result | target |',
     '|---|---|---|',
@@ -185,32 +261,63 @@ export function renderBenchTable(results: BenchResults): string[] {
     `| (1) raw QUIC, 64 frames per write | ${f(stack.quic64)} frames/s | |`,
     `| (1) loopback TCP, 64 frames per write | ${f(stack.tcp64)} frames/s | |`,
     `| (1) raw QUIC, 256 frames per write, 1,350-byte datagrams | ${f(stack.quic256)} frames/s | |`,
-    `| (1) raw QUIC, 256 frames per write, 16,384-byte datagrams | ${f(stack.quic256Large)} frames/s (x${transport.stream.speedup}) | |`,
-    ...fanoutCounts.map((n) => `| (2) broker fan-out, lossless, ${n} consumer(s) | ${f(fanout[n]!.broker)} events/s per consumer | |`),
+    `| (1) raw QUIC, 256 frames per write, 16,384-byte datagrams | ${f(stack.quic256Large)} frames/s (x` +
+      `${transport.stream.speedup}) | |`,
+    ...fanoutCounts.map(
+      (n) => `| (2) broker fan-out, lossless, ${n} consumer(s) | ${f(fanout[n]!.broker)} events/s per consumer | |`,
+    ),
     `| (2) raw QUIC fan-out to 3 processes, 256 per write | ${f(fanout3.raw)} frames/s per consumer | |`,
-    `| (2) fanout.ratio3 = broker ÷ raw at 3, each run's pair | ${f(fanout.ratio3Runs, 2)} | >= 0.8 in every run: ${target(fanout.ratio3Runs.min >= 0.8)} |`,
-    `| (2) the same at 16,384-byte datagrams: broker / raw / ratio | ${f(fanout3.brokerLarge)} / ${f(fanout3.rawLarge)} / ${f(fanout3.ratioLarge, 2)} | |`,
-    `| (2) transport.datagramSpeedup = broker fan-out to 3 at 16,384 ÷ at 1,350 (raw: ${f(fanout3.rawSpeedup, 2)}) | ${f(fanout3.speedup, 2)} | |`,
-    `| (3) raw QUIC ping-pong p50 / p99 | ${f(latency.pingPong.p50, 2, ' ms')} / ${f(latency.pingPong.p99, 2, ' ms')} | |`,
-    `| (3) healthy publish→apply before the stall p50 / p99 / p999 | ${f(latency.beforeP50, 1, ' ms')} / ${f(latency.beforeP99, 1, ' ms')} / ${f(latency.beforeP999, 1, ' ms')} | |`,
-    `| (3) healthy publish→apply during the stall p50 / p99 / p999 | ${f(latency.stallP50, 1, ' ms')} / ${f(latency.stallP99, 1, ' ms')} / ${f(latency.stallP999, 1, ' ms')} | |`,
-    `| (3) latency.stallP99Ratio = during ÷ before | ${round(stallP99Ratio, 2)} | <= 1.5: ${target(stallP99Ratio <= 1.5)} |`,
-    `| (3) latency.p99VsPingPong = during ÷ ping-pong p99 | ${round(p99VsPingPong, 2)} | <= 3: ${target(p99VsPingPong <= 3)} |`,
-    `| (4) overheadSeconds (one mode at --duration 1, minus 5 s) | ${f(overhead, 2, ' s')} | < 1.0 s: ${target(overhead.median < 1)} |`,
-    demoWall === null ? '| (4) demoWallRatio | not measured with --quick | |' : `| (4) demoWallRatio = default demo wall time ÷ its ${results.demoPhaseSeconds ?? 60} s of phases | ${f(demoWall, 3)} | <= 1.05: ${target(demoWall.median <= 1.05)} |`,
+    `| (2) fanout.ratio3 = broker ÷ raw at 3, each run's pair | ${f(fanout.ratio3Runs, 2)} | >= 0.8 in every ` +
+      `run: ${target(fanout.ratio3Runs.min >= 0.8)} |`,
+    `| (2) the same at 16,384-byte datagrams: broker / raw / ratio | ${f(fanout3.brokerLarge)} / ` +
+      `${f(fanout3.rawLarge)} / ${f(fanout3.ratioLarge, 2)} | |`,
+    `| (2) transport.datagramSpeedup = broker fan-out to 3 at 16,384 ÷ at 1,350 (raw: ` +
+      `${f(fanout3.rawSpeedup, 2)}) | ${f(fanout3.speedup, 2)} | |`,
+    `| (3) raw QUIC ping-pong p50 / p99 | ${f(latency.pingPong.p50, 2, ' ms')} / ` +
+      `${f(latency.pingPong.p99, 2, ' ms')} | |`,
+    `| (3) healthy publish→apply before the stall p50 / p99 / p999 | ${f(latency.beforeP50, 1, ' ms')} / ` +
+      `${f(latency.beforeP99, 1, ' ms')} / ${f(latency.beforeP999, 1, ' ms')} | |`,
+    `| (3) healthy publish→apply during the stall p50 / p99 / p999 | ${f(latency.stallP50, 1, ' ms')} / ` +
+      `${f(latency.stallP99, 1, ' ms')} / ${f(latency.stallP999, 1, ' ms')} | |`,
+    `| (3) latency.stallP99Ratio = during ÷ before | ${round(stallP99Ratio, 2)} | <= 1.5: ` +
+      `${target(stallP99Ratio <= 1.5)} |`,
+    `| (3) latency.p99VsPingPong = during ÷ ping-pong p99 | ${round(p99VsPingPong, 2)} | <= 3: ` +
+      `${target(p99VsPingPong <= 3)} |`,
+    `| (4) overheadSeconds (one mode at --duration 1, minus 5 s) | ${f(overhead, 2, ' s')} | < 1.0 s: ` +
+      `${target(overhead.median < 1)} |`,
+    demoWall === null
+      ? '| (4) demoWallRatio | not measured with --quick | |'
+      : `| (4) demoWallRatio = default demo wall time ÷ its ${results.demoPhaseSeconds ?? 60} s of phases | ` +
+        `${f(demoWall, 3)} | <= 1.05: ${target(demoWall.median <= 1.05)} |`,
     ...scale.points.map(scaleLine),
     ...(scale.lone ?? []).map(scaleLine),
-    `| (5) scale.maxConsumersNoDrop (no healthy drop or lag, publisher >= 95 % of its rate) | ${maxConsumersNoDrop} | ${SCALE_TARGET}: ${target(maxConsumersNoDrop >= SCALE_TARGET)} |`,
-    `| (6) resync.bytesRatio = resync bytes ÷ bytes of the keys missed | ${resync.bytesRatioRuns ? f(resync.bytesRatioRuns, 3) : resync.bytesRatio.toFixed(3)} | |`,
-    `| (6) resync bytes ÷ a full snapshot / ÷ replaying every missed event | ${f(resync.vsFullSnapshot, 2)} / ${f(resync.vsReplay, 2)} | |`,
-    ...firehose.runs.map((p) => `| (7) firehose: 12 keys, ${p.rate}/s, 3 consumers, 16,384-byte datagrams | ${firehoseLine(p)} | |`),
-    `| (7) firehose.achievedRatio (median) | ${firehose.achievedRatio} | >= 0.95 with no healthy drop: ${target(firehose.achievedRatio >= 0.95 && firehose.runs.every((p) => p.healthyDrops === 0))} |`,
+    `| (5) scale.maxConsumersNoDrop (no healthy drop or lag, publisher >= 95 % of its rate) | ` +
+      `${maxConsumersNoDrop} | ${SCALE_TARGET}: ${target(maxConsumersNoDrop >= SCALE_TARGET)} |`,
+    `| (6) resync.bytesRatio = resync bytes ÷ bytes of the keys missed | ` +
+      `${resync.bytesRatioRuns ? f(resync.bytesRatioRuns, 3) : resync.bytesRatio.toFixed(3)} | |`,
+    `| (6) resync bytes ÷ a full snapshot / ÷ replaying every missed event | ${f(resync.vsFullSnapshot, 2)} / ` +
+      `${f(resync.vsReplay, 2)} | |`,
+    ...firehose.runs.map(
+      (p) => `| (7) firehose: 12 keys, ${p.rate}/s, 3 consumers, 16,384-byte datagrams | ${firehoseLine(p)} | |`,
+    ),
+    `| (7) firehose.achievedRatio (median) | ${firehose.achievedRatio} | >= 0.95 with no healthy drop: ` +
+      `${target(firehose.achievedRatio >= 0.95 && firehose.runs.every((p) => p.healthyDrops === 0))} |`,
     ...firehose.ladder.map((p) => `| (7) firehose ladder: ${p.rate}/s | ${firehoseLine(p)} | |`),
-    `| (7) firehose.maxRateHeld (no healthy drop, >= 95 % of the rate) | ${machine.quick ? 'not measured with --quick' : firehose.maxRateHeld === null ? `none: even ${firehose.ladder[0]!.rate}/s did not hold` : `${firehose.maxRateHeld}/s`} | |`,
+    `| (7) firehose.maxRateHeld (no healthy drop, >= 95 % of the rate) | ` +
+      `${
+        machine.quick
+          ? 'not measured with --quick'
+          : firehose.maxRateHeld === null
+            ? `none: even ${firehose.ladder[0]!.rate}/s did not hold`
+            : `${firehose.maxRateHeld}/s`
+      }` +
+      ` | |`,
     ...(results.cpu === undefined ? [] : cpuLines(results.cpu)),
     ...(results.durable === undefined ? [] : durableLines(results.durable)),
     ...(results.relay === undefined ? [] : relayLines(results.relay)),
     '',
-    `Wall time ${results.wallSeconds} s. Percentiles: simple-statistics quantileSorted over every sample in the window; the first second of publishing (or half the phase) is excluded as warm-up, and the first 10% of ping-pongs${results.durable === undefined ? '' : ' and of the durable log\'s appends at 400/s'}.`,
+    `Wall time ${results.wallSeconds} s. Percentiles: simple-statistics quantileSorted over every sample in the ` +
+      `window; the first second of publishing (or half the phase) is excluded as warm-up, and the first 10% of ` +
+      `ping-pongs${results.durable === undefined ? '' : " and of the durable log's appends at 400/s"}.`,
   ];
 }

@@ -26,7 +26,8 @@ export function awaitInit() {
 /** Answers one request with exactly one message: a `reply`, or a `refused` for what this consumer does not do. */
 async function answer({ id, kind }, handlers) {
   const handler = handlers.requests[kind];
-  if (handler === undefined) return send({ type: 'refused', id, kind, message: `this consumer does not serve ${kind}` });
+  if (handler === undefined)
+    return send({ type: 'refused', id, kind, message: `this consumer does not serve ${kind}` });
   try {
     send({ type: 'reply', id, kind, value: await handler() });
   } catch (error) {
@@ -38,11 +39,16 @@ async function answer({ id, kind }, handlers) {
 export function serve(handlers) {
   process.on('message', (message) => {
     switch (message?.type) {
-      case 'request': return void answer(message, handlers);
-      case 'phase': return handlers.phase(message.phase);
-      case 'ending': return handlers.ending();
-      case 'stop': return handlers.stop();
-      default: return undefined; // nothing else is sent to a consumer
+      case 'request':
+        return void answer(message, handlers);
+      case 'phase':
+        return handlers.phase(message.phase);
+      case 'ending':
+        return handlers.ending();
+      case 'stop':
+        return handlers.stop();
+      default:
+        return undefined; // nothing else is sent to a consumer
     }
   });
 }

@@ -5,7 +5,7 @@ const SEED_HIGH = 0x9e3779b9;
 const SEED_LOW = 0x7f4a7c15;
 
 function mix(key, version, seed) {
-  const lo = version % 2 ** 32 >>> 0;
+  const lo = (version % 2 ** 32) >>> 0;
   const hi = Math.floor(version / 2 ** 32) >>> 0;
   let h = (seed ^ key) >>> 0;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;

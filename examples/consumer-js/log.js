@@ -11,10 +11,17 @@ export function createLog(proc, settings) {
   let phase;
   const write = (level, msg, fields = {}) => {
     if (level < threshold) return;
-    const line = JSON.stringify({
-      level, time: new Date().toISOString(), proc, pid: process.pid,
-      ...(settings?.mode ? { mode: settings.mode } : {}), ...(phase ? { phase } : {}), msg, ...fields,
-    }) + '\n';
+    const line =
+      JSON.stringify({
+        level,
+        time: new Date().toISOString(),
+        proc,
+        pid: process.pid,
+        ...(settings?.mode ? { mode: settings.mode } : {}),
+        ...(phase ? { phase } : {}),
+        msg,
+        ...fields,
+      }) + '\n';
     if (typeof settings?.file === 'string') appendFileSync(settings.file, line);
     else process.stderr.write(line);
   };

@@ -74,8 +74,17 @@ const report = () => ({
 async function digest() {
   const answer = await subscription.requestDigest().catch((error) => ({ error: error.message }));
   if (answer.error !== undefined) return { match: null, error: answer.error };
-  const verdict = { match: answer.local === answer.digest, local: answer.local, broker: answer.digest, brokerOffset: answer.offset, localOffset: answer.localOffset };
-  log.info(verdict.match ? 'digest matches the broker' : 'digest DIFFERS from the broker: local copy is wrong', verdict);
+  const verdict = {
+    match: answer.local === answer.digest,
+    local: answer.local,
+    broker: answer.digest,
+    brokerOffset: answer.offset,
+    localOffset: answer.localOffset,
+  };
+  log.info(
+    verdict.match ? 'digest matches the broker' : 'digest DIFFERS from the broker: local copy is wrong',
+    verdict,
+  );
   return verdict;
 }
 
@@ -88,7 +97,10 @@ serve({
     status: counters,
     gather: () => {
       const usage = process.resourceUsage();
-      return { report: report(), resources: { cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssKb: usage.maxRSS } };
+      return {
+        report: report(),
+        resources: { cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssKb: usage.maxRSS },
+      };
     },
     digest,
     versions: () => subscription.replica.versions(),

@@ -36,15 +36,24 @@ export class Replica {
   /** One frame from the broker (not WELCOME, ERROR or DIGEST: the subscription handles those). */
   handle(frame) {
     switch (frame.type) {
-      case 'event': return this.#event(frame);
+      case 'event':
+        return this.#event(frame);
       case 'state':
         this.apply(frame);
         this.sync.frames += 1;
         this.sync.keys.add(frame.key);
         return;
       case 'syncEnd':
-        this.syncs.push({ kind: frame.kind, at: Date.now(), frames: this.sync.frames, keys: this.sync.keys.size, bytes: 0, offset: frame.offset });
-        if (frame.kind === 'delta' && this.deltaFrom !== null && frame.offset > this.deltaFrom) this.repairedRanges.push([this.deltaFrom + 1, frame.offset]);
+        this.syncs.push({
+          kind: frame.kind,
+          at: Date.now(),
+          frames: this.sync.frames,
+          keys: this.sync.keys.size,
+          bytes: 0,
+          offset: frame.offset,
+        });
+        if (frame.kind === 'delta' && this.deltaFrom !== null && frame.offset > this.deltaFrom)
+          this.repairedRanges.push([this.deltaFrom + 1, frame.offset]);
         this.deltaFrom = null;
         this.sync = { frames: 0, keys: new Set() };
         this.lastOffset = Math.max(this.lastOffset, frame.offset);

@@ -15,28 +15,40 @@ const DIGEST_TIMEOUT_MS = 5_000;
 const quiet = { getChild: () => quiet, debug() {}, info() {}, warn() {}, error() {} };
 
 const within = (promise, ms, what) =>
-  Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms).unref())]);
+  Promise.race([
+    promise,
+    new Promise((_, reject) => setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms).unref()),
+  ]);
 
 /** A verified QUIC connection with its one stream, admitted by the broker (WELCOME read). */
 async function connect(broker, helloFrame) {
-  const client = await within(QUICClient.createQUICClient({
-    host: broker.host,
-    port: broker.port,
-    serverName: 'localhost', // the certificate names localhost; IP addresses are not matched
-    crypto: { ops: { randomBytes: async (data) => void randomFillSync(new Uint8Array(data)) } },
-    config: {
-      verifyPeer: true,
-      ca: broker.caPem,
-      maxIdleTimeout: broker.idleTimeoutMs,
-      // Both ends must agree, or the connection silently stays at the library's 1,350 bytes.
-      maxSendUdpPayloadSize: broker.datagramBytes,
-      maxRecvUdpPayloadSize: broker.datagramBytes,
-    },
-    logger: quiet,
-  }).catch((error) => {
-    // The library's errors often carry only a name (ErrorQUICConnectionLocalTLS: the pin did not match).
-    throw new Error(`no QUIC connection to the broker at ${broker.host}:${broker.port}: ${error?.name ?? 'Error'} ${error?.message ?? ''}`.trim());
-  }), CONNECT_TIMEOUT_MS, 'no QUIC handshake with the broker');
+  const client = await within(
+    QUICClient.createQUICClient({
+      host: broker.host,
+      port: broker.port,
+      serverName: 'localhost', // the certificate names localhost; IP addresses are not matched
+      crypto: { ops: { randomBytes: async (data) => void randomFillSync(new Uint8Array(data)) } },
+      config: {
+        verifyPeer: true,
+        ca: broker.caPem,
+        maxIdleTimeout: broker.idleTimeoutMs,
+        // Both ends must agree, or the connection silently stays at the library's 1,350 bytes.
+        maxSendUdpPayloadSize: broker.datagramBytes,
+        maxRecvUdpPayloadSize: broker.datagramBytes,
+      },
+      logger: quiet,
+    }).catch((error) => {
+      // The library's errors often carry only a name (ErrorQUICConnectionLocalTLS: the pin did not match).
+      throw new Error(
+        (
+          `no QUIC connection to the broker at ${broker.host}:${broker.port}: ${error?.name ?? 'Error'} ` +
+          `${error?.message ?? ''}`
+        ).trim(),
+      );
+    }),
+    CONNECT_TIMEOUT_MS,
+    'no QUIC handshake with the broker',
+  );
   const stream = client.connection.newStream('bidi');
   const writer = stream.writable.getWriter();
   const connection = {
@@ -107,7 +119,12 @@ export class Subscription {
       for (let frame = await nextFrame(connection); frame !== undefined; frame = await nextFrame(connection)) {
         this.#heard();
         if (frame.type === 'error') return void (await this.#disconnected(frame));
-        if (frame.type === 'digest') this.digestWaiters.shift()?.({ ...frame, local: this.replica.digest(), localOffset: this.replica.lastOffset });
+        if (frame.type === 'digest')
+          this.digestWaiters.shift()?.({
+            ...frame,
+            local: this.replica.digest(),
+            localOffset: this.replica.lastOffset,
+          });
         else this.replica.handle(frame);
       }
       this.#end('the broker closed the stream');
@@ -116,7 +133,8 @@ export class Subscription {
     }
   }
 
-  /** ERROR slowConsumer: subscribe again. Naive: at latest, skipping what was missed. Careful: from our offset, so a delta repairs it. */
+  /** ERROR slowConsumer: subscribe again. Naive: at latest, skipping what was missed. Careful: from our offset, so a
+   * delta repairs it. */
   async #disconnected(error) {
     this.disconnects += 1;
     if (error.code !== SLOW_CONSUMER) return this.#end(`broker error ${error.code}: ${error.message}`);
@@ -124,7 +142,10 @@ export class Subscription {
     void this.connection.close();
     const from = this.replica.lastOffset;
     try {
-      this.connection = await connect(this.init.broker, this.careful ? this.#hello(START.offset, from) : this.#hello(START.latest));
+      this.connection = await connect(
+        this.init.broker,
+        this.careful ? this.#hello(START.offset, from) : this.#hello(START.latest),
+      );
     } catch (failure) {
       return this.#end(`could not subscribe again after a slow-consumer disconnect: ${failure.message}`);
     }
@@ -133,8 +154,7 @@ export class Subscription {
     if (this.careful) {
       this.replica.syncing = true; // until the delta's SYNC_END
       this.replica.deltaFrom = from;
-    }
-    else {
+    } else {
       if (this.connection.head > from) this.skippedRanges.push([from + 1, this.connection.head]);
       this.replica.lastOffset = Math.max(from, this.connection.head);
       this.replica.syncing = false;
@@ -151,10 +171,14 @@ export class Subscription {
   /** Asks the broker for its digest; the answer comes right after the events queued before the request. */
   requestDigest() {
     if (this.endedEarly !== null) return Promise.reject(new Error(`its subscription had ended (${this.endedEarly})`));
-    return within(new Promise((resolve, reject) => {
-      this.digestWaiters.push(resolve);
-      this.connection.write(digestRequest()).catch(reject);
-    }), DIGEST_TIMEOUT_MS, 'the broker sent no DIGEST');
+    return within(
+      new Promise((resolve, reject) => {
+        this.digestWaiters.push(resolve);
+        this.connection.write(digestRequest()).catch(reject);
+      }),
+      DIGEST_TIMEOUT_MS,
+      'the broker sent no DIGEST',
+    );
   }
 
   #end(reason) {

@@ -2,8 +2,17 @@
 // frames a subscriber sends, and a streaming decoder for what the broker sends.
 
 export const FRAME = {
-  hello: 0x01, welcome: 0x02, event: 0x04, error: 0x05, state: 0x06, syncEnd: 0x07,
-  lag: 0x08, progress: 0x09, resume: 0x0a, digestRequest: 0x0b, digest: 0x0c,
+  hello: 0x01,
+  welcome: 0x02,
+  event: 0x04,
+  error: 0x05,
+  state: 0x06,
+  syncEnd: 0x07,
+  lag: 0x08,
+  progress: 0x09,
+  resume: 0x0a,
+  digestRequest: 0x0b,
+  digest: 0x0c,
 };
 export const START = { latest: 0, snapshot: 1, offset: 2 };
 export const SLOW_CONSUMER = 11;
@@ -34,8 +43,12 @@ export function hello({ name, start, startOffset = 0, token }) {
   const nameBytes = Buffer.from(name, 'utf8');
   const tokenBytes = Buffer.from(token, 'hex');
   const body = Buffer.concat([
-    Buffer.from([PROTOCOL_VERSION, ROLE_SUBSCRIBER, nameBytes.length]), nameBytes,
-    Buffer.from([start]), u64(startOffset), Buffer.from([tokenBytes.length]), tokenBytes,
+    Buffer.from([PROTOCOL_VERSION, ROLE_SUBSCRIBER, nameBytes.length]),
+    nameBytes,
+    Buffer.from([start]),
+    u64(startOffset),
+    Buffer.from([tokenBytes.length]),
+    tokenBytes,
   ]);
   return frame(FRAME.hello, body);
 }
@@ -58,23 +71,35 @@ function change(body) {
 
 function parse(type, body) {
   switch (type) {
-    case FRAME.welcome: return { type: 'welcome', head: readU64(body, 0), epoch: readU64(body, 8) };
-    case FRAME.event: return { type: 'event', ...change(body) };
-    case FRAME.state: return { type: 'state', ...change(body) };
-    case FRAME.syncEnd: return { type: 'syncEnd', kind: body[0] === 1 ? 'snapshot' : 'delta', offset: readU64(body, 1) };
-    case FRAME.lag: return { type: 'lag', from: readU64(body, 0), to: readU64(body, 8) };
-    case FRAME.progress: return { type: 'progress', head: readU64(body, 0) };
+    case FRAME.welcome:
+      return { type: 'welcome', head: readU64(body, 0), epoch: readU64(body, 8) };
+    case FRAME.event:
+      return { type: 'event', ...change(body) };
+    case FRAME.state:
+      return { type: 'state', ...change(body) };
+    case FRAME.syncEnd:
+      return { type: 'syncEnd', kind: body[0] === 1 ? 'snapshot' : 'delta', offset: readU64(body, 1) };
+    case FRAME.lag:
+      return { type: 'lag', from: readU64(body, 0), to: readU64(body, 8) };
+    case FRAME.progress:
+      return { type: 'progress', head: readU64(body, 0) };
     case FRAME.digest: {
       const hex = (n) => n.toString(16).padStart(8, '0');
-      return { type: 'digest', offset: readU64(body, 0), digest: hex(body.readUInt32BE(8)) + hex(body.readUInt32BE(12)) };
+      return {
+        type: 'digest',
+        offset: readU64(body, 0),
+        digest: hex(body.readUInt32BE(8)) + hex(body.readUInt32BE(12)),
+      };
     }
     case FRAME.error: {
       const code = body.readUInt16BE(0);
       // tooOld (12) and inFuture (13) carry an offset before the message.
-      if (code === 12 || code === 13) return { type: 'error', code, offset: readU64(body, 2), message: body.subarray(10).toString('utf8') };
+      if (code === 12 || code === 13)
+        return { type: 'error', code, offset: readU64(body, 2), message: body.subarray(10).toString('utf8') };
       return { type: 'error', code, message: body.subarray(2).toString('utf8') };
     }
-    default: throw new Error(`a frame of unknown type ${type}`);
+    default:
+      throw new Error(`a frame of unknown type ${type}`);
   }
 }
 

@@ -44,7 +44,8 @@ export const LATE = name(255);
 export const HEALTHY_WRONG = name(250);
 /** Wrong exactly as consumer-250 is: one entry names them with it. */
 export const ALIKE = [name(252), name(253), name(254)];
-/** Every consumer a report lists, each with an entry of its own: the faulted, the foreign, the late and the healthy wrong one. */
+/** Every consumer a report lists, each with an entry of its own: the faulted, the foreign, the late and the healthy
+ * wrong one. */
 export const LISTED = [name(7), name(40), name(80), name(120), name(160), name(200), FOREIGN, HEALTHY_WRONG, LATE];
 
 const RIGHT = held([11, 7, 9, 10, 12, 8]).sort((a, b) => a[0] - b[0]);
@@ -52,7 +53,10 @@ const RIGHT = held([11, 7, 9, 10, 12, 8]).sort((a, b) => a[0] - b[0]);
 const WRONG = held([5, 7, 9, 10, 12, 8]).sort((a, b) => a[0] - b[0]);
 
 // Five samples: the median is the third (3.5 ms), the p99 lies between the last two (both `worst`).
-const latency = (worst: number) => ({ latencyMs: Float64Array.from([2, 3, 3.5, worst, worst]), appliedAt: Float64Array.from([0.5, 1, 1.5, 2, 2.5].map(wall)) });
+const latency = (worst: number) => ({
+  latencyMs: Float64Array.from([2, 3, 3.5, worst, worst]),
+  appliedAt: Float64Array.from([0.5, 1, 1.5, 2, 2.5].map(wall)),
+});
 
 function worstLatency(i: number): number {
   const n = name(i);
@@ -67,7 +71,13 @@ function report(i: number): ConsumerReport {
   const n = name(i);
   const wrong = n === name(7) || n === HEALTHY_WRONG || ALIKE.includes(n);
   const extra: Partial<ConsumerReport> = { latency: latency(worstLatency(i)) };
-  if (i === 33) Object.assign(extra, { applied: 8, lags: 2, resumes: 1, syncs: [{ kind: 'delta', at: wall(1.6), frames: 1, keys: 2, bytes: 100, offset: 9 }] });
+  if (i === 33)
+    Object.assign(extra, {
+      applied: 8,
+      lags: 2,
+      resumes: 1,
+      syncs: [{ kind: 'delta', at: wall(1.6), frames: 1, keys: 2, bytes: 100, offset: 9 }],
+    });
   if (i === 35 || i === 36) Object.assign(extra, { lags: 1 });
   if (i === 34) Object.assign(extra, { staleMs: 800, staleSpans: [[wall(1), wall(1.8)]] });
   return consumerReport(wrong ? WRONG : RIGHT, extra);
@@ -82,18 +92,41 @@ export function crowdDocument(count = 256, mode: Mode = 'lossy'): JsonDocument {
   const config = { ...base, consumers: count, faults, stall: [], joinLate: names.includes(LATE) ? LATE : null };
   const dropped = (n: string) => n === name(7) || n === HEALTHY_WRONG || ALIKE.includes(n);
   const broker: BrokerReport = {
-    role: 'broker', epoch: 1, recovered: null, durable: null, head: 12, lastWriteOffsets: [11, 7, 9, 10, 12, 8], digest: '0',
+    role: 'broker',
+    epoch: 1,
+    recovered: null,
+    durable: null,
+    head: 12,
+    lastWriteOffsets: [11, 7, 9, 10, 12, 8],
+    digest: '0',
     subscribers: Object.fromEntries(
       names.map((n) => {
         const marks: BrokerReport['subscribers'][string]['marks'] = [{ at: wall(0.01), what: 'subscribed', offset: 0 }];
-        if (n === name(33)) marks.push({ at: wall(1.5), what: 'lagged', offset: 6 }, { at: wall(1.55), what: 'delta sent', offset: 9 });
-        if (n === name(35) || n === name(36)) marks.push({ at: wall(1.51), what: 'lagged', offset: n === name(35) ? 7 : 8 });
-        if (dropped(n)) marks.push({ at: wall(1.2), what: 'drops started', offset: 11 }, { at: wall(3.2), what: 'drops ended', offset: 12 });
-        return [n, subscriberEntry({ delivered: 12, lastAccepted: 12, ...(dropped(n) && { dropped: 1, droppedRanges: [[11, 11]] }), marks })];
+        if (n === name(33))
+          marks.push({ at: wall(1.5), what: 'lagged', offset: 6 }, { at: wall(1.55), what: 'delta sent', offset: 9 });
+        if (n === name(35) || n === name(36))
+          marks.push({ at: wall(1.51), what: 'lagged', offset: n === name(35) ? 7 : 8 });
+        if (dropped(n))
+          marks.push(
+            { at: wall(1.2), what: 'drops started', offset: 11 },
+            { at: wall(3.2), what: 'drops ended', offset: 12 },
+          );
+        return [
+          n,
+          subscriberEntry({
+            delivered: 12,
+            lastAccepted: 12,
+            ...(dropped(n) && { dropped: 1, droppedRanges: [[11, 11]] }),
+            marks,
+          }),
+        ];
       }),
     ),
   };
-  const g = gathered(broker, indices.map((i) => [name(i), report(i)]));
+  const g = gathered(
+    broker,
+    indices.map((i) => [name(i), report(i)]),
+  );
   g.mode = mode;
   g.origin = { runMs: RUN_MS, wallMs: WALL_MS };
   g.stallWindow = { from: wall(1), to: wall(3) };
@@ -102,7 +135,16 @@ export function crowdDocument(count = 256, mode: Mode = 'lossy'): JsonDocument {
     ...c,
     faulted: faults.some((f) => f.consumer === c.name),
     faults: faults.filter((f) => f.consumer === c.name),
-    digest: c.name === name(251) ? { match: null, error: 'the broker did not answer', local: '', broker: '', brokerOffset: 0, localOffset: 0 } : { match: !dropped(c.name), local: dropped(c.name) ? 'b' : 'a', broker: 'a', brokerOffset: 12, localOffset: 12 },
+    digest:
+      c.name === name(251)
+        ? { match: null, error: 'the broker did not answer', local: '', broker: '', brokerOffset: 0, localOffset: 0 }
+        : {
+            match: !dropped(c.name),
+            local: dropped(c.name) ? 'b' : 'a',
+            broker: 'a',
+            brokerOffset: 12,
+            localOffset: 12,
+          },
   }));
   g.commands = names.includes(FOREIGN) ? { [FOREIGN]: 'python3 examples/naive.py' } : {};
   const zeros = [0, 0, 0, 0, 0];
@@ -112,13 +154,20 @@ export function crowdDocument(count = 256, mode: Mode = 'lossy'): JsonDocument {
     series: {},
     // consumer-7 and consumer-250 diverge; the even-numbered healthy ones are briefly one key behind.
     diverged: Object.fromEntries(names.map((n) => [n, dropped(n) ? [0, 0, 1, 1, 1] : zeros])),
-    behind: Object.fromEntries(indices.map((i) => [name(i), name(i) === name(40) ? [0, 3, 2, 0, 0] : i % 2 === 0 ? [0, 1, 0, 0, 0] : zeros])),
+    behind: Object.fromEntries(
+      indices.map((i) => [name(i), name(i) === name(40) ? [0, 3, 2, 0, 0] : i % 2 === 0 ? [0, 1, 0, 0, 0] : zeros]),
+    ),
     publisherRate: [0, 4, 4, 4, 0],
   };
   g.events = [
     { at: at(0), type: 'phase', phase: 'converged' },
     { at: at(1), type: 'phase', phase: 'stalled' },
-    ...(names.includes(name(7)) ? [{ at: at(1), type: 'freeze' as const, consumer: name(7), pid: 7, waitedMs: 1 }, { at: at(3), type: 'thaw' as const, consumer: name(7), pid: 7, waitedMs: 0 }] : []),
+    ...(names.includes(name(7))
+      ? [
+          { at: at(1), type: 'freeze' as const, consumer: name(7), pid: 7, waitedMs: 1 },
+          { at: at(3), type: 'thaw' as const, consumer: name(7), pid: 7, waitedMs: 0 },
+        ]
+      : []),
     { at: at(3), type: 'phase', phase: 'recovering' },
     { at: at(3.02), type: 'publisher-done', published: 12 },
     { at: at(4), type: 'phase', phase: 'quiesced' },

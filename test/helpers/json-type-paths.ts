@@ -32,7 +32,10 @@ function parts(types: ts.Type[]): { members: ts.Type[]; nullable: boolean; optio
 class Walker {
   readonly paths: Paths = new Map();
 
-  constructor(private readonly checker: ts.TypeChecker, private readonly opaque: Set<string>) {}
+  constructor(
+    private readonly checker: ts.TypeChecker,
+    private readonly opaque: Set<string>,
+  ) {}
 
   /** The JSON type of a value of any of `types`, recording the paths below `path` on the way. */
   describe(types: ts.Type[], path: string): string {
@@ -108,18 +111,21 @@ class Walker {
  */
 export function jsonTypePaths(opaque: string[]): Paths {
   const tsconfig = `${root}packages/orchestrator/tsconfig.json`;
-  const config = ts.getParsedCommandLineOfConfigFile(tsconfig, {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    tsconfig,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  })!;
+  )!;
   const program = ts.createProgram([JSON_DOCUMENT_SOURCE], { ...config.options, noEmit: true });
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(JSON_DOCUMENT_SOURCE)!;
   const declaration = source.statements.find(
-    (s): s is ts.InterfaceDeclaration =>
-      ts.isInterfaceDeclaration(s) && s.name.text === 'JsonDocument',
+    (s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'JsonDocument',
   );
   if (declaration === undefined) throw new Error(`no JsonDocument in ${JSON_DOCUMENT_SOURCE}`);
   const walker = new Walker(checker, new Set(opaque));

@@ -21,9 +21,14 @@ export const KEYS = [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 3, 5, 4, 3, 5];
 export const value = (version: number): number => 200 + version;
 export const DISCARDED = 9;
 const VERSIONS = [7, 8, 3, 15, 14, 16];
-export const history = { keys: Uint32Array.from(KEYS), values: Uint32Array.from(KEYS.map((_, i) => value(i + 1))), deleted: new Uint8Array(KEYS.length) };
+export const history = {
+  keys: Uint32Array.from(KEYS),
+  values: Uint32Array.from(KEYS.map((_, i) => value(i + 1))),
+  deleted: new Uint8Array(KEYS.length),
+};
 export const authority = { versions: VERSIONS, values: VERSIONS.map(value), deleted: [0, 0, 0, 0, 0, 0] };
-/** Each key's last write at the final broker: none for k0-k2 without a log; with one, offsets continue (version 10 is offset 9). */
+/** Each key's last write at the final broker: none for k0-k2 without a log; with one, offsets continue (version 10 is
+ * offset 9). */
 export const OFFSETS = { memory: [0, 0, 0, 6, 5, 7], durable: [7, 8, 3, 14, 13, 15] };
 export const EPOCHS = { first: 11, second: 22 };
 
@@ -34,23 +39,61 @@ export const OUTAGE = { from: 3_000, to: 3_500 };
 /** (key, version, value) as a consumer holds a version. */
 export const entry = (version: number): [number, number, number] => [KEYS[version - 1]!, version, value(version)];
 /** A copy holding these versions, by key. */
-export const copy = (...versions: number[]): Array<[number, number, number]> => versions.map(entry).sort((a, b) => a[0] - b[0]);
+export const copy = (...versions: number[]): Array<[number, number, number]> =>
+  versions.map(entry).sort((a, b) => a[0] - b[0]);
 
 /** A subscription record: before the outage by default, in the first epoch, from `latest` at head 0. */
 export function subscription(fields: Partial<SubscriptionRecord>): SubscriptionRecord {
-  return { at: 900, epoch: EPOCHS.first, head: 0, from: null, outcome: 'latest', catchUpBytes: 0, lastOffset: null, lastVersion: null, ...fields };
+  return {
+    at: 900,
+    epoch: EPOCHS.first,
+    head: 0,
+    from: null,
+    outcome: 'latest',
+    catchUpBytes: 0,
+    lastOffset: null,
+    lastVersion: null,
+    ...fields,
+  };
 }
 
-export function subscriberEntry(fields: Partial<BrokerReport['subscribers'][string]> = {}): BrokerReport['subscribers'][string] {
+export function subscriberEntry(
+  fields: Partial<BrokerReport['subscribers'][string]> = {},
+): BrokerReport['subscribers'][string] {
   return {
-    queued: 0, delivered: 7, dropped: 0, lastAccepted: 7, bytesSent: 0, droppedRanges: [], maxQueued: 1, endedEarly: null, disconnectedAt: null, disconnects: 0,
-    lags: 0, blockedWrites: [], marks: [], marksDropped: 0, resumes: 0, resyncBytes: 0, resyncFrames: 0, fullSnapshotBytes: 0, discarded: 0,
-    replayedEvents: 0, replayBytes: 0, backfills: 0, transport: { sent: 0, lost: 0, retrans: 0, retransBytes: 0 }, ...fields,
+    queued: 0,
+    delivered: 7,
+    dropped: 0,
+    lastAccepted: 7,
+    bytesSent: 0,
+    droppedRanges: [],
+    maxQueued: 1,
+    endedEarly: null,
+    disconnectedAt: null,
+    disconnects: 0,
+    lags: 0,
+    blockedWrites: [],
+    marks: [],
+    marksDropped: 0,
+    resumes: 0,
+    resyncBytes: 0,
+    resyncFrames: 0,
+    fullSnapshotBytes: 0,
+    discarded: 0,
+    replayedEvents: 0,
+    replayBytes: 0,
+    backfills: 0,
+    transport: { sent: 0, lost: 0, retrans: 0, retransBytes: 0 },
+    ...fields,
   };
 }
 
 /** A consumer's report after the restart: its copy, its subscriptions, and anything else it says. */
-export function restartReport(entries: Array<[number, number, number]>, subscriptions: SubscriptionRecord[] | undefined, extra: Partial<ConsumerReport> = {}): ConsumerReport {
+export function restartReport(
+  entries: Array<[number, number, number]>,
+  subscriptions: SubscriptionRecord[] | undefined,
+  extra: Partial<ConsumerReport> = {},
+): ConsumerReport {
   return consumerReport(entries, { ...(subscriptions && { subscriptions }), ...extra });
 }
 
@@ -58,7 +101,11 @@ export function restartReport(entries: Array<[number, number, number]>, subscrip
  * A run of that story under `mode` (a log when it is durable), with these consumers
  * and, per name, the final broker's entry (no drops unless given).
  */
-export function restartRun(mode: Mode, consumers: Array<[string, ConsumerReport | null]>, entries: Record<string, Partial<BrokerReport['subscribers'][string]>> = {}): GatheredRun {
+export function restartRun(
+  mode: Mode,
+  consumers: Array<[string, ConsumerReport | null]>,
+  entries: Record<string, Partial<BrokerReport['subscribers'][string]>> = {},
+): GatheredRun {
   const durable = mode === 'durable';
   const broker: BrokerReport = {
     role: 'broker',
@@ -75,7 +122,16 @@ export function restartRun(mode: Mode, consumers: Array<[string, ConsumerReport 
   // No consumer was faulted: the broker's restart is what every one of them lived through.
   run.consumers = run.consumers.map((c) => ({ ...c, faulted: false }));
   run.wrongOverTime = { ...run.wrongOverTime, t: [0, 1, 2, 3, 4], publisherRate: [0, 5, 5, 5, 0] };
-  run.publisher = { ...run.publisher, published: 15, authority, history, discarded: [[KEYS[DISCARDED - 1]!, DISCARDED]], acknowledgedLost: durable ? 0 : 8, reconnects: 1, outageMs: 520 };
+  run.publisher = {
+    ...run.publisher,
+    published: 15,
+    authority,
+    history,
+    discarded: [[KEYS[DISCARDED - 1]!, DISCARDED]],
+    acknowledgedLost: durable ? 0 : 8,
+    reconnects: 1,
+    outageMs: 520,
+  };
   run.origin = ORIGIN;
   run.brokerOutages = [OUTAGE];
   return run;

@@ -95,7 +95,8 @@ export type ConsumerResult = JsonRun['consumers'][number];
 /** A consumer's row by name; fails with the names it has when there is none. */
 export function consumerOf(run: ModeRun, name: string): ConsumerResult {
   const found = run.consumers.find((c) => c.name === name);
-  if (found === undefined) throw new Error(`no ${name} in the ${run.mode} run (it has ${run.consumers.map((c) => c.name).join(', ')})`);
+  if (found === undefined)
+    throw new Error(`no ${name} in the ${run.mode} run (it has ${run.consumers.map((c) => c.name).join(', ')})`);
   return found;
 }
 
@@ -122,8 +123,16 @@ export function brokerOf(run: ModeRun): NonNullable<ModeRun['broker']> {
 }
 
 /** The end of a failed run's stderr, so a red test says why the run failed. */
-export function failureDetail(result: { exitCode?: number | undefined; signal?: string | undefined; stderr: unknown }): string {
-  const stderr = String(result.stderr ?? '').trimEnd().split('\n').slice(-20).join('\n');
+export function failureDetail(result: {
+  exitCode?: number | undefined;
+  signal?: string | undefined;
+  stderr: unknown;
+}): string {
+  const stderr = String(result.stderr ?? '')
+    .trimEnd()
+    .split('\n')
+    .slice(-20)
+    .join('\n');
   return `the orchestrator exited with ${result.exitCode ?? result.signal}; its stderr ended with:\n${stderr}`;
 }
 
@@ -141,7 +150,14 @@ export function reapAfterEach(): { track(logFile: string): void } {
 }
 
 /** Runs the real demo with --json and a log file; fails the test on a non-zero exit; reaps leftovers. */
-export async function runDemo(args: string[]): Promise<{ document: RunDocument; log: LogLine[]; logFile: string; stdout: string; exitCode: number | undefined; survivors: number[] }> {
+export async function runDemo(args: string[]): Promise<{
+  document: RunDocument;
+  log: LogLine[];
+  logFile: string;
+  stdout: string;
+  exitCode: number | undefined;
+  survivors: number[];
+}> {
   const logFile = tempLogFile();
   const result = await startDemo([...args, '--json', '--log-file', logFile]);
   const log = readLog(logFile);
@@ -149,6 +165,12 @@ export async function runDemo(args: string[]): Promise<{ document: RunDocument; 
   const survivors = await survivorsAfter(pidsInLog(log), 5_000);
   killAll(survivors);
   if (result.exitCode !== 0) throw new Error(failureDetail(result));
-  return { document: JSON.parse(String(result.stdout)) as RunDocument, log, logFile, stdout: result.stdout, exitCode: result.exitCode, survivors };
+  return {
+    document: JSON.parse(String(result.stdout)) as RunDocument,
+    log,
+    logFile,
+    stdout: result.stdout,
+    exitCode: result.exitCode,
+    survivors,
+  };
 }
-

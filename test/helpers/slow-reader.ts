@@ -15,7 +15,8 @@ export interface SlowlyRead {
 }
 
 export interface SlowReading {
-  /** The reader's pause after each chunk it takes, ms: a pipe's reader slower than the writer, as jq or less on a busy machine. */
+  /** The reader's pause after each chunk it takes, ms: a pipe's reader slower than the writer, as jq or less on a busy
+   * machine. */
   pauseMs?: number;
   /** Told of each stdout chunk as it arrives (a test may close stdout there). */
   onStdout?: (chunk: string, stdout: Readable) => void;
@@ -37,8 +38,13 @@ export interface SlowReading {
  */
 export function readSlowly(args: string[], reading: SlowReading = {}): { done: Promise<SlowlyRead>; pid: number } {
   const pipes = reading.fullPipes === undefined ? undefined : [fullPipe(), fullPipe()];
-  const child = spawn('node', [ORCHESTRATOR, ...args], { stdio: ['ignore', pipes?.[0]!.writer ?? 'pipe', pipes?.[1]!.writer ?? 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (code, signal) => resolve([code, signal])));
+  const child = spawn('node', [ORCHESTRATOR, ...args], {
+    stdio: ['ignore', pipes?.[0]!.writer ?? 'pipe', pipes?.[1]!.writer ?? 'pipe'],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.on('exit', (code, signal) => resolve([code, signal])),
+  );
   let streams: Promise<[Readable, Readable]>;
   if (pipes === undefined) streams = Promise.resolve([child.stdout!, child.stderr!]);
   else {
@@ -59,7 +65,11 @@ export function readSlowly(args: string[], reading: SlowReading = {}): { done: P
     return new Promise((resolve) => stream.on('close', () => resolve(Buffer.concat(chunks).toString('utf8'))));
   };
   const done = streams.then(async ([stdout, stderr]) => {
-    const [out, err, [exitCode, signal]] = await Promise.all([take(stdout, (chunk) => reading.onStdout?.(chunk, stdout)), take(stderr), exited]);
+    const [out, err, [exitCode, signal]] = await Promise.all([
+      take(stdout, (chunk) => reading.onStdout?.(chunk, stdout)),
+      take(stderr),
+      exited,
+    ]);
     return { exitCode, signal, stdout: pipes ? pipes[0]!.after(out) : out, stderr: pipes ? pipes[1]!.after(err) : err };
   });
   return { done, pid: child.pid! };
@@ -94,7 +104,8 @@ function fullPipe(): { writer: number; open(): Readable; after(read: string): st
     writer,
     open: () => new Socket({ fd: reader, readable: true, writable: false }),
     after: (read) => {
-      if (read.slice(0, filled) !== FILL.repeat(filled)) throw new Error(`the pipe's ${filled} bytes of fill did not come back first`);
+      if (read.slice(0, filled) !== FILL.repeat(filled))
+        throw new Error(`the pipe's ${filled} bytes of fill did not come back first`);
       return read.slice(filled);
     },
   };

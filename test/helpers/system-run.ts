@@ -84,15 +84,11 @@ export async function write(
   const due = () => {
     const elapsed = Date.now() - started;
     if (plan.count !== undefined) return plan.count;
-    const byRate = Math.floor(
-      ((plan.ratePerSec ?? 0) * Math.min(elapsed, plan.durationMs ?? 0)) / 1000,
-    );
+    const byRate = Math.floor(((plan.ratePerSec ?? 0) * Math.min(elapsed, plan.durationMs ?? 0)) / 1000);
     return byRate;
   };
   const finished = () =>
-    plan.count !== undefined
-      ? issued >= plan.count
-      : Date.now() - started >= (plan.durationMs ?? 0);
+    plan.count !== undefined ? issued >= plan.count : Date.now() - started >= (plan.durationMs ?? 0);
   while (!finished() || issued < due()) {
     if (plan.during !== undefined && fault === undefined && Date.now() - started >= (plan.at ?? 0))
       fault = plan.during();
@@ -169,9 +165,7 @@ export async function healthyRun(
   await write(writer, authority, next, { count: before });
   const copies = { naive: new LocalCopy(), careful: new LocalCopy() };
   const consumers = await Promise.all(
-    (['naive', 'careful'] as const).map((idiom) =>
-      system.idioms[idiom](server.endpoint, prefix, copies[idiom]),
-    ),
+    (['naive', 'careful'] as const).map((idiom) => system.idioms[idiom](server.endpoint, prefix, copies[idiom])),
   );
   await write(writer, authority, next, { count });
   const wrong = {
@@ -255,9 +249,7 @@ export async function stallRun(
     const reports: Partial<Record<IdiomName, ProbeReport>> = {};
     for (const idiom of ['naive', 'careful'] as const) {
       const probe = probes[idiom]!;
-      wrong[idiom] = (
-        await converge(async () => (await probe.report()).copy, authority, plan.settleMs)
-      ).length;
+      wrong[idiom] = (await converge(async () => (await probe.report()).copy, authority, plan.settleMs)).length;
       reports[idiom] = await probe.report();
     }
     return {

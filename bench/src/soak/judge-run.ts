@@ -8,7 +8,9 @@ const SERIES_STEP_SECONDS = 30;
 
 /** When publishing ended for this process: its mode's, or (the orchestrator, the guardian: every mode's) the last. */
 function publishingEndOf(series: ProcessSeries, record: RunRecord): number | null {
-  const ends = record.modes.filter((m) => series.mode === null || m.mode === series.mode).map((m) => m.publishingEndedWall);
+  const ends = record.modes
+    .filter((m) => series.mode === null || m.mode === series.mode)
+    .map((m) => m.publishingEndedWall);
   if (ends.length === 0 || ends.some((end) => end === null)) return null;
   return Math.max(...(ends as number[]));
 }
@@ -28,7 +30,10 @@ function thinned(series: ProcessSeries): Array<[number, number, number]> {
 
 /** One run's record judged by the rules: what the stored result keeps of it. */
 export function judgeRun(run: SoakRun, command: string, record: RunRecord, rules: SoakRules): SoakRunResult {
-  const judged = record.processes.map((series) => ({ series, verdict: judgeProcess(series, rules, publishingEndOf(series, record)) }));
+  const judged = record.processes.map((series) => ({
+    series,
+    verdict: judgeProcess(series, rules, publishingEndOf(series, record)),
+  }));
   const verdicts = judged.map((j) => j.verdict);
   const lastPublishing = record.modes.map((m) => m.publishingEndedWall).filter((end): end is number => end !== null);
   const result: SoakRunResult = {
@@ -48,6 +53,9 @@ export function judgeRun(run: SoakRun, command: string, record: RunRecord, rules
     disk: diskFigures(record.disk, lastPublishing.length === 0 ? null : Math.max(...lastPublishing)),
     failures: runFailures(record, verdicts),
   };
-  if (run.kind === 'long') result.series = Object.fromEntries(judged.filter((j) => j.verdict.judged).map((j) => [`${j.series.name} ${j.series.pid}`, thinned(j.series)]));
+  if (run.kind === 'long')
+    result.series = Object.fromEntries(
+      judged.filter((j) => j.verdict.judged).map((j) => [`${j.series.name} ${j.series.pid}`, thinned(j.series)]),
+    );
   return result;
 }

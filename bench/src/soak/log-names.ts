@@ -50,7 +50,8 @@ export class LogNames {
     let names = this.names.get(parsed.pid);
     if (names === undefined) this.names.set(parsed.pid, (names = new Set()));
     names.add(parsed.proc);
-    if (typeof parsed.mode === 'string' && parsed.proc !== 'orchestrator' && !this.modes.has(parsed.pid)) this.modes.set(parsed.pid, parsed.mode);
+    if (typeof parsed.mode === 'string' && parsed.proc !== 'orchestrator' && !this.modes.has(parsed.pid))
+      this.modes.set(parsed.pid, parsed.mode);
   }
 
   /**
@@ -64,7 +65,8 @@ export class LogNames {
     return pool ?? [...names].join('+');
   }
 
-  /** The mode a child ran in (each mode runs with fresh processes); null for the orchestrator and guardian, which serve every mode. */
+  /** The mode a child ran in (each mode runs with fresh processes); null for the orchestrator and guardian, which serve
+   * every mode. */
   modeOf(pid: number): string | null {
     return this.modes.get(pid) ?? null;
   }

@@ -13,8 +13,20 @@ type FaultFlag = (typeof FAULT_FLAGS)[number];
  * orchestrator's own (normalizeOptions with --nemesis), and what is left is checked again by the
  * same validation, so the long run is a schedule a person could have written.
  */
-export function longRunFaults(run: { mode: Mode; seed: number; duration: number; publishUntil: number; consumers: number }): string[] {
-  const raw: RawOptions = { mode: run.mode, seed: run.seed, duration: run.duration, publishUntil: run.publishUntil, consumers: run.consumers };
+export function longRunFaults(run: {
+  mode: Mode;
+  seed: number;
+  duration: number;
+  publishUntil: number;
+  consumers: number;
+}): string[] {
+  const raw: RawOptions = {
+    mode: run.mode,
+    seed: run.seed,
+    duration: run.duration,
+    publishUntil: run.publishUntil,
+    consumers: run.consumers,
+  };
   const drawn = normalizeOptions({ ...raw, nemesis: 'random' }, { stderrIsTTY: false });
   const tokens = drawn.nemesis?.flags.split(' ').filter((t) => t.length > 0) ?? [];
   const written: Partial<Record<FaultFlag, string[]>> = {};
@@ -22,7 +34,8 @@ export function longRunFaults(run: { mode: Mode; seed: number; duration: number;
   for (let i = 0; i + 1 < tokens.length; i += 2) {
     const flag = tokens[i]!.replace(/^--/, '') as FaultFlag;
     const value = tokens[i + 1]!;
-    if (!FAULT_FLAGS.includes(flag)) throw new Error(`the nemesis wrote ${tokens[i]} ${value}, not a fault flag the soak knows`);
+    if (!FAULT_FLAGS.includes(flag))
+      throw new Error(`the nemesis wrote ${tokens[i]} ${value}, not a fault flag the soak knows`);
     if (flag === 'crash' && value.startsWith('broker@')) continue;
     (written[flag] ??= []).push(value);
     flags.push(`--${flag}`, value);

@@ -29,7 +29,8 @@ export function readStat(pid: number): ProcStat | null {
   return { pid, state: rest[0]!, ppid: Number(rest[1]), pgid: Number(rest[2]), startTicks: Number(rest[19]) };
 }
 
-/** Resident memory from /proc/PID/status, KiB: the whole (VmRSS) and its anonymous part (heap, stacks) and file-backed part (mapped code, an mmapped lmdb file). */
+/** Resident memory from /proc/PID/status, KiB: the whole (VmRSS) and its anonymous part (heap, stacks) and file-backed
+ * part (mapped code, an mmapped lmdb file). */
 export interface ProcMemory {
   rssKb: number;
   anonKb: number;
@@ -65,7 +66,10 @@ export function countFds(pid: number): number | null {
 /** The process's argv, joined by spaces ('' for a zombie or a gone process). */
 export function readCommand(pid: number): string {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((arg) => arg.length > 0).join(' ');
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((arg) => arg.length > 0)
+      .join(' ');
   } catch {
     return '';
   }
@@ -92,7 +96,7 @@ export function runTree(rootPid: number, processes: ProcStat[] = allProcesses())
   const root = processes.find((p) => p.pid === rootPid);
   if (root === undefined) return [];
   members.set(root.pid, root);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of processes) {
       if (members.has(p.pid)) continue;

@@ -19,7 +19,8 @@ export interface ProcessSeries {
   id: string;
   pid: number;
   startTicks: number;
-  /** As the run names it (`orchestrator`, `guardian`, `broker`, `consumer-3`, `pool-1`, `relay-consumer-3`), else its package, else its command. */
+  /** As the run names it (`orchestrator`, `guardian`, `broker`, `consumer-3`, `pool-1`, `relay-consumer-3`), else its
+   * package, else its command. */
   name: string;
   /** The mode it served; null for the orchestrator and the guardian (every mode of the invocation). */
   mode: string | null;
@@ -34,7 +35,8 @@ export interface DiskSample {
   dataDirBytes: number;
 }
 
-/** Allocated bytes of a file tree (blocks × 512, as `du`: an lmdb file's unused tail costs nothing); 0 if it is not there (yet). */
+/** Allocated bytes of a file tree (blocks × 512, as `du`: an lmdb file's unused tail costs nothing); 0 if it is not
+ * there (yet). */
 export function treeBytes(path: string): number {
   let stat;
   try {
@@ -120,13 +122,26 @@ export class RunRecorder {
       if (memory === null || fds === null) continue; // exited between the listing and the read
       let series = this.processes.get(id);
       if (series === undefined) {
-        series = { id, pid: stat.pid, startTicks: stat.startTicks, name: nameFromCommand(readCommand(stat.pid), stat.pid === this.rootPid), mode: null, samples: [] };
+        series = {
+          id,
+          pid: stat.pid,
+          startTicks: stat.startTicks,
+          name: nameFromCommand(readCommand(stat.pid), stat.pid === this.rootPid),
+          mode: null,
+          samples: [],
+        };
         this.processes.set(id, series);
       }
       this.rename(series);
       series.samples.push({ t, wall, ...memory, fds });
     }
-    if (this.options.dataDir !== null) this.disk.push({ t, wall, brokerLogBytes: brokerLogBytes(this.options.dataDir), dataDirBytes: treeBytes(this.options.dataDir) });
+    if (this.options.dataDir !== null)
+      this.disk.push({
+        t,
+        wall,
+        brokerLogBytes: brokerLogBytes(this.options.dataDir),
+        dataDirBytes: treeBytes(this.options.dataDir),
+      });
   }
 
   private rename(series: ProcessSeries): void {

@@ -20,7 +20,8 @@ export interface SoakRunResult {
   command: string;
   /** Where its faults came from, in words. */
   faults: string;
-  /** What the nemesis said it drew (its stderr line: the same faults as written flags); [] when the soak wrote them in (a long run). */
+  /** What the nemesis said it drew (its stderr line: the same faults as written flags); [] when the soak wrote them in
+   * (a long run). */
   schedule: string[];
   wallSeconds: number;
   exitCode: number | null;
@@ -31,7 +32,8 @@ export interface SoakRunResult {
   disk: DiskFigures | null;
   /** Each rule it broke, a sentence; [] is a pass. */
   failures: string[];
-  /** A long run's judged processes every 30 s: `[t, RSS MiB, fds]` since the process's first sample (absent for short runs). */
+  /** A long run's judged processes every 30 s: `[t, RSS MiB, fds]` since the process's first sample (absent for short
+   * runs). */
   series?: Record<string, Array<[number, number, number]>>;
 }
 
@@ -54,6 +56,10 @@ export interface SoakResult {
 export function diskFigures(disk: DiskSample[], until: number | null): DiskFigures | null {
   if (disk.length === 0) return null;
   const judged = until === null ? disk : disk.filter((d, i) => i === 0 || d.wall <= until);
-  const figures = (value: (d: DiskSample) => number) => ({ start: value(judged[0]!), end: value(judged[judged.length - 1]!), max: Math.max(...disk.map(value)) });
+  const figures = (value: (d: DiskSample) => number) => ({
+    start: value(judged[0]!),
+    end: value(judged[judged.length - 1]!),
+    max: Math.max(...disk.map(value)),
+  });
   return { brokerLogBytes: figures((d) => d.brokerLogBytes), dataDirBytes: figures((d) => d.dataDirBytes) };
 }

@@ -7,11 +7,14 @@ import type { RunRecord } from './run-once.js';
  * values, and the stored result records the ones it was judged by.
  */
 export interface SoakRules {
-  /** A process's first W seconds are its warm-up (start, JIT, heaps and buffers growing to their working size): no trend is judged in them. */
+  /** A process's first W seconds are its warm-up (start, JIT, heaps and buffers growing to their working size): no
+   * trend is judged in them. */
   warmupSeconds: number;
-  /** A process is judged for trends only when sampled at least this long after its warm-up: a shorter series cannot tell a leak from noise. */
+  /** A process is judged for trends only when sampled at least this long after its warm-up: a shorter series cannot
+   * tell a leak from noise. */
   judgedSeconds: number;
-  /** The least-squares slopes of its open-descriptor count over the two halves of its span after warm-up, descriptors per minute, must not both exceed this. */
+  /** The least-squares slopes of its open-descriptor count over the two halves of its span after warm-up, descriptors
+   * per minute, must not both exceed this. */
   maxFdSlopePerMinute: number;
   /** The same of its RSS, as % of its RSS at the end of warm-up per minute. */
   maxRssSlopePctPerMinute: number;
@@ -36,7 +39,8 @@ export interface ProcessVerdict {
   sampledSeconds: number;
   /** True when it lived long enough to be judged (warm-up plus the judged span). */
   judged: boolean;
-  /** RSS (MiB) and descriptors at its first sample, at the end of warm-up (the median of its first 10 samples after it) and at its last sample judged. */
+  /** RSS (MiB) and descriptors at its first sample, at the end of warm-up (the median of its first 10 samples after it)
+   * and at its last sample judged. */
   start: { rssMiB: number; fds: number };
   warm: { rssMiB: number; fds: number } | null;
   end: { rssMiB: number; fds: number };
@@ -87,10 +91,29 @@ export function judgeProcess(series: ProcessSeries, rules: SoakRules, until: num
   const sampledSeconds = last.t - first.t;
   const final = series.samples[series.samples.length - 1]!;
   const at = (s: ProcessSample) => ({ rssMiB: mib(s.rssKb), fds: s.fds });
-  const base = { name: series.name, mode: series.mode, pid: series.pid, sampledSeconds: round(sampledSeconds, 1), start: at(first), end: at(last), last: at(final) };
+  const base = {
+    name: series.name,
+    mode: series.mode,
+    pid: series.pid,
+    sampledSeconds: round(sampledSeconds, 1),
+    start: at(first),
+    end: at(last),
+    last: at(final),
+  };
   const after = samples.filter((s) => s.t - first.t >= rules.warmupSeconds);
   const judged = sampledSeconds >= rules.warmupSeconds + rules.judgedSeconds && after.length >= 6;
-  if (!judged) return { ...base, judged, warm: null, fdSlopePerMinute: null, fdHalfSlopes: null, rssSlopeMiBPerMinute: null, rssSlopePctPerMinute: null, rssHalfSlopesPct: null, failures: [] };
+  if (!judged)
+    return {
+      ...base,
+      judged,
+      warm: null,
+      fdSlopePerMinute: null,
+      fdHalfSlopes: null,
+      rssSlopeMiBPerMinute: null,
+      rssSlopePctPerMinute: null,
+      rssHalfSlopesPct: null,
+      failures: [],
+    };
   const head = after.slice(0, 10);
   const warm = { rssKb: median(head.map((s) => s.rssKb)), fds: median(head.map((s) => s.fds)) };
   const parts = halves(after);
@@ -103,10 +126,16 @@ export function judgeProcess(series: ProcessSeries, rules: SoakRules, until: num
   const both = (pair: [number, number], unit: string) => `${round(pair[0], 2)}${unit} then ${round(pair[1], 2)}${unit}`;
   const failures: string[] = [];
   if (fdHalves.every((slope) => slope > rules.maxFdSlopePerMinute)) {
-    failures.push(`${who}: open descriptors grew ${both(fdHalves, '/min')} ${span} (${warm.fds} -> ${last.fds}; the rule: not both above ${rules.maxFdSlopePerMinute}/min)`);
+    failures.push(
+      `${who}: open descriptors grew ${both(fdHalves, '/min')} ${span} (${warm.fds} -> ${last.fds}; the rule: ` +
+        `not both above ${rules.maxFdSlopePerMinute}/min)`,
+    );
   }
   if (rssHalves.every((slope) => slope > rules.maxRssSlopePctPerMinute)) {
-    failures.push(`${who}: RSS climbed ${both(rssHalves, ' %/min')} ${span} (${mib(warm.rssKb)} -> ${mib(last.rssKb)} MiB; the rule: not both above ${rules.maxRssSlopePctPerMinute} %/min of its RSS after warm-up)`);
+    failures.push(
+      `${who}: RSS climbed ${both(rssHalves, ' %/min')} ${span} (${mib(warm.rssKb)} -> ${mib(last.rssKb)} MiB; ` +
+        `the rule: not both above ${rules.maxRssSlopePctPerMinute} %/min of its RSS after warm-up)`,
+    );
   }
   const rssSlopeKb = slopePerMinute(after, (s) => s.rssKb);
   return {
@@ -129,14 +158,22 @@ export function judgeProcess(series: ProcessSeries, rules: SoakRules, until: num
  */
 export function runFailures(run: RunRecord, verdicts: ProcessVerdict[]): string[] {
   const failures: string[] = [];
-  if (run.exitCode !== 0) failures.push(`the orchestrator exited ${run.exitCode ?? 'on a signal'}${run.stderrTail.length > 0 ? `: ${run.stderrTail[run.stderrTail.length - 1]}` : ''}`);
+  if (run.exitCode !== 0)
+    failures.push(
+      `the orchestrator exited ${run.exitCode ?? 'on a signal'}` +
+        `${run.stderrTail.length > 0 ? `: ${run.stderrTail[run.stderrTail.length - 1]}` : ''}`,
+    );
   if (run.documentError !== null) failures.push(run.documentError);
   for (const m of run.modes) {
     if (m.unexplained > 0) failures.push(`${m.mode}: ${m.unexplained} wrong key(s) the checker could not explain`);
-    if (m.verdict === 'unknown') failures.push(`${m.mode}: the checker's verdict is unknown, so no key is known to be explained`);
+    if (m.verdict === 'unknown')
+      failures.push(`${m.mode}: the checker's verdict is unknown, so no key is known to be explained`);
   }
   for (const s of run.survivors) {
-    failures.push(`${s.name} (pid ${s.pid}) still alive${s.state === 'T' ? ', stopped (SIGSTOP),' : ` (state ${s.state})`} ${run.lastGoneMs} ms after the orchestrator exited`);
+    failures.push(
+      `${s.name} (pid ${s.pid}) still alive${s.state === 'T' ? ', stopped (SIGSTOP),' : ` (state ${s.state})`} ` +
+        `${run.lastGoneMs} ms after the orchestrator exited`,
+    );
   }
   for (const v of verdicts) failures.push(...v.failures);
   return failures;

@@ -64,11 +64,23 @@ export async function runOnce(mode: Mode, flags: string[], settings: RunSettings
   const logFile = join(scratch, 'run.ndjson');
   // A run with a log keeps it in a dir the sampler can weigh (the orchestrator wants it absent or empty).
   const dataDir = modeSpec(mode).keepsLog ? join(scratch, 'data') : null;
-  const fullArgs = [...args, '--json', '--no-tui', '--log-file', logFile, ...(dataDir === null ? [] : ['--data-dir', dataDir])];
+  const fullArgs = [
+    ...args,
+    '--json',
+    '--no-tui',
+    '--log-file',
+    logFile,
+    ...(dataDir === null ? [] : ['--data-dir', dataDir]),
+  ];
   const startedAt = settings.clock();
   // Its own process group: a Ctrl-C at the terminal reaches the soak alone, which passes it on once
   // (the orchestrator takes a second signal as "kill everything now").
-  const child = execa('node', [ORCHESTRATOR, ...fullArgs], { reject: false, env: { NODE_OPTIONS: '' }, stdin: 'ignore', detached: true });
+  const child = execa('node', [ORCHESTRATOR, ...fullArgs], {
+    reject: false,
+    env: { NODE_OPTIONS: '' },
+    stdin: 'ignore',
+    detached: true,
+  });
   if (child.pid === undefined) {
     const failed = await child;
     throw new Error(`the orchestrator could not be started: ${failed.message}`);
@@ -76,7 +88,12 @@ export async function runOnce(mode: Mode, flags: string[], settings: RunSettings
   const interrupt = () => child.kill('SIGINT');
   if (settings.signal?.aborted === true) interrupt();
   settings.signal?.addEventListener('abort', interrupt, { once: true });
-  const recorder = new RunRecorder(child.pid, { logFile, dataDir, intervalMs: settings.intervalMs, clock: settings.clock });
+  const recorder = new RunRecorder(child.pid, {
+    logFile,
+    dataDir,
+    intervalMs: settings.intervalMs,
+    clock: settings.clock,
+  });
   recorder.start();
   const result = await child;
   settings.signal?.removeEventListener('abort', interrupt);
@@ -90,7 +107,12 @@ export async function runOnce(mode: Mode, flags: string[], settings: RunSettings
   let documentError: string | null = null;
   try {
     const document = JSON.parse(String(result.stdout)) as JsonDocument;
-    modes = document.runs.map((run) => ({ mode: run.mode, verdict: run.valid, unexplained: run.unexplained, publishingEndedWall: publishingEnded(run) }));
+    modes = document.runs.map((run) => ({
+      mode: run.mode,
+      verdict: run.valid,
+      unexplained: run.unexplained,
+      publishingEndedWall: publishingEnded(run),
+    }));
   } catch (error) {
     documentError = `its --json document could not be parsed: ${(error as Error).message}`;
   }

@@ -32,7 +32,8 @@ export interface SoakRun {
   faults: string;
 }
 
-/** Long runs take the modes in this order: the durable broker first (the log, back-fills, the most state); short runs take every mode in turn. */
+/** Long runs take the modes in this order: the durable broker first (the log, back-fills, the most state); short runs
+ * take every mode in turn. */
 const LONG_MODES: Mode[] = ['durable', 'resync', 'lossy', 'lossless'];
 const SHORT_MODES: Mode[] = ['lossy', 'lossless', 'resync', 'durable'];
 /** A long run's phases: long enough for a restarted broker or consumer to settle between faults. */
@@ -52,7 +53,8 @@ export const LONG_CONSUMERS = 6;
 /** A run that publishes for `publishSeconds` lasts two phases more (recovering, quiesced). */
 const phasesAfterPublishing = (duration: number) => 2 * duration;
 
-/** The faults: drawn by the orchestrator's own nemesis from the run's seed, printed by it on stderr as the flags that repeat them. */
+/** The faults: drawn by the orchestrator's own nemesis from the run's seed, printed by it on stderr as the flags that
+ * repeat them. */
 const nemesis = (seed: number) => ['--nemesis', 'random', '--seed', String(seed)];
 
 export function longRun(index: number, seed: number, cycle: number, minutes: number): SoakRun {
@@ -65,7 +67,18 @@ export function longRun(index: number, seed: number, cycle: number, minutes: num
     kind: 'long',
     mode,
     seed,
-    flags: ['--consumers', String(LONG_CONSUMERS), '--duration', String(LONG_DURATION), '--publish-until', String(publishUntil), '--seed', String(seed), ...retention, ...longRunFaults(shape)],
+    flags: [
+      '--consumers',
+      String(LONG_CONSUMERS),
+      '--duration',
+      String(LONG_DURATION),
+      '--publish-until',
+      String(publishUntil),
+      '--seed',
+      String(seed),
+      ...retention,
+      ...longRunFaults(shape),
+    ],
     plannedSeconds: publishUntil + phasesAfterPublishing(LONG_DURATION),
     faults: `--nemesis random --seed ${seed}'s draw for it, its broker restarts left out (written as flags)`,
   };
@@ -74,7 +87,15 @@ export function longRun(index: number, seed: number, cycle: number, minutes: num
 export function shortRun(index: number, seed: number, shortIndex: number, duration: number): SoakRun {
   const mode = SHORT_MODES[shortIndex % SHORT_MODES.length]!;
   // Without --publish-until the nemesis draws inside the seed's window [d, 3d) and publishing ends with the last fault.
-  return { index, kind: 'short', mode, seed, flags: ['--duration', String(duration), ...nemesis(seed)], plannedSeconds: 5 * duration, faults: `--nemesis random --seed ${seed}` };
+  return {
+    index,
+    kind: 'short',
+    mode,
+    seed,
+    flags: ['--duration', String(duration), ...nemesis(seed)],
+    plannedSeconds: 5 * duration,
+    faults: `--nemesis random --seed ${seed}`,
+  };
 }
 
 /**

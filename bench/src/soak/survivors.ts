@@ -16,7 +16,11 @@ export interface Survivor {
  * caught, reparented away once its parent died). A zombie is not alive; a stopped one is.
  * Returns as soon as none is left, and how long the last took to go.
  */
-export async function survivorsOf(seen: Iterable<ProcStat>, nameOf: (pid: number) => string, graceMs: number): Promise<{ survivors: Survivor[]; lastGoneMs: number }> {
+export async function survivorsOf(
+  seen: Iterable<ProcStat>,
+  nameOf: (pid: number) => string,
+  graceMs: number,
+): Promise<{ survivors: Survivor[]; lastGoneMs: number }> {
   const known = [...seen];
   const groups = new Set(known.map((p) => p.pid));
   const started = performance.now();
@@ -31,13 +35,17 @@ export async function survivorsOf(seen: Iterable<ProcStat>, nameOf: (pid: number
     const waited = performance.now() - started;
     if (alive.length === 0) return { survivors: [], lastGoneMs: Math.round(waited) };
     if (waited >= graceMs) {
-      return { survivors: alive.map((p) => ({ pid: p.pid, state: p.state, name: nameOf(p.pid), command: readCommand(p.pid) })), lastGoneMs: Math.round(waited) };
+      return {
+        survivors: alive.map((p) => ({ pid: p.pid, state: p.state, name: nameOf(p.pid), command: readCommand(p.pid) })),
+        lastGoneMs: Math.round(waited),
+      };
     }
     await sleep(50);
   }
 }
 
-/** The soak's own clean-up of a leak it found: SIGCONT (a stopped process cannot die of SIGTERM's handler, nor run one) then SIGKILL, by pid. */
+/** The soak's own clean-up of a leak it found: SIGCONT (a stopped process cannot die of SIGTERM's handler, nor run one)
+ * then SIGKILL, by pid. */
 export function reap(survivors: Survivor[]): void {
   for (const { pid } of survivors) {
     for (const signal of ['SIGCONT', 'SIGKILL'] as const) {

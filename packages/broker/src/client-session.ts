@@ -44,7 +44,9 @@ class ProtocolViolation extends Error {
   }
 
   get frame(): Buffer {
-    return OFFSET_ERROR_CODES.has(this.code) ? encodeOffsetError(this.code as typeof ErrorCode.tooOld, this.offset, this.message) : encodeError(this.code, this.message);
+    return OFFSET_ERROR_CODES.has(this.code)
+      ? encodeOffsetError(this.code as typeof ErrorCode.tooOld, this.offset, this.message)
+      : encodeError(this.code, this.message);
   }
 }
 
@@ -74,7 +76,10 @@ type Frames = AsyncGenerator<Frame>;
  */
 function judgePublish(frame: Frame, context: SessionContext): void {
   if (frame.type !== 'publish') return;
-  const refusal = publishRefusal(frame.change, { keys: context.init.keys, highestVersion: context.intake.highestVersion });
+  const refusal = publishRefusal(frame.change, {
+    keys: context.init.keys,
+    highestVersion: context.intake.highestVersion,
+  });
   if (refusal !== null) throw new ProtocolViolation(refusal.code, refusal.message);
 }
 
@@ -82,7 +87,13 @@ function judgePublish(frame: Frame, context: SessionContext): void {
  * Each PUBLISH goes to the intake; the ACKs follow the commits (acker.ts). A change the log
  * could not store stops the session: its ERROR goes out instead of any acknowledgement.
  */
-export async function servePublisher(frames: Frames, name: string, context: SessionContext, acker: Acker, stopReading: () => void): Promise<void> {
+export async function servePublisher(
+  frames: Frames,
+  name: string,
+  context: SessionContext,
+  acker: Acker,
+  stopReading: () => void,
+): Promise<void> {
   const { topic, intake } = context;
   let failure: Error | undefined;
   const failed = (error: unknown): void => {
@@ -92,7 +103,8 @@ export async function servePublisher(frames: Frames, name: string, context: Sess
   for await (const frame of frames) {
     if (failure !== undefined) break;
     judgePublish(frame, context);
-    if (frame.type !== 'publish') throw new ProtocolViolation(ErrorCode.unexpectedFrame, `publisher sent ${frame.type}; only publish is allowed`);
+    if (frame.type !== 'publish')
+      throw new ProtocolViolation(ErrorCode.unexpectedFrame, `publisher sent ${frame.type}; only publish is allowed`);
     // Lossless: pausing here stops reads from this stream; QUIC flow control does the rest.
     const room = topic.waitsForRoom ? topic.waitForRoom() : undefined;
     if (room) await room;
@@ -113,13 +125,21 @@ async function serveSubscriber(frames: Frames, subscriber: Subscriber, context: 
   for await (const frame of frames) {
     judgePublish(frame, context);
     if (frame.type === 'resume') subscriber.resume(startingPoint(frame.fromOffset, 'resume from', topic));
-    else if (frame.type === 'digestRequest') subscriber.requestDigest(() => encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size));
-    else throw new ProtocolViolation(ErrorCode.unexpectedFrame, `subscriber sent ${frame.type}; after hello a subscriber may only send resume or digestRequest`);
+    else if (frame.type === 'digestRequest')
+      subscriber.requestDigest(() =>
+        encodeDigest(topic.headOffset, topic.table.digest.toString(), topic.table.digest.size),
+      );
+    else
+      throw new ProtocolViolation(
+        ErrorCode.unexpectedFrame,
+        `subscriber sent ${frame.type}; after hello a subscriber may only send resume or digestRequest`,
+      );
   }
   subscriber.end('subscriber closed its stream');
 }
 
-/** How a subscription starts: opening frames, then live; or (a broker with a log) the log's events after `replayAfter`, then live. */
+/** How a subscription starts: opening frames, then live; or (a broker with a log) the log's events after `replayAfter`,
+ * then live. */
 interface Opening {
   frames: Buffer[];
   replayAfter?: number;
@@ -138,7 +158,9 @@ function openingOf(hello: HelloFrame, topic: Topic): Opening {
     case StartKind.latest:
       return { frames: [] };
     case StartKind.earliest:
-      return topic.log === undefined ? { frames: [] } : { frames: [], replayAfter: Math.min(topic.log.oldest - 1, topic.headOffset) };
+      return topic.log === undefined
+        ? { frames: [] }
+        : { frames: [], replayAfter: Math.min(topic.log.oldest - 1, topic.headOffset) };
     case StartKind.snapshot:
       return { frames: [...topic.table.stateFramesSince(0, true), encodeSyncEnd(SyncKind.snapshot, topic.headOffset)] };
     case StartKind.offset: {
@@ -158,10 +180,15 @@ function openingOf(hello: HelloFrame, topic: Topic): Opening {
  */
 function startingPoint(offset: number, what: string, topic: Topic): number {
   const head = topic.headOffset;
-  if (offset > head) throw new ProtocolViolation(ErrorCode.inFuture, `${what} ${offset} is beyond the head ${head}`, head);
+  if (offset > head)
+    throw new ProtocolViolation(ErrorCode.inFuture, `${what} ${offset} is beyond the head ${head}`, head);
   const oldest = topic.log?.oldest;
   if (oldest !== undefined && offset + 1 < oldest) {
-    throw new ProtocolViolation(ErrorCode.tooOld, `${what} ${offset} is too old: the log keeps offsets from ${oldest} on; take a snapshot`, oldest);
+    throw new ProtocolViolation(
+      ErrorCode.tooOld,
+      `${what} ${offset} is too old: the log keeps offsets from ${oldest} on; take a snapshot`,
+      oldest,
+    );
   }
   return offset;
 }
@@ -180,7 +207,8 @@ function sendFarewell(writer: WritableStreamDefaultWriter<Uint8Array>, error: Bu
   );
 }
 
-/** A subscription's stream ends with the slow-consumer ERROR once `flushed` is set: the session releases the stream only after it. */
+/** A subscription's stream ends with the slow-consumer ERROR once `flushed` is set: the session releases the stream
+ * only after it. */
 interface Farewell {
   flushed: Promise<void> | undefined;
 }
@@ -192,14 +220,22 @@ interface Farewell {
  */
 function admitSubscriber(
   hello: HelloFrame,
-  stream: { writer: WritableStreamDefaultWriter<Uint8Array>; reader: ReadableStreamDefaultReader<Uint8Array>; transport: TransportSource },
+  stream: {
+    writer: WritableStreamDefaultWriter<Uint8Array>;
+    reader: ReadableStreamDefaultReader<Uint8Array>;
+    transport: TransportSource;
+  },
   context: SessionContext,
 ): { subscriber: Subscriber; farewell: Farewell } {
   const { topic, init, logger } = context;
   // A name identifies one live subscription (the broker's report and every resume are keyed by it);
   // a second claim must not take over a healthy consumer's stream. A name whose subscription ended
   // (a slow consumer the broker disconnected included) may subscribe again at once.
-  if (topic.subscribers.has(hello.name)) throw new ProtocolViolation(ErrorCode.nameInUse, `a subscriber named ${hello.name} is already connected; choose another name`);
+  if (topic.subscribers.has(hello.name))
+    throw new ProtocolViolation(
+      ErrorCode.nameInUse,
+      `a subscriber named ${hello.name} is already connected; choose another name`,
+    );
   const opening = openingOf(hello, topic);
   const { writer, reader } = stream;
   void writer.write(encodeWelcome(topic.headOffset, context.epoch)).catch(() => {});
@@ -219,12 +255,27 @@ function admitSubscriber(
   };
   const subscriber = topic.subscribe(spec, opening.frames, opening.replayAfter);
   topic.stats.get(hello.name)?.transport.add(stream.transport);
-  logger.info({ client: hello.name, role: 'subscriber', head: topic.headOffset, start: hello.start, openingFrames: opening.frames.length, replayAfter: opening.replayAfter }, 'client admitted');
+  logger.info(
+    {
+      client: hello.name,
+      role: 'subscriber',
+      head: topic.headOffset,
+      start: hello.start,
+      openingFrames: opening.frames.length,
+      replayAfter: opening.replayAfter,
+    },
+    'client admitted',
+  );
   return { subscriber, farewell };
 }
 
-/** Serves one client stream: hello first, then the role it asked for. Never throws. `transport`: its connection's QUIC counters. */
-export async function serveClient(stream: QUICStream, transport: TransportSource, context: SessionContext): Promise<void> {
+/** Serves one client stream: hello first, then the role it asked for. Never throws. `transport`: its connection's QUIC
+ * counters. */
+export async function serveClient(
+  stream: QUICStream,
+  transport: TransportSource,
+  context: SessionContext,
+): Promise<void> {
   const { topic, logger } = context;
   const writer = stream.writable.getWriter();
   const reader = stream.readable.getReader();
@@ -237,26 +288,37 @@ export async function serveClient(stream: QUICStream, transport: TransportSource
     const first = await withDeadline(frames.next(), HELLO_TIMEOUT_MS, `no hello within ${HELLO_TIMEOUT_MS / 1000} s`);
     if (first.done) return;
     const hello = first.value;
-    if (hello.type !== 'hello') throw new ProtocolViolation(ErrorCode.unexpectedFrame, `expected hello first, got ${hello.type}`);
+    if (hello.type !== 'hello')
+      throw new ProtocolViolation(ErrorCode.unexpectedFrame, `expected hello first, got ${hello.type}`);
     // Admission before anything else: an unauthenticated client learns nothing more about the broker.
     if (hello.token.length !== context.token.length || !timingSafeEqual(hello.token, context.token)) {
       throw new ProtocolViolation(ErrorCode.unauthorized, `${hello.name} presented no valid token for this run`);
     }
     if (hello.protocolVersion !== PROTOCOL_VERSION) {
-      throw new ProtocolViolation(ErrorCode.unsupportedVersion, `protocol version ${hello.protocolVersion} unsupported; this broker speaks ${PROTOCOL_VERSION}`);
+      throw new ProtocolViolation(
+        ErrorCode.unsupportedVersion,
+        `protocol version ${hello.protocolVersion} unsupported; this broker speaks ${PROTOCOL_VERSION}`,
+      );
     }
     name = hello.name;
     if (hello.role === Role.publisher) {
-      if (context.publisher.connected) throw new ProtocolViolation(ErrorCode.unexpectedFrame, 'a publisher is already connected');
+      if (context.publisher.connected)
+        throw new ProtocolViolation(ErrorCode.unexpectedFrame, 'a publisher is already connected');
       context.publisher.connected = true;
       try {
         // A previous publisher's last appends first: WELCOME and the first ACK then say
         // exactly what was accepted, so the new one knows which of its changes survived.
         await withDeadline(context.intake.settled(), HELLO_TIMEOUT_MS, 'earlier appends not settled').catch(() => {});
         void writer.write(encodeWelcome(topic.headOffset, context.epoch)).catch(() => {});
-        acker = new Acker((bytes) => writer.write(bytes), () => ({ version: topic.highestVersion, head: topic.headOffset }));
+        acker = new Acker(
+          (bytes) => writer.write(bytes),
+          () => ({ version: topic.highestVersion, head: topic.headOffset }),
+        );
         acker.now();
-        logger.info({ client: name, role: 'publisher', head: topic.headOffset, version: topic.highestVersion }, 'client admitted');
+        logger.info(
+          { client: name, role: 'publisher', head: topic.headOffset, version: topic.highestVersion },
+          'client admitted',
+        );
         await servePublisher(frames, name, context, acker, () => void reader.cancel().catch(() => {}));
       } finally {
         context.publisher.connected = false;
@@ -270,8 +332,15 @@ export async function serveClient(stream: QUICStream, transport: TransportSource
     if (error instanceof ProtocolViolation || error instanceof FrameDecodeError) {
       // An offset the broker cannot serve (tooOld, inFuture) is a refusal, not a broken client.
       const refused = OFFSET_ERROR_CODES.has(error.code);
-      const what = refused ? 'refused' : error.code === ErrorCode.storageFailed ? 'storage failed' : 'protocol violation';
-      logger[refused ? 'info' : error.code === ErrorCode.storageFailed ? 'error' : 'warn']({ client: name, code: error.code, reason: error.message }, `${what}; closing that stream`);
+      const what = refused
+        ? 'refused'
+        : error.code === ErrorCode.storageFailed
+          ? 'storage failed'
+          : 'protocol violation';
+      logger[refused ? 'info' : error.code === ErrorCode.storageFailed ? 'error' : 'warn'](
+        { client: name, code: error.code, reason: error.message },
+        `${what}; closing that stream`,
+      );
       subscriber?.end(`${what}: ${error.message}`);
       await withDeadline(
         (async () => {

@@ -1,4 +1,11 @@
-import { CHANGE_FIXED_LENGTH, encodeEventFromPublishBody, eventFrameBytes, FrameType, StateDigest, type Change } from '@state-divergence/protocol';
+import {
+  CHANGE_FIXED_LENGTH,
+  encodeEventFromPublishBody,
+  eventFrameBytes,
+  FrameType,
+  StateDigest,
+  type Change,
+} from '@state-divergence/protocol';
 
 interface Entry {
   key: number;
@@ -49,7 +56,15 @@ export class CompactedTable {
       entry.deleted = change.deleted;
       entry.body = body;
     } else {
-      entry = { key: change.key, version: change.version, offset, deleted: change.deleted, body, older: undefined, newer: undefined };
+      entry = {
+        key: change.key,
+        version: change.version,
+        offset,
+        deleted: change.deleted,
+        body,
+        older: undefined,
+        newer: undefined,
+      };
       this.byKey.set(change.key, entry);
     }
     if (!entry.deleted) {

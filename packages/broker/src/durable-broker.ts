@@ -1,4 +1,12 @@
-import { FRAME_HEADER_LENGTH, FrameDecoder, FrameType, type BrokerInit, type Change, type DurableReport, type FsyncPolicy } from '@state-divergence/protocol';
+import {
+  FRAME_HEADER_LENGTH,
+  FrameDecoder,
+  FrameType,
+  type BrokerInit,
+  type Change,
+  type DurableReport,
+  type FsyncPolicy,
+} from '@state-divergence/protocol';
 import { DurableLog } from './log/index.js';
 import type { BrokerLog } from './log-port.js';
 import type { Topic } from './topic.js';
@@ -11,7 +19,8 @@ export async function openLog(init: BrokerInit): Promise<BrokerLog | undefined> 
   return init.durableLog === null ? undefined : DurableLog.open(init.durableLog);
 }
 
-/** The change a stored PUBLISH body carries (the log keeps bodies verbatim; the decoder judges them as it judged the PUBLISH). */
+/** The change a stored PUBLISH body carries (the log keeps bodies verbatim; the decoder judges them as it judged the
+ * PUBLISH). */
 function changeOf(body: Buffer): Change {
   const frame = Buffer.allocUnsafe(FRAME_HEADER_LENGTH + body.length);
   frame.writeUInt32BE(1 + body.length, 0);

@@ -78,7 +78,9 @@ export class LogIntake implements Intake {
         this.topic.commit(offset, change, body);
       },
       (error: unknown) => {
-        this.failure ??= new StorageFailure(`the log could not store offset ${offset}: ${errorMessage(error)}; this broker accepts no more changes`);
+        this.failure ??= new StorageFailure(
+          `the log could not store offset ${offset}: ${errorMessage(error)}; this broker accepts no more changes`,
+        );
         throw this.failure;
       },
     );

@@ -19,7 +19,15 @@ export interface LogReader {
 }
 
 export interface BrokerLog extends LogReader {
-  readonly recovery: { records: number; tornTail: number; head: number; oldest: number; epoch: number; highestVersion: number; created: boolean };
+  readonly recovery: {
+    records: number;
+    tornTail: number;
+    head: number;
+    oldest: number;
+    epoch: number;
+    highestVersion: number;
+    created: boolean;
+  };
   /** Resolves in order, once the record is durable under the fsync policy; rejects on a storage error. */
   append(offset: number, key: number, body: Uint8Array): Promise<void>;
   /** Each key's last write, in offset order: the compacted table is rebuilt from it. */

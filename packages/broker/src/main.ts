@@ -27,7 +27,16 @@ await runChild('broker', async ({ init, logger, ending }) => {
   }
   const intake = log === undefined ? memoryIntake(topic) : new LogIntake(topic, log);
   const epoch = log?.recovery.epoch ?? newEpoch();
-  const context: SessionContext = { topic, init, token: Buffer.from(init.token, 'hex'), logger, ending, publisher: { connected: false }, epoch, intake };
+  const context: SessionContext = {
+    topic,
+    init,
+    token: Buffer.from(init.token, 'hex'),
+    logger,
+    ending,
+    publisher: { connected: false },
+    epoch,
+    intake,
+  };
   const server = await startQuicServer({
     host: init.host,
     port: init.port,
@@ -39,13 +48,26 @@ await runChild('broker', async ({ init, logger, ending }) => {
     logger,
     onStream: (stream, _connection, transport) => void serveClient(stream, transport, context),
   });
-  logger.info({ host: init.host, port: server.port, datagramBytes: init.datagramBytes, queueCapacity: init.queueCapacity, queuePolicy: topic.queuePolicy, batchMaxEvents: init.batchMaxEvents, coalesceMs: init.coalesceMs, epoch }, 'listening');
+  logger.info(
+    {
+      host: init.host,
+      port: server.port,
+      datagramBytes: init.datagramBytes,
+      queueCapacity: init.queueCapacity,
+      queuePolicy: topic.queuePolicy,
+      batchMaxEvents: init.batchMaxEvents,
+      coalesceMs: init.coalesceMs,
+      epoch,
+    },
+    'listening',
+  );
 
   // The heartbeat (where the init gives it an interval): an idle subscriber learns
   // the head, so it (and the drain step) can tell "current" from "silently behind".
   if (init.heartbeatMs !== null) {
     setInterval(() => {
-      for (const subscriber of [...topic.subscribers.values()]) if (subscriber.idle) subscriber.sendControl(encodeProgress(topic.headOffset));
+      for (const subscriber of [...topic.subscribers.values()])
+        if (subscriber.idle) subscriber.sendControl(encodeProgress(topic.headOffset));
     }, init.heartbeatMs).unref();
   }
   return {
@@ -60,7 +82,10 @@ await runChild('broker', async ({ init, logger, ending }) => {
     gather: () => ({
       role: 'broker',
       epoch,
-      recovered: log === undefined || log.recovery.created ? null : { records: log.recovery.records, tornTail: log.recovery.tornTail },
+      recovered:
+        log === undefined || log.recovery.created
+          ? null
+          : { records: log.recovery.records, tornTail: log.recovery.tornTail },
       durable: log === undefined || init.durableLog === null ? null : durableReport(log, init.durableLog.fsync),
       head: topic.headOffset,
       subscribers: subscriberReports(topic),

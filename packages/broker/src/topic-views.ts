@@ -7,11 +7,15 @@ import type { Topic } from './topic.js';
  * current subscription's queue, or 0 when it has none.
  */
 export function subscriberCounters(topic: Topic): Record<string, SubscriberCounters> {
-  return Object.fromEntries([...topic.stats].map(([name, stats]) => [name, stats.counters(topic.subscribers.get(name)?.queued ?? 0)]));
+  return Object.fromEntries(
+    [...topic.stats].map(([name, stats]) => [name, stats.counters(topic.subscribers.get(name)?.queued ?? 0)]),
+  );
 }
 
 export function subscriberReports(topic: Topic): Record<string, SubscriberReport> {
-  return Object.fromEntries([...topic.stats].map(([name, stats]) => [name, stats.report(topic.subscribers.get(name)?.queued ?? 0)]));
+  return Object.fromEntries(
+    [...topic.stats].map(([name, stats]) => [name, stats.report(topic.subscribers.get(name)?.queued ?? 0)]),
+  );
 }
 
 /**

@@ -7,7 +7,10 @@ import type { SubscriberOptions } from './subscriber/subscriber-options.js';
 import { SubscriberStats } from './subscriber/subscriber-stats.js';
 
 /** What a subscription's session supplies; the Topic supplies the rest. */
-export type SubscriptionSpec = Pick<SubscriberOptions, 'name' | 'queueCapacity' | 'batchMaxEvents' | 'coalesceMs' | 'write' | 'farewell' | 'logger'>;
+export type SubscriptionSpec = Pick<
+  SubscriberOptions,
+  'name' | 'queueCapacity' | 'batchMaxEvents' | 'coalesceMs' | 'write' | 'farewell' | 'logger'
+>;
 
 /**
  * The change stream: assigns offsets and fans each event out to every
@@ -63,7 +66,11 @@ export class Topic {
    * A restarted durable broker's state, from its log: each key's last write (in offset
    * order) rebuilds the compacted table; the head and highest version are the log's.
    */
-  restore(lastWrites: Array<{ offset: number; change: Change; body: Uint8Array }>, head: number, highestVersion: number): void {
+  restore(
+    lastWrites: Array<{ offset: number; change: Change; body: Uint8Array }>,
+    head: number,
+    highestVersion: number,
+  ): void {
     for (const { offset, change, body } of lastWrites) this.table.apply(offset, change, body);
     this.head = head;
     this.highest = highestVersion;
@@ -122,7 +129,8 @@ export class Topic {
 
   /** Applies and fans out the change given `offset`, which must be the next one: a log's appends resolve in order. */
   commit(offset: number, change: Change, publishBody: Uint8Array): void {
-    if (offset !== this.head + 1) throw new Error(`commit of offset ${offset} after head ${this.head}: appends must resolve in order`);
+    if (offset !== this.head + 1)
+      throw new Error(`commit of offset ${offset} after head ${this.head}: appends must resolve in order`);
     this.head = offset;
     this.highest = change.version;
     this.table.apply(offset, change, publishBody);

@@ -52,10 +52,16 @@ export function decodeCheckpoint(buf: Buffer): CheckpointState | string {
   const count = buf.readUInt32BE(HEADER_BYTES - 4);
   const length = HEADER_BYTES + count * ENTRY_BYTES + CRC_BYTES;
   if (buf.length !== length) return `${buf.length} bytes where its ${count} entries need ${length}`;
-  if (crc32(buf.subarray(0, length - CRC_BYTES)) !== buf.readUInt32BE(length - CRC_BYTES)) return 'its checksum does not match';
+  if (crc32(buf.subarray(0, length - CRC_BYTES)) !== buf.readUInt32BE(length - CRC_BYTES))
+    return 'its checksum does not match';
   const entries: HeldEntry[] = [];
   for (let at = HEADER_BYTES; at < length - CRC_BYTES; at += ENTRY_BYTES) {
-    entries.push([buf.readUInt32BE(at), buf.readDoubleBE(at + 4), buf.readUInt32BE(at + 12), buf.readUInt8(at + 16) === 1]);
+    entries.push([
+      buf.readUInt32BE(at),
+      buf.readDoubleBE(at + 4),
+      buf.readUInt32BE(at + 12),
+      buf.readUInt8(at + 16) === 1,
+    ]);
   }
   return { epoch: buf.readDoubleBE(5), offset: buf.readDoubleBE(13), lastVersion: buf.readDoubleBE(21), entries };
 }

@@ -41,13 +41,16 @@ export class Checkpointer {
     const state = this.source.state();
     if (state === null) return;
     this.busy = true;
-    this.inFlight = saveCheckpoint(this.dir, state).then(
-      () => {
-        this.written = stamp;
-        this.writes += 1;
-      },
-      (error: unknown) => this.logger.warn({ err: error, dir: this.dir }, `checkpoint not written: ${errorMessage(error)}`),
-    ).finally(() => (this.busy = false));
+    this.inFlight = saveCheckpoint(this.dir, state)
+      .then(
+        () => {
+          this.written = stamp;
+          this.writes += 1;
+        },
+        (error: unknown) =>
+          this.logger.warn({ err: error, dir: this.dir }, `checkpoint not written: ${errorMessage(error)}`),
+      )
+      .finally(() => (this.busy = false));
   }
 
   /** Stops the timer, lets a write in progress finish, then writes the current state (if consistent) at once. */

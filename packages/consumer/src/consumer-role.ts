@@ -1,5 +1,20 @@
-import { encodeDigestRequest, encodeResume, type ConsumerCounters, type ConsumerInit, type ConsumerReport, type DigestFrame, type DigestVerdict } from '@state-divergence/protocol';
-import { cpuMicros, wallClockMs, withDeadline, type ChildContext, type Logger, type RoleHandlers } from '@state-divergence/runtime';
+import {
+  encodeDigestRequest,
+  encodeResume,
+  type ConsumerCounters,
+  type ConsumerInit,
+  type ConsumerReport,
+  type DigestFrame,
+  type DigestVerdict,
+} from '@state-divergence/protocol';
+import {
+  cpuMicros,
+  wallClockMs,
+  withDeadline,
+  type ChildContext,
+  type Logger,
+  type RoleHandlers,
+} from '@state-divergence/runtime';
 import { loadCheckpoint, type CheckpointState } from './checkpoint.js';
 import { Checkpointer } from './checkpointer.js';
 import { LocalCopy } from './local-copy.js';
@@ -10,14 +25,33 @@ import { Subscription } from './subscription.js';
 const DIGEST_TIMEOUT_MS = 5_000;
 
 /** The only way a consumer can learn it is wrong without trusting offsets: ask the broker for its digest. */
-async function compareDigest(subscription: Subscription, follower: StreamFollower, nextDigest: () => Promise<DigestFrame>, logger: Logger): Promise<DigestVerdict> {
+async function compareDigest(
+  subscription: Subscription,
+  follower: StreamFollower,
+  nextDigest: () => Promise<DigestFrame>,
+  logger: Logger,
+): Promise<DigestVerdict> {
   const reply = nextDigest(); // armed before asking, so the answer cannot slip past
   await subscription.write(encodeDigestRequest());
-  const frame = await withDeadline(reply, DIGEST_TIMEOUT_MS, `the broker sent no DIGEST within ${DIGEST_TIMEOUT_MS / 1000} s`);
+  const frame = await withDeadline(
+    reply,
+    DIGEST_TIMEOUT_MS,
+    `the broker sent no DIGEST within ${DIGEST_TIMEOUT_MS / 1000} s`,
+  );
   const local = follower.copy.digest().toString();
-  // The broker answers right after the events it queued for us before the request, so its offset is ours unless it dropped events for us.
-  const verdict = { match: local === frame.digest, local, broker: frame.digest, brokerOffset: frame.offset, localOffset: follower.lastOffset };
-  logger.info(verdict, verdict.match ? 'digest matches the broker' : 'digest DIFFERS from the broker: local copy is wrong');
+  // The broker answers right after the events it queued for us before the request, so its offset is ours unless it
+  // dropped events for us.
+  const verdict = {
+    match: local === frame.digest,
+    local,
+    broker: frame.digest,
+    brokerOffset: frame.offset,
+    localOffset: follower.lastOffset,
+  };
+  logger.info(
+    verdict,
+    verdict.match ? 'digest matches the broker' : 'digest DIFFERS from the broker: local copy is wrong',
+  );
   return verdict;
 }
 
@@ -35,7 +69,18 @@ function countersOf({ follower, subscription, endedEarly, staleness }: Self): Co
   const { applied, lastOffset, syncing } = follower;
   const { reconnects, skippedRanges, coveredAfter } = subscription;
   const stale = staleness === null ? {} : { stale: staleness.isStale(), staleMs: staleness.staleMs() };
-  return { role: 'consumer', applied, lastOffset, endedEarly: endedEarly(), syncing, reconnects, skippedRanges, coveredAfter, ...stale, cpuMicros: cpuMicros() };
+  return {
+    role: 'consumer',
+    applied,
+    lastOffset,
+    endedEarly: endedEarly(),
+    syncing,
+    reconnects,
+    skippedRanges,
+    coveredAfter,
+    ...stale,
+    cpuMicros: cpuMicros(),
+  };
 }
 
 function reportOf({ follower, subscription, restoredFrom, endedEarly, staleness }: Self): ConsumerReport {
@@ -62,15 +107,18 @@ function reportOf({ follower, subscription, restoredFrom, endedEarly, staleness 
   };
 }
 
-/** Its checkpoint (where it keeps one), if it left one that is whole (a torn or foreign file is reported and ignored). */
+/** Its checkpoint (where it keeps one), if it left one that is whole (a torn or foreign file is reported and ignored).
+ * */
 async function restore(init: ConsumerInit, logger: Logger): Promise<CheckpointState | null> {
   if (init.checkpointDir === null) return null;
   const found = await loadCheckpoint(init.checkpointDir);
-  if (typeof found === 'string') logger.warn({ dir: init.checkpointDir, problem: found }, 'checkpoint unusable; subscribing with a snapshot');
+  if (typeof found === 'string')
+    logger.warn({ dir: init.checkpointDir, problem: found }, 'checkpoint unusable; subscribing with a snapshot');
   return typeof found === 'string' ? null : found;
 }
 
-/** What building a consumer needs of its process: a lone consumer's whole context, or what its pool gives each member. */
+/** What building a consumer needs of its process: a lone consumer's whole context, or what its pool gives each member.
+ * */
 export type ConsumerContext = Omit<ChildContext<ConsumerInit>, 'exit'>;
 
 /**
@@ -100,7 +148,8 @@ export async function startConsumer({ init, logger, send, ending }: ConsumerCont
     ...(restored && { copy: LocalCopy.fromEntries(restored.entries) }),
   });
   follower.lastVersion = restored?.lastVersion ?? 0;
-  const restoredFrom = restored === null ? null : { offset: restored.offset, epoch: restored.epoch, keys: follower.copy.liveKeys };
+  const restoredFrom =
+    restored === null ? null : { offset: restored.offset, epoch: restored.epoch, keys: follower.copy.liveKeys };
   if (restoredFrom) logger.info(restoredFrom, 'restored from its checkpoint');
   const subscription = new Subscription(
     follower,
@@ -126,18 +175,35 @@ export async function startConsumer({ init, logger, send, ending }: ConsumerCont
     staleness.start();
   }
   const first = subscription.log.records.at(-1);
-  logger.info({ headOffset: first?.head, epoch: first?.epoch, outcome: first?.outcome, subscribeWith: init.subscribeWith, detectGaps: init.detectGaps, resumable }, 'subscribed');
-
-  const checkpointer = init.checkpointDir === null ? null : new Checkpointer(init.checkpointDir, {
-    // A copy and an offset that belong together: none while a snapshot is half received.
-    state: () => {
-      const offset = follower.resumableOffset;
-      const epoch = subscription.epoch;
-      if (offset === null || epoch === null) return null;
-      return { epoch, offset, lastVersion: follower.lastVersion, entries: follower.copy.held() };
+  logger.info(
+    {
+      headOffset: first?.head,
+      epoch: first?.epoch,
+      outcome: first?.outcome,
+      subscribeWith: init.subscribeWith,
+      detectGaps: init.detectGaps,
+      resumable,
     },
-    stamp: () => `${subscription.epoch}:${follower.lastOffset}:${follower.applied}:${follower.syncs.length}`,
-  }, logger);
+    'subscribed',
+  );
+
+  const checkpointer =
+    init.checkpointDir === null
+      ? null
+      : new Checkpointer(
+          init.checkpointDir,
+          {
+            // A copy and an offset that belong together: none while a snapshot is half received.
+            state: () => {
+              const offset = follower.resumableOffset;
+              const epoch = subscription.epoch;
+              if (offset === null || epoch === null) return null;
+              return { epoch, offset, lastVersion: follower.lastVersion, entries: follower.copy.held() };
+            },
+            stamp: () => `${subscription.epoch}:${follower.lastOffset}:${follower.applied}:${follower.syncs.length}`,
+          },
+          logger,
+        );
 
   const self: Self = { follower, subscription, restoredFrom, endedEarly: () => endedEarly, staleness };
   return {

@@ -4,7 +4,15 @@
  */
 export { StreamFollower, type FollowerOptions, type StreamStart } from './stream-follower.js';
 export { LocalCopy, type HeldEntry } from './local-copy.js';
-export { CHECKPOINT_FILE, decodeCheckpoint, encodeCheckpoint, loadCheckpoint, saveCheckpoint, saveCheckpointSync, type CheckpointState } from './checkpoint.js';
+export {
+  CHECKPOINT_FILE,
+  decodeCheckpoint,
+  encodeCheckpoint,
+  loadCheckpoint,
+  saveCheckpoint,
+  saveCheckpointSync,
+  type CheckpointState,
+} from './checkpoint.js';
 export { Checkpointer, CHECKPOINT_INTERVAL_MS } from './checkpointer.js';
 export { SubscriptionLog } from './subscription-log.js';
 export { StaleTracker, STALE_SPANS_KEPT, type StaleTransitions } from './stale-tracker.js';

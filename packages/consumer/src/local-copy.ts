@@ -44,7 +44,8 @@ export class LocalCopy {
    */
   replaceWith(snapshot: LocalCopy): Array<[number, number]> {
     const removed: Array<[number, number]> = [];
-    for (const [key, entry] of this.entries) if (!entry.deleted && !snapshot.entries.has(key)) removed.push([key, entry.version]);
+    for (const [key, entry] of this.entries)
+      if (!entry.deleted && !snapshot.entries.has(key)) removed.push([key, entry.version]);
     this.entries = snapshot.entries;
     snapshot.entries = new Map();
     return removed;

@@ -1,5 +1,13 @@
 import type { ChildMessage, ConsumerInit, PoolCounters, PoolInit, PoolReport } from '@state-divergence/protocol';
-import { cpuMicros, createLogger, errorMessage, logDestination, type ChildContext, type Hosted, type RoleHandlers } from '@state-divergence/runtime';
+import {
+  cpuMicros,
+  createLogger,
+  errorMessage,
+  logDestination,
+  type ChildContext,
+  type Hosted,
+  type RoleHandlers,
+} from '@state-divergence/runtime';
 import { startConsumer } from './consumer-role.js';
 
 /**
@@ -16,7 +24,11 @@ const SUBSCRIBING_AT_ONCE = 16;
  * that once one has failed no new one starts (the pool fails anyway: its members' handshakes
  * would only spend its ready timeout). Items never started are left out of the result.
  */
-async function settleInWindows<T, R>(items: T[], window: number, run: (item: T) => Promise<R>): Promise<Array<PromiseSettledResult<R>>> {
+async function settleInWindows<T, R>(
+  items: T[],
+  window: number,
+  run: (item: T) => Promise<R>,
+): Promise<Array<PromiseSettledResult<R>>> {
   const settled: Array<PromiseSettledResult<R>> = new Array(items.length);
   let next = 0;
   let failed = false;
@@ -44,7 +56,12 @@ async function settleInWindows<T, R>(items: T[], window: number, run: (item: T) 
  * orchestrator asks each by name (a request's `member`), so nothing downstream can tell a pooled
  * consumer from a lone one. What a pool shares is its fate: if it dies, all its members die with it.
  */
-export async function startPool({ init, logger, send, ending }: Omit<ChildContext<PoolInit>, 'exit'>): Promise<RoleHandlers> {
+export async function startPool({
+  init,
+  logger,
+  send,
+  ending,
+}: Omit<ChildContext<PoolInit>, 'exit'>): Promise<RoleHandlers> {
   const destination = logDestination(init.log);
   const ended = new Set<string>();
   const start = (member: ConsumerInit): Promise<Hosted> => {
@@ -54,7 +71,10 @@ export async function startPool({ init, logger, send, ending }: Omit<ChildContex
       if (message.type === 'ended') ended.add(member.name);
       send(message.type === 'ended' ? { ...message, member: member.name } : message);
     };
-    return startConsumer({ init: member, logger: memberLogger, send: sendAs, ending }).then((handlers) => ({ handlers, logger: memberLogger }));
+    return startConsumer({ init: member, logger: memberLogger, send: sendAs, ending }).then((handlers) => ({
+      handlers,
+      logger: memberLogger,
+    }));
   };
   // The pool is ready once every member is subscribed (or one could not be: see below).
   const settled = await settleInWindows(init.members, SUBSCRIBING_AT_ONCE, start);
@@ -63,7 +83,10 @@ export async function startPool({ init, logger, send, ending }: Omit<ChildContex
   const failed = settled.findIndex((s) => s?.status === 'rejected');
   if (failed >= 0) {
     await Promise.all([...members.values()].map((m) => m.handlers.close().catch(() => {})));
-    throw new Error(`${init.members[failed]!.name} could not start: ${errorMessage((settled[failed] as PromiseRejectedResult).reason)}`);
+    throw new Error(
+      `${init.members[failed]!.name} could not start: ` +
+        `${errorMessage((settled[failed] as PromiseRejectedResult).reason)}`,
+    );
   }
   logger.info({ members: [...members.keys()] }, 'hosting');
   const counters = (): PoolCounters => {

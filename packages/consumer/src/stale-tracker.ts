@@ -126,6 +126,7 @@ export class StaleTracker {
 export function staleLog(logger: Logger, staleAfterMs: number): StaleTransitions {
   return {
     stale: (silentMs) => logger.warn({ silentMs: Math.round(silentMs), staleAfterMs }, 'stale'),
-    fresh: (staleMs, unawareMs) => logger.info({ staleMs: Math.round(staleMs), unawareMs: Math.round(unawareMs) }, 'fresh again'),
+    fresh: (staleMs, unawareMs) =>
+      logger.info({ staleMs: Math.round(staleMs), unawareMs: Math.round(unawareMs) }, 'fresh again'),
   };
 }

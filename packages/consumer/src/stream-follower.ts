@@ -125,7 +125,8 @@ export class StreamFollower {
       return undefined;
     }
     if (start !== 'latest') return undefined;
-    const skipped: [number, number] | undefined = headOffset > this.lastOffset ? [this.lastOffset + 1, headOffset] : undefined;
+    const skipped: [number, number] | undefined =
+      headOffset > this.lastOffset ? [this.lastOffset + 1, headOffset] : undefined;
     this.lastOffset = Math.max(this.lastOffset, headOffset);
     return skipped;
   }
@@ -153,7 +154,14 @@ export class StreamFollower {
 
   private endSync(kind: SyncKind, offset: number): void {
     const snapshot = kind === SyncKind.snapshot;
-    this.syncs.push({ kind: snapshot ? 'snapshot' : 'delta', at: wallClockMs(), frames: this.syncFrames, keys: this.syncKeys.size, bytes: this.syncBytes, offset });
+    this.syncs.push({
+      kind: snapshot ? 'snapshot' : 'delta',
+      at: wallClockMs(),
+      frames: this.syncFrames,
+      keys: this.syncKeys.size,
+      bytes: this.syncBytes,
+      offset,
+    });
     if (snapshot && this.staging !== null) this.removedBySnapshot.push(...this.copy.replaceWith(this.staging));
     this.staging = null;
     this.lastVersion = Math.max(this.lastVersion, this.syncVersion);
@@ -169,7 +177,8 @@ export class StreamFollower {
     this.syncKeys = new Set();
   }
 
-  /** A gap: events were lost between lastOffset and this one. Ask for the delta (or, from a broker with a log, the replay). */
+  /** A gap: events were lost between lastOffset and this one. Ask for the delta (or, from a broker with a log, the
+   * replay). */
   private startResume(): void {
     this.resumes += 1;
     this.syncing = true;

@@ -1,4 +1,12 @@
-import { encodeLag, encodeProgress, encodeSyncEnd, eventFrameBytes, SyncKind, type Frame, type SubscriptionRecord } from '@state-divergence/protocol';
+import {
+  encodeLag,
+  encodeProgress,
+  encodeSyncEnd,
+  eventFrameBytes,
+  SyncKind,
+  type Frame,
+  type SubscriptionRecord,
+} from '@state-divergence/protocol';
 import { wallClockMs } from '@state-divergence/runtime';
 
 /** Wire sizes of the fixed-size frames a subscriber may receive while catching up (the encoder is their one source). */
@@ -25,7 +33,13 @@ export class SubscriptionLog {
 
   /** A WELCOME arrived. */
   opened(record: Omit<SubscriptionRecord, 'at' | 'catchUpBytes' | 'lastOffset' | 'lastVersion'>): void {
-    const opened: SubscriptionRecord = { ...record, at: wallClockMs(), catchUpBytes: 0, lastOffset: null, lastVersion: null };
+    const opened: SubscriptionRecord = {
+      ...record,
+      at: wallClockMs(),
+      catchUpBytes: 0,
+      lastOffset: null,
+      lastVersion: null,
+    };
     this.records.push(opened);
     this.catchingUp = opened;
   }
@@ -35,7 +49,16 @@ export class SubscriptionLog {
    * so `head` is 0). Its successor is a snapshot.
    */
   refusedTooOld(epoch: number, from: number, lastVersion: number): void {
-    this.records.push({ at: wallClockMs(), epoch, head: 0, from, outcome: 'tooOld', catchUpBytes: 0, lastOffset: from, lastVersion });
+    this.records.push({
+      at: wallClockMs(),
+      epoch,
+      head: 0,
+      from,
+      outcome: 'tooOld',
+      catchUpBytes: 0,
+      lastOffset: from,
+      lastVersion,
+    });
   }
 
   /** Each frame of the current subscription, once the follower applied it. */

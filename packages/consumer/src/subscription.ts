@@ -29,7 +29,11 @@ interface Opened {
 }
 
 const HELLO_START = { latest: StartKind.latest, snapshot: StartKind.snapshot, offset: StartKind.offset } as const;
-const STREAM_START: Record<StartPlan['kind'], StreamStart> = { latest: 'latest', snapshot: 'snapshot', offset: 'replay' };
+const STREAM_START: Record<StartPlan['kind'], StreamStart> = {
+  latest: 'latest',
+  snapshot: 'snapshot',
+  offset: 'replay',
+};
 const OUTCOME = { latest: 'latest', snapshot: 'snapshot', offset: 'replayed' } as const;
 
 /**
@@ -96,7 +100,8 @@ export class Subscription {
   private plan(): StartPlan {
     if (this.options.subscribeWith === 'latest') return { kind: 'latest' };
     const from = this.follower.resumableOffset;
-    if (!this.options.resumable || this.needSnapshot || this.epoch === null || from === null) return { kind: 'snapshot' };
+    if (!this.options.resumable || this.needSnapshot || this.epoch === null || from === null)
+      return { kind: 'snapshot' };
     return { kind: 'offset', from, epoch: this.epoch };
   }
 
@@ -106,19 +111,31 @@ export class Subscription {
     const startOffset = plan.kind === 'offset' ? plan.from : 0;
     let session: BrokerSession;
     try {
-      session = await connectToBroker(endpoint, { role: Role.subscriber, name, start: HELLO_START[plan.kind], startOffset }, logger, timeoutMs);
+      session = await connectToBroker(
+        endpoint,
+        { role: Role.subscriber, name, start: HELLO_START[plan.kind], startOffset },
+        logger,
+        timeoutMs,
+      );
     } catch (error) {
       const code = error instanceof BrokerRefusal ? error.refusal.code : undefined;
       if (plan.kind !== 'offset' || (code !== ErrorCode.tooOld && code !== ErrorCode.inFuture)) throw error;
       const refusal = (error as BrokerRefusal).refusal;
-      // tooOld: retention discarded what it needs (the relist the report counts); inFuture: its offsets are not this broker's.
+      // tooOld: retention discarded what it needs (the relist the report counts); inFuture: its offsets are not this
+      // broker's.
       if (code === ErrorCode.tooOld) this.log.refusedTooOld(plan.epoch, plan.from, this.follower.lastVersion);
-      logger.warn({ from: plan.from, code, offset: refusal.offset ?? null }, `the broker cannot replay from ${plan.from}; subscribing with a snapshot`);
+      logger.warn(
+        { from: plan.from, code, offset: refusal.offset ?? null },
+        `the broker cannot replay from ${plan.from}; subscribing with a snapshot`,
+      );
       this.needSnapshot = true;
       return this.open({ kind: 'snapshot' }, timeoutMs);
     }
     if (plan.kind === 'offset' && session.welcome.epoch !== plan.epoch) {
-      logger.warn({ from: plan.from, epoch: plan.epoch, brokerEpoch: session.welcome.epoch }, 'the broker is another incarnation: its offsets are not ours; subscribing with a snapshot');
+      logger.warn(
+        { from: plan.from, epoch: plan.epoch, brokerEpoch: session.welcome.epoch },
+        'the broker is another incarnation: its offsets are not ours; subscribing with a snapshot',
+      );
       this.needSnapshot = true;
       await session.close(); // before the next HELLO, so the broker has let go of the name
       return this.open({ kind: 'snapshot' }, timeoutMs);
@@ -139,12 +156,21 @@ export class Subscription {
     if (skipped !== undefined) this.skippedRanges.push(skipped);
     if (plan.kind === 'snapshot') this.needSnapshot = false;
     this.epoch = epoch;
-    this.log.opened({ epoch, head: headOffset, from: plan.kind === 'offset' ? plan.from : null, outcome: OUTCOME[plan.kind] });
+    this.log.opened({
+      epoch,
+      head: headOffset,
+      from: plan.kind === 'offset' ? plan.from : null,
+      outcome: OUTCOME[plan.kind],
+    });
     if (start === 'latest' || (start === 'replay' && this.follower.lastOffset >= headOffset)) this.log.caughtUp();
     this.session = session;
     this.options.heard();
     // The first subscription is logged by the consumer ('subscribed'), with its settings.
-    if (this.reconnects > 0) this.options.logger.info({ headOffset, epoch, start, newEpoch, skipped: skipped ?? null, reconnects: this.reconnects }, 'subscribed again');
+    if (this.reconnects > 0)
+      this.options.logger.info(
+        { headOffset, epoch, start, newEpoch, skipped: skipped ?? null, reconnects: this.reconnects },
+        'subscribed again',
+      );
     this.follow(session, generation);
   }
 
@@ -184,7 +210,10 @@ export class Subscription {
   /** Today's path, kept: one new subscription at latest, at once (the broker is alive; it only let go of us). */
   private async slowConsumer(error: ErrorFrame, generation: number): Promise<void> {
     const { logger } = this.options;
-    logger.warn({ code: error.code, message: error.message, lastOffset: this.follower.lastOffset }, 'disconnected as a slow consumer; subscribing again at latest');
+    logger.warn(
+      { code: error.code, message: error.message, lastOffset: this.follower.lastOffset },
+      'disconnected as a slow consumer; subscribing again at latest',
+    );
     if (generation !== this.generation) return;
     const next = this.drop();
     let opened: Opened;
@@ -217,7 +246,10 @@ export class Subscription {
     if (!announced && this.session === null) return; // already reconnecting
     const generation = this.drop();
     const { logger } = this.options;
-    logger.warn({ reason, announced, lastOffset: this.follower.lastOffset, epoch: this.epoch }, 'subscription lost; subscribing again');
+    logger.warn(
+      { reason, announced, lastOffset: this.follower.lastOffset, epoch: this.epoch },
+      'subscription lost; subscribing again',
+    );
     reachBrokerAgain({
       attempt: () => this.open(this.plan(), RECONNECT_ATTEMPT_MS),
       announced,

@@ -28,7 +28,11 @@ function reap(why: string): void {
     }
     logger?.warn({ reaped: name, pgid }, 'reaped a process group the orchestrator left behind');
   }
-  if (groups.size > 0) logger?.warn({ why, groups: groups.size, orchestratorPid: parent }, 'the orchestrator died mid-run; every process of its run was killed');
+  if (groups.size > 0)
+    logger?.warn(
+      { why, groups: groups.size, orchestratorPid: parent },
+      'the orchestrator died mid-run; every process of its run was killed',
+    );
   groups.clear();
   void exitFlushed(0, 'guardian');
 }

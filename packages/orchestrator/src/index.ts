@@ -3,12 +3,7 @@ export { spawnRole } from './run/child/spawn-role.js';
 export type { ChildHandle, ChildRegistry } from './run/child/child-handle.js';
 export { startCluster, type Cluster, type ClusterSpec } from './run/cluster.js';
 export { brokerEndpoint, brokerInit, consumerInit, publisherInit, relayInit, throughRelay } from './run/child-inits.js';
-export {
-  brokerFeatures,
-  consumerFeatures,
-  type BrokerFeatures,
-  type ConsumerFeatures,
-} from './run/mode-features.js';
+export { brokerFeatures, consumerFeatures, type BrokerFeatures, type ConsumerFeatures } from './run/mode-features.js';
 export { runMode, type RunContext } from './run/run-mode.js';
 export { buildPlan, faultedConsumers } from './run/plan.js';
 export { checkDataDir, openRunData, type RunData } from './run/data-dir.js';

@@ -18,7 +18,13 @@ export { CROWD } from './report/crowd.js';
 export { LIVE_ROWS } from './report/live-fold.js';
 export { overlaps, wrongByDecile } from './check/damage.js';
 export { expectedWrong, mergeRanges } from './check/expectation.js';
-export { churnPeak, networkPoint, restartPoint, type NetworkPoint, type RestartPoint } from './experiments/experiment-points.js';
+export {
+  churnPeak,
+  networkPoint,
+  restartPoint,
+  type NetworkPoint,
+  type RestartPoint,
+} from './experiments/experiment-points.js';
 export { experimentsDocument } from './experiments/experiments-document.js';
 export { DESIGN, designExperiments } from './experiments/experiments-design.js';
 export { renderExperimentsHtml } from './experiments/experiments-html.js';
@@ -27,7 +33,17 @@ export { goneConsumer, missedKeys, missedRanges, noBrokerEntry } from './check/m
 export { absorbedInStalls } from './check/transport.js';
 export type { StallBytes } from './model/check-types.js';
 export { relayOutcome, stalenessOf } from './check/network.js';
-export { buildPlan, checkPlan, faultedConsumers, longestStallMs, networkFaulted, planLengthMs, stallWindows, type PlanStep, type RunPlan } from './run/plan.js';
+export {
+  buildPlan,
+  checkPlan,
+  faultedConsumers,
+  longestStallMs,
+  networkFaulted,
+  planLengthMs,
+  stallWindows,
+  type PlanStep,
+  type RunPlan,
+} from './run/plan.js';
 export { interpretPlan, type StepHandlers } from './run/interpret-plan.js';
 export { Nemesis } from './run/nemesis.js';
 export { PlanSteps } from './run/steps.js';

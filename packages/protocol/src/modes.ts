@@ -53,7 +53,8 @@ export interface ModeSpec {
   subscribeWith: 'latest' | 'snapshot';
   /** The consumer checks that offsets are contiguous and asks to resume from a gap. */
   detectGaps: boolean;
-  /** The broker tells an idle subscriber the head now and then, so it (and the drain) can tell current from silently behind. */
+  /** The broker tells an idle subscriber the head now and then, so it (and the drain) can tell current from silently
+   * behind. */
   heartbeat: boolean;
   /** A consumer can miss events and never be told: the live view says so. */
   silentLoss: boolean;

@@ -56,8 +56,7 @@ export const DEFAULT_STALE_AFTER_MS = 3 * HEARTBEAT_MS;
  * its stall, or it dies instead of lagging (which would measure something else); margin for the
  * drain after it. Partitions do not raise it: one longer than it is meant to kill the connection.
  */
-export const defaultIdleTimeoutMs = (longestStallMs: number): number =>
-  Math.ceil(longestStallMs * 2 + 10_000);
+export const defaultIdleTimeoutMs = (longestStallMs: number): number => Math.ceil(longestStallMs * 2 + 10_000);
 
 /**
  * How long each process may take to start and say ready when --ready-timeout is not given: every
@@ -102,18 +101,31 @@ export interface Knob {
 
 export const KNOBS = {
   rate: {
-    flag: 'rate', default: 400, integer: false, min: 0.1, max: 100_000, sentTo: ['publisher'],
+    flag: 'rate',
+    default: 400,
+    integer: false,
+    min: 0.1,
+    max: 100_000,
+    sentTo: ['publisher'],
     what: 'a positive number of changes per second (at most 100000)',
     describe: 'Changes published per second',
   },
   /** Keyspace size (the broker's per-key report and the publisher's workload). */
   keys: {
-    flag: 'keys', default: 2000, integer: true, min: 1, max: 1_000_000,
+    flag: 'keys',
+    default: 2000,
+    integer: true,
+    min: 1,
+    max: 1_000_000,
     sentTo: ['broker', 'publisher'],
     describe: 'Size of the config keyspace',
   },
   consumers: {
-    flag: 'consumers', default: 3, integer: true, min: 2, max: MAX_CONSUMERS,
+    flag: 'consumers',
+    default: 3,
+    integer: true,
+    min: 2,
+    max: MAX_CONSUMERS,
     what: `at least 2 (and at most ${MAX_CONSUMERS})`,
     describe: `Consumer count; must be at least 2 (at most ${MAX_CONSUMERS})`,
   },
@@ -122,7 +134,11 @@ export const KNOBS = {
    * default, decided per run from how many are healthy (run/pools.ts defaultPoolSize).
    */
   poolSize: {
-    flag: 'pool-size', default: null, integer: true, min: 1, max: MAX_CONSUMERS,
+    flag: 'pool-size',
+    default: null,
+    integer: true,
+    min: 1,
+    max: MAX_CONSUMERS,
     what: `a whole number of consumers per process from 1 (a process each) to ${MAX_CONSUMERS}`,
     describe:
       'Healthy consumers hosted per process, each with its own connection, copy and verdict ' +
@@ -130,7 +146,11 @@ export const KNOBS = {
       '[default: one pool per core but one, left to the broker: on 2 cores, one pool]',
   },
   payload: {
-    flag: 'payload', default: 64, integer: true, min: 0, max: MAX_PAYLOAD_BYTES,
+    flag: 'payload',
+    default: 64,
+    integer: true,
+    min: 0,
+    max: MAX_PAYLOAD_BYTES,
     sentTo: ['publisher'],
     describe: 'Payload bytes per change',
   },
@@ -139,7 +159,12 @@ export const KNOBS = {
    * policy.
    */
   queueCapacity: {
-    flag: 'queue-capacity', default: 512, integer: true, min: 1, max: 1_000_000, sentTo: ['broker'],
+    flag: 'queue-capacity',
+    default: 512,
+    integer: true,
+    min: 1,
+    max: 1_000_000,
+    sentTo: ['broker'],
     describe: 'Subscriber queue depth at the broker',
   },
   /**
@@ -148,8 +173,11 @@ export const KNOBS = {
    * network's ~1,500-byte MTU, so a stall behaves as between hosts.
    */
   datagramSize: {
-    flag: 'datagram-size', default: 1350, integer: true,
-    min: MIN_DATAGRAM_SIZE, max: MAX_DATAGRAM_SIZE,
+    flag: 'datagram-size',
+    default: 1350,
+    integer: true,
+    min: MIN_DATAGRAM_SIZE,
+    max: MAX_DATAGRAM_SIZE,
     describe:
       `Largest QUIC datagram, ${MIN_DATAGRAM_SIZE}-${MAX_DATAGRAM_SIZE} bytes. ` +
       'Above ~1,450 it exists only on loopback: faster (the cost is per datagram), ' +
@@ -162,7 +190,11 @@ export const KNOBS = {
    * many writes; measured beside 0, 50 and 100 (docs/FINDINGS.md).
    */
   coalesceMs: {
-    flag: 'coalesce-ms', default: 25, integer: true, min: 0, max: MAX_COALESCE_MS,
+    flag: 'coalesce-ms',
+    default: 25,
+    integer: true,
+    min: 0,
+    max: MAX_COALESCE_MS,
     sentTo: ['broker'],
     what: `a whole number of ms from 0 to ${MAX_COALESCE_MS}`,
     describe:
@@ -173,7 +205,11 @@ export const KNOBS = {
   },
   /** Seconds per phase. */
   duration: {
-    flag: 'duration', default: 4, integer: false, min: 0.2, max: 600,
+    flag: 'duration',
+    default: 4,
+    integer: false,
+    min: 0.2,
+    max: 600,
     what: 'a number of seconds from 0.2 to 600',
     describe: 'Seconds per phase; a run is 5 phases',
   },
@@ -182,8 +218,12 @@ export const KNOBS = {
    * long, ms, counts itself stale.
    */
   staleAfterMs: {
-    flag: 'stale-after', default: DEFAULT_STALE_AFTER_MS, describedDefault: true,
-    integer: true, min: 1, max: 60_000,
+    flag: 'stale-after',
+    default: DEFAULT_STALE_AFTER_MS,
+    describedDefault: true,
+    integer: true,
+    min: 1,
+    max: 60_000,
     what: 'a whole number of ms from 1 to 60000',
     describe:
       'Resync, durable: a consumer that hears nothing from the broker this long (ms, 1-60000) ' +
@@ -194,7 +234,12 @@ export const KNOBS = {
    * (defaultIdleTimeoutMs). A partition longer than it kills the connection: the client reconnects.
    */
   idleTimeoutMs: {
-    flag: 'idle-timeout', default: null, integer: false, min: 1, max: 3600, seconds: true,
+    flag: 'idle-timeout',
+    default: null,
+    integer: false,
+    min: 1,
+    max: 3600,
+    seconds: true,
     sentTo: ['broker'],
     // The default follows the longest stall, whose window may end as late as MAX_RUN_SECONDS.
     resolvedMax: defaultIdleTimeoutMs(MAX_RUN_SECONDS * 1000) / 1000,
@@ -208,27 +253,44 @@ export const KNOBS = {
    * rule).
    */
   publishUntil: {
-    flag: 'publish-until', default: null, integer: false, min: 0.1, max: MAX_RUN_SECONDS,
+    flag: 'publish-until',
+    default: null,
+    integer: false,
+    min: 0.1,
+    max: MAX_RUN_SECONDS,
     what: 'a number of seconds after publishing starts (more than 0)',
     describe:
       'Keep publishing until T seconds (so changes go on after the faults and churn can repair) ' +
       '[default: when the last fault ends]',
   },
   seed: {
-    flag: 'seed', default: 1, integer: true, min: 0, max: 0xffff_ffff,
+    flag: 'seed',
+    default: 1,
+    integer: true,
+    min: 0,
+    max: 0xffff_ffff,
     sentTo: ['publisher', 'rogue', 'relay'],
-    describe:
-      'PRNG seed: the same seed gives the same changes (and with --nemesis random the same faults)',
+    describe: 'PRNG seed: the same seed gives the same changes (and with --nemesis random the same faults)',
   },
   /** Fraction of changes that delete their key. */
   deleteRatio: {
-    flag: 'delete-ratio', default: 0.02, integer: false, min: 0, max: 1, sentTo: ['publisher'],
+    flag: 'delete-ratio',
+    default: 0.02,
+    integer: false,
+    min: 0,
+    max: 1,
+    sentTo: ['publisher'],
     what: 'a fraction from 0 to 1',
     describe: 'Fraction of changes that delete their key',
   },
   /** Hostile frames a rogue client sends during the run (0: no rogue). */
   rogueFrames: {
-    flag: 'rogue-frames', default: 0, integer: true, min: 0, max: 1_000_000, sentTo: ['rogue'],
+    flag: 'rogue-frames',
+    default: 0,
+    integer: true,
+    min: 0,
+    max: 1_000_000,
+    sentTo: ['rogue'],
     describe:
       'A hostile client sends this many bad frames during the run ' +
       '(wrong pin, wrong token, garbage); the outcome must not change',
@@ -238,7 +300,12 @@ export const KNOBS = {
    * per process (defaultReadyTimeoutMs).
    */
   readyTimeoutMs: {
-    flag: 'ready-timeout', default: null, integer: false, min: 1, max: 600, seconds: true,
+    flag: 'ready-timeout',
+    default: null,
+    integer: false,
+    min: 1,
+    max: 600,
+    seconds: true,
     what: 'a number of seconds from 1 to 600',
     describe:
       'Seconds each process may take to start and say ready before it counts as stuck ' +
@@ -246,10 +313,13 @@ export const KNOBS = {
   },
   /** Durable modes: most events the log keeps; null: every event the run makes. */
   retention: {
-    flag: 'retention', default: null, integer: true, min: 1, max: Number.MAX_SAFE_INTEGER,
+    flag: 'retention',
+    default: null,
+    integer: true,
+    min: 1,
+    max: Number.MAX_SAFE_INTEGER,
     what: 'a whole number of events, at least 1',
-    describe:
-      'Durable mode: most events the log keeps, at least 1 [default: every event of the run]',
+    describe: 'Durable mode: most events the log keeps, at least 1 [default: every event of the run]',
   },
 } as const satisfies Record<string, Knob>;
 
@@ -269,8 +339,7 @@ export type KnobOptions = {
   -readonly [K in KnobName]: Table[K]['default'] extends number ? number : number | null;
 };
 
-type SentTo<K extends KnobName> =
-  Table[K] extends { readonly sentTo: readonly (infer R)[] } ? R : never;
+type SentTo<K extends KnobName> = Table[K] extends { readonly sentTo: readonly (infer R)[] } ? R : never;
 /** The knobs whose values `role`'s init carries. */
 export type KnobsOf<R extends KnobRole> = {
   [K in KnobName]: R extends SentTo<K> ? K : never;
@@ -286,19 +355,14 @@ export const knobsOf = <R extends KnobRole>(role: R): Array<KnobsOf<R>> =>
   KNOB_NAMES.filter((name) => (knob(name).sentTo ?? []).includes(role)) as Array<KnobsOf<R>>;
 
 /** Exactly the values `role`'s init carries, copied from settings that may hold more. */
-export function settingsOf<R extends KnobRole>(
-  role: R,
-  from: Pick<Settings, KnobsOf<R>>,
-): Pick<Settings, KnobsOf<R>> {
+export function settingsOf<R extends KnobRole>(role: R, from: Pick<Settings, KnobsOf<R>>): Pick<Settings, KnobsOf<R>> {
   // Only the table's own names are copied: the caller's object may hold anything else (never sent).
   const values = knobsOf(role).map((name) => [name, from[name]]);
   return Object.fromEntries(values) as Pick<Settings, KnobsOf<R>>;
 }
 
 /** Every knob's default (null: decided per run). */
-export const KNOB_DEFAULTS = Object.fromEntries(
-  KNOB_NAMES.map((name) => [name, knob(name).default]),
-) as KnobOptions;
+export const KNOB_DEFAULTS = Object.fromEntries(KNOB_NAMES.map((name) => [name, knob(name).default])) as KnobOptions;
 
 /**
  * Every default of a run in one place: the knobs', then the choices' and the output's. --help reads

@@ -1,5 +1,11 @@
 import { Role, type AckFrame, type BrokerEndpoint } from '@state-divergence/protocol';
-import { errorMessage, RECONNECT_ATTEMPT_MS, reachBrokerAgain, withDeadline, type Logger } from '@state-divergence/runtime';
+import {
+  errorMessage,
+  RECONNECT_ATTEMPT_MS,
+  reachBrokerAgain,
+  withDeadline,
+  type Logger,
+} from '@state-divergence/runtime';
 import { connectToBroker, type BrokerSession } from '@state-divergence/runtime/quic';
 
 /** The broker refused the publisher, or broke the protocol: reconnecting cannot help. */
@@ -44,13 +50,20 @@ export class BrokerLink {
    */
   private readonly abandons = new Set<() => void>();
 
-  private constructor(session: BrokerSession, private readonly options: LinkOptions) {
+  private constructor(
+    session: BrokerSession,
+    private readonly options: LinkOptions,
+  ) {
     this.session = session;
     this.watch(session, this.generation);
   }
 
   static async connect(options: LinkOptions): Promise<BrokerLink> {
-    const session = await connectToBroker(options.endpoint, { role: Role.publisher, name: options.name }, options.logger);
+    const session = await connectToBroker(
+      options.endpoint,
+      { role: Role.publisher, name: options.name },
+      options.logger,
+    );
     return BrokerLink.over(session, options);
   }
 
@@ -73,7 +86,9 @@ export class BrokerLink {
   async write(bytes: Uint8Array): Promise<void> {
     const { session } = this;
     if (session === null) return;
-    const written = session.write(bytes).catch((error: unknown) => this.options.logger.debug({ err: error }, 'publish write failed'));
+    const written = session
+      .write(bytes)
+      .catch((error: unknown) => this.options.logger.debug({ err: error }, 'publish write failed'));
     await new Promise<void>((resolve) => {
       this.abandons.add(resolve);
       void written.then(() => {
@@ -110,17 +125,20 @@ export class BrokerLink {
         else if (frame.type === 'error') throw new Refused(`broker refused publishing: ${frame.message}`);
         else throw new Refused(`the broker sent a publisher a ${frame.type} frame`);
       }
-      if (generation === this.generation && !this.stopped()) throw new Refused('the broker closed the publishing stream');
+      if (generation === this.generation && !this.stopped())
+        throw new Refused('the broker closed the publishing stream');
     })().catch((error: unknown) => {
       if (error instanceof Refused) {
         if (generation === this.generation && !this.stopped()) this.options.onFatal(error);
         return;
       }
-      if (generation === this.generation) this.lose(`the publishing stream failed: ${errorMessage(error)}`, false); // else a session already dropped: expected
+      // else a session already dropped: expected
+      if (generation === this.generation) this.lose(`the publishing stream failed: ${errorMessage(error)}`, false);
     });
   }
 
-  /** Drops the session without waiting for its close (a close to a dead peer waits out QUIC's closing period) and reconnects. */
+  /** Drops the session without waiting for its close (a close to a dead peer waits out QUIC's closing period) and
+   * reconnects. */
   private lose(reason: string, announced: boolean): void {
     if (this.stopped()) return;
     const wasUp = this.session !== null;
@@ -152,8 +170,16 @@ export class BrokerLink {
     const { endpoint, name, logger } = this.options;
     const session = await connectToBroker(endpoint, { role: Role.publisher, name }, logger, RECONNECT_ATTEMPT_MS);
     try {
-      const first = await withDeadline(session.frames.next(), RECONNECT_ATTEMPT_MS, 'the broker sent no ACK after WELCOME');
-      if (first.done || first.value.type !== 'ack') throw new Error(`the broker's first frame after WELCOME was ${first.done ? 'the end of the stream' : first.value.type}, not ACK`);
+      const first = await withDeadline(
+        session.frames.next(),
+        RECONNECT_ATTEMPT_MS,
+        'the broker sent no ACK after WELCOME',
+      );
+      if (first.done || first.value.type !== 'ack')
+        throw new Error(
+          `the broker's first frame after WELCOME was ` +
+            `${first.done ? 'the end of the stream' : first.value.type}, not ACK`,
+        );
       return { session, ack: first.value };
     } catch (error) {
       void session.close();
@@ -166,7 +192,16 @@ export class BrokerLink {
     this.reconnects += 1;
     const outageMs = performance.now() - this.lostAt;
     this.outageMs += outageMs;
-    this.options.logger.info({ epoch: session.welcome.epoch, head: ack.headOffset, acknowledged: ack.version, outageMs: Math.round(outageMs), reconnects: this.reconnects }, 'broker reached again');
+    this.options.logger.info(
+      {
+        epoch: session.welcome.epoch,
+        head: ack.headOffset,
+        acknowledged: ack.version,
+        outageMs: Math.round(outageMs),
+        reconnects: this.reconnects,
+      },
+      'broker reached again',
+    );
     this.options.onReconnected(ack);
     this.watch(session, generation);
     this.markUp();

@@ -22,6 +22,10 @@ export class ChangeHistory {
   }
 
   snapshot(): { keys: Uint32Array; values: Uint32Array; deleted: Uint8Array } {
-    return { keys: this.keys.slice(0, this.count), values: this.values.slice(0, this.count), deleted: this.deleted.slice(0, this.count) };
+    return {
+      keys: this.keys.slice(0, this.count),
+      values: this.values.slice(0, this.count),
+      deleted: this.deleted.slice(0, this.count),
+    };
   }
 }

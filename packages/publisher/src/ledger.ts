@@ -21,7 +21,8 @@ export class Ledger {
   private acknowledged = 0;
   /** [key, version] of every discarded change, in version order. */
   readonly discarded: Array<[number, number]> = [];
-  /** Committed changes a broker that was reconnected to no longer held (each counted once, at the crash that lost it). */
+  /** Committed changes a broker that was reconnected to no longer held (each counted once, at the crash that lost it).
+   * */
   acknowledgedLost = 0;
   private fates = new Uint8Array(4096);
   private settledWaiters: Array<() => void> = [];

@@ -34,7 +34,10 @@ await runChild('publisher', async ({ init, logger, send, exit, ending }) => {
       // Discarded changes were never made (the authority never holds them): `published` counts made
       // changes, so a broker that was never restarted holds exactly `published` (the drain compares them).
       published -= discarded;
-      logger.info({ acknowledged: frame.version, discarded, acknowledgedLost: ledger.acknowledgedLost - lostBefore }, 'what the broker holds settled the changes in flight');
+      logger.info(
+        { acknowledged: frame.version, discarded, acknowledgedLost: ledger.acknowledgedLost - lostBefore },
+        'what the broker holds settled the changes in flight',
+      );
     },
     onFatal: (error) => {
       logger.error({ err: error }, 'publishing stream failed');
@@ -58,7 +61,10 @@ await runChild('publisher', async ({ init, logger, send, exit, ending }) => {
 
   const settle = async (): Promise<void> => {
     await withDeadline(ledger.settled(), SETTLE_MS, 'unacknowledged').catch(() =>
-      logger.warn({ pending: ledger.pendingCount, acknowledged: ledger.lastAcknowledged }, `changes still unacknowledged ${SETTLE_MS / 1000} s after the last was sent`),
+      logger.warn(
+        { pending: ledger.pendingCount, acknowledged: ledger.lastAcknowledged },
+        `changes still unacknowledged ${SETTLE_MS / 1000} s after the last was sent`,
+      ),
     );
   };
 
@@ -72,10 +78,23 @@ await runChild('publisher', async ({ init, logger, send, exit, ending }) => {
           blockedMs = result.blockedMs;
           await settle();
           done = true;
-          // `published` and the rate are of made changes, as `done` and the run's report say; `sent`, the pacer's count, includes the discarded ones.
+          // `published` and the rate are of made changes, as `done` and the run's report say; `sent`, the pacer's
+          // count, includes the discarded ones.
           const achievedRate = published / ((stoppedAt - startedAt) / 1000);
           const { published: sent, ...paced } = result;
-          logger.info({ published, sent, ...paced, achievedRate, lastVersion: authority.lastVersion, acknowledged: ledger.lastAcknowledged, discarded: ledger.discarded.length, reconnects: link.reconnects }, 'publishing stopped');
+          logger.info(
+            {
+              published,
+              sent,
+              ...paced,
+              achievedRate,
+              lastVersion: authority.lastVersion,
+              acknowledged: ledger.lastAcknowledged,
+              discarded: ledger.discarded.length,
+              reconnects: link.reconnects,
+            },
+            'publishing stopped',
+          );
           send({ type: 'done', published }); // made changes: discarded ones excluded (see onReconnected)
         })
         .catch((error: unknown) => {
@@ -90,7 +109,11 @@ await runChild('publisher', async ({ init, logger, send, exit, ending }) => {
     gather: () => ({
       role: 'publisher',
       published,
-      authority: { versions: Array.from(authority.versions), values: Array.from(authority.values), deleted: Array.from(authority.deleted) },
+      authority: {
+        versions: Array.from(authority.versions),
+        values: Array.from(authority.values),
+        deleted: Array.from(authority.deleted),
+      },
       history: authority.history.snapshot(),
       startedAt,
       stoppedAt,

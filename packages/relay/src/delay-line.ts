@@ -67,7 +67,8 @@ export class DelayLine<T> {
     this.timer = undefined;
     this.armedFor = Infinity;
     const until = this.timers.now() + TIMER_SLACK_MS;
-    for (let due = this.queue.nextDue(); due !== undefined && due <= until; due = this.queue.nextDue()) this.release(this.queue.pop()!);
+    for (let due = this.queue.nextDue(); due !== undefined && due <= until; due = this.queue.nextDue())
+      this.release(this.queue.pop()!);
     const next = this.queue.nextDue();
     if (next !== undefined) this.arm(next);
   };

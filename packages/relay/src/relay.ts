@@ -46,7 +46,11 @@ const uniform = (seed: number, salt: number): (() => number) => {
 };
 
 function udpSocket(host: string): Socket {
-  return createSocket({ type: isIPv6(host) ? 'udp6' : 'udp4', recvBufferSize: SOCKET_BUFFER_BYTES, sendBufferSize: SOCKET_BUFFER_BYTES });
+  return createSocket({
+    type: isIPv6(host) ? 'udp6' : 'udp4',
+    recvBufferSize: SOCKET_BUFFER_BYTES,
+    sendBufferSize: SOCKET_BUFFER_BYTES,
+  });
 }
 
 /**
@@ -90,7 +94,16 @@ export class Relay {
       });
     });
     const relay = new Relay(init, socket, logger, timing);
-    logger.info({ client: init.client, upstream: init.upstream, port: relay.port, datagramBytes: init.datagramBytes, recvBufferBytes: socket.getRecvBufferSize() }, 'relay listening');
+    logger.info(
+      {
+        client: init.client,
+        upstream: init.upstream,
+        port: relay.port,
+        datagramBytes: init.datagramBytes,
+        recvBufferBytes: socket.getRecvBufferSize(),
+      },
+      'relay listening',
+    );
     return relay;
   }
 
@@ -115,7 +128,11 @@ export class Relay {
 
   report(): RelayReport {
     const used = this.cpuAtFirst === undefined ? undefined : process.cpuUsage(this.cpuAtFirst);
-    return { ...this.counters(), clients: this.clientsSeen, cpuMicros: used === undefined ? 0 : used.user + used.system };
+    return {
+      ...this.counters(),
+      clients: this.clientsSeen,
+      cpuMicros: used === undefined ? 0 : used.user + used.system,
+    };
   }
 
   close(): void {
@@ -159,7 +176,9 @@ export class Relay {
       this.down.carry(datagram, client.toClient);
     });
     // ECONNREFUSED while the broker is down (a crash fault): the QUIC ends retry, so do we.
-    upstream.on('error', (error) => this.logger.debug({ client: key, err: errorMessage(error) }, 'relay socket error (broker side)'));
+    upstream.on('error', (error) =>
+      this.logger.debug({ client: key, err: errorMessage(error) }, 'relay socket error (broker side)'),
+    );
     upstream.connect(upstreamPort, host, () => {
       if (client.closed) return;
       const pending = client.pending ?? [];

@@ -20,17 +20,40 @@ export interface AttackResult {
 const hostile = (random: Random, n: number) => Array.from({ length: n }, () => hostileFrame(random));
 const subscriberHello = (token: Buffer, i: number) => encodeHello({ role: Role.subscriber, name: `rogue-${i}`, token });
 
-/** The cycle of attacks, outsiders then the insider; each connection runs one, with a burst of frames after its hello. */
+/** The cycle of attacks, outsiders then the insider; each connection runs one, with a burst of frames after its hello.
+ * */
 export const ATTACKS: Attack[] = [
   { name: 'garbage before hello', hello: () => null, body: hostile },
-  { name: 'hello without a token', hello: (_token, i) => encodeHello({ role: Role.subscriber, name: `rogue-${i}`, token: Buffer.alloc(0) }), body: hostile },
-  { name: 'hello with a wrong token', hello: (_token, i) => encodeHello({ role: Role.subscriber, name: `rogue-${i}`, token: randomBytes(32) }), body: hostile },
+  {
+    name: 'hello without a token',
+    hello: (_token, i) => encodeHello({ role: Role.subscriber, name: `rogue-${i}`, token: Buffer.alloc(0) }),
+    body: hostile,
+  },
+  {
+    name: 'hello with a wrong token',
+    hello: (_token, i) => encodeHello({ role: Role.subscriber, name: `rogue-${i}`, token: randomBytes(32) }),
+    body: hostile,
+  },
   { name: 'subscriber sending hostile frames', hello: subscriberHello, body: hostile },
-  { name: 'a second publisher', hello: (token, i) => encodeHello({ role: Role.publisher, name: `rogue-${i}`, token }), body: hostile },
+  {
+    name: 'a second publisher',
+    hello: (token, i) => encodeHello({ role: Role.publisher, name: `rogue-${i}`, token }),
+    body: hostile,
+  },
   {
     name: 'subscriber publishing',
     hello: subscriberHello,
-    body: (random, n) => Array.from({ length: n }, () => encodePublish({ key: random() % 2000, version: random(), value: random(), deleted: false, publishedAt: 0, payloadLength: 8 })),
+    body: (random, n) =>
+      Array.from({ length: n }, () =>
+        encodePublish({
+          key: random() % 2000,
+          version: random(),
+          value: random(),
+          deleted: false,
+          publishedAt: 0,
+          payloadLength: 8,
+        }),
+      ),
   },
   ...INSIDER_ATTACKS,
 ];
@@ -46,8 +69,13 @@ async function awaitRefusal(stream: BrokerStream): Promise<string | null> {
 async function holdSubscription(hello: Buffer, endpoint: BrokerEndpoint, logger: Logger): Promise<BrokerStream> {
   const stream = await openBrokerStream(endpoint, logger);
   await stream.write(hello);
-  const first = await withDeadline(stream.frames.next(), REPLY_TIMEOUT_MS, 'no welcome for the held subscription').catch(() => null);
-  if (first?.done !== false || first.value.type !== 'welcome') logger.warn({ reply: first?.value?.type ?? null }, 'the held subscription was not admitted');
+  const first = await withDeadline(
+    stream.frames.next(),
+    REPLY_TIMEOUT_MS,
+    'no welcome for the held subscription',
+  ).catch(() => null);
+  if (first?.done !== false || first.value.type !== 'welcome')
+    logger.warn({ reply: first?.value?.type ?? null }, 'the held subscription was not admitted');
   void (async () => {
     for await (const _frame of stream.frames);
   })().catch(() => {});
@@ -55,8 +83,15 @@ async function holdSubscription(hello: Buffer, endpoint: BrokerEndpoint, logger:
 }
 
 /** One connection: hello (maybe), a burst of `count` frames in one write, then read until refused. */
-export async function runAttack(attack: Attack, index: number, count: number, context: { endpoint: BrokerEndpoint; token: Buffer; random: Random; logger: Logger }): Promise<AttackResult> {
-  const held = attack.hold ? await holdSubscription(attack.hold(context.token, index), context.endpoint, context.logger).catch(() => undefined) : undefined;
+export async function runAttack(
+  attack: Attack,
+  index: number,
+  count: number,
+  context: { endpoint: BrokerEndpoint; token: Buffer; random: Random; logger: Logger },
+): Promise<AttackResult> {
+  const held = attack.hold
+    ? await holdSubscription(attack.hold(context.token, index), context.endpoint, context.logger).catch(() => undefined)
+    : undefined;
   const stream = await openBrokerStream(context.endpoint, context.logger).catch(async (error: unknown) => {
     await held?.close();
     throw error;
@@ -77,7 +112,11 @@ export async function runAttack(attack: Attack, index: number, count: number, co
 }
 
 /** Pinning a certificate that is not the broker's must fail the handshake. */
-export async function tryWrongPin(endpoint: BrokerEndpoint, decoyCaPem: string, logger: Logger): Promise<boolean | null> {
+export async function tryWrongPin(
+  endpoint: BrokerEndpoint,
+  decoyCaPem: string,
+  logger: Logger,
+): Promise<boolean | null> {
   try {
     const stream = await openBrokerStream(endpoint, logger, decoyCaPem);
     await stream.close();

@@ -21,7 +21,14 @@ export type Random = () => number; // uniform u32
 const pick = <T>(random: Random, items: readonly T[]): T => items[random() % items.length]!;
 
 function change(random: Random): Change {
-  return { key: random(), version: random(), value: random(), deleted: random() % 2 === 0, publishedAt: random(), payloadLength: random() % 80 };
+  return {
+    key: random(),
+    version: random(),
+    value: random(),
+    deleted: random() % 2 === 0,
+    publishedAt: random(),
+    payloadLength: random() % 80,
+  };
 }
 
 /** Well-formed frames of every type, as raw material for mutation. */

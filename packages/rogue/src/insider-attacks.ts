@@ -1,4 +1,11 @@
-import { encodeHello, encodePublish, FRAME_HEADER_LENGTH, MAX_PAYLOAD_BYTES, Role, type Change } from '@state-divergence/protocol';
+import {
+  encodeHello,
+  encodePublish,
+  FRAME_HEADER_LENGTH,
+  MAX_PAYLOAD_BYTES,
+  Role,
+  type Change,
+} from '@state-divergence/protocol';
 import type { Attack } from './attack.js';
 import type { Random } from './hostile-bytes.js';
 
@@ -15,10 +22,18 @@ import type { Random } from './hostile-bytes.js';
 /** Above the largest --keys a run accepts: outside the keyspace of every run. */
 const FIRST_KEY_OUTSIDE_ANY_RUN = 1_000_000;
 
-const insiderHello = (token: Buffer, i: number): Buffer => encodeHello({ role: Role.subscriber, name: `insider-${i}`, token });
+const insiderHello = (token: Buffer, i: number): Buffer =>
+  encodeHello({ role: Role.subscriber, name: `insider-${i}`, token });
 
 /** A change that breaks no rule by itself: the largest version, key 0 (in every keyspace), a small payload. */
-const valid = (random: Random): Change => ({ key: 0, version: Number.MAX_SAFE_INTEGER, value: 1 + (random() % 1000), deleted: false, publishedAt: 0, payloadLength: 8 });
+const valid = (random: Random): Change => ({
+  key: 0,
+  version: Number.MAX_SAFE_INTEGER,
+  value: 1 + (random() % 1000),
+  deleted: false,
+  publishedAt: 0,
+  payloadLength: 8,
+});
 
 const repeat = (n: number, make: () => Buffer): Buffer[] => Array.from({ length: n }, make);
 
@@ -51,7 +66,8 @@ export const INSIDER_ATTACKS: Attack[] = [
   {
     name: 'insider: key out of range',
     hello: insiderHello,
-    body: (random, n) => repeat(n, () => encodePublish({ ...valid(random), key: FIRST_KEY_OUTSIDE_ANY_RUN + (random() % 0xff00_0000) })),
+    body: (random, n) =>
+      repeat(n, () => encodePublish({ ...valid(random), key: FIRST_KEY_OUTSIDE_ANY_RUN + (random() % 0xff00_0000) })),
   },
   {
     name: 'insider: version going backwards',

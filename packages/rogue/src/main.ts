@@ -26,14 +26,28 @@ function prng(seed: number): () => number {
 await runChild('rogue', async ({ init, logger, send }) => {
   const random = prng(init.seed);
   const token = Buffer.from(init.broker.token, 'hex');
-  const report: RogueReport = { role: 'rogue', connections: 0, framesSent: 0, refusals: {}, closedWithoutError: 0, wrongPinRejected: null, done: false, byAttack: {} };
+  const report: RogueReport = {
+    role: 'rogue',
+    connections: 0,
+    framesSent: 0,
+    refusals: {},
+    closedWithoutError: 0,
+    wrongPinRejected: null,
+    done: false,
+    byAttack: {},
+  };
 
   const attackAll = async (): Promise<void> => {
     report.wrongPinRejected = await tryWrongPin(init.broker, init.decoyCaPem, logger);
     let failuresInARow = 0;
     for (let i = 0; report.framesSent < init.rogueFrames; i++) {
       const attack = ATTACKS[i % ATTACKS.length]!;
-      const result = await runAttack(attack, i, Math.min(BURST, init.rogueFrames - report.framesSent), { endpoint: init.broker, token, random, logger });
+      const result = await runAttack(attack, i, Math.min(BURST, init.rogueFrames - report.framesSent), {
+        endpoint: init.broker,
+        token,
+        random,
+        logger,
+      });
       report.connections += 1;
       // A broker that no longer accepts connections at all is the run's problem, not ours to retry forever.
       failuresInARow = result.framesSent === 0 ? failuresInARow + 1 : 0;
@@ -54,7 +68,12 @@ await runChild('rogue', async ({ init, logger, send }) => {
 
   return {
     start: () => void attackAll(),
-    counters: () => ({ role: 'rogue', connections: report.connections, framesSent: report.framesSent, done: report.done }),
+    counters: () => ({
+      role: 'rogue',
+      connections: report.connections,
+      framesSent: report.framesSent,
+      done: report.done,
+    }),
     gather: () => report,
     close: async () => {},
   };

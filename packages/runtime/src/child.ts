@@ -1,5 +1,14 @@
 import { getEachMessage, getOneMessage, sendMessage } from 'execa';
-import { initProblem, isChildInit, isOfRole, isOrchestratorCommand, type ChildInit, type ChildRole, type InitOf, type ChildMessage } from '@state-divergence/protocol';
+import {
+  initProblem,
+  isChildInit,
+  isOfRole,
+  isOrchestratorCommand,
+  type ChildInit,
+  type ChildRole,
+  type InitOf,
+  type ChildMessage,
+} from '@state-divergence/protocol';
 import { serveRequest, type RoleHandlers } from './serve-request.js';
 import { createLogger, setLogPhase, type Logger } from './logger.js';
 import { exitFlushed } from './exit.js';
@@ -42,8 +51,14 @@ export interface RoleEntry {
 }
 
 /** A role a process can be told to be, and how to build it (runChildOf): the init's `role` picks one. */
-export function roleEntry<R extends ChildRole>(role: R, setUp: (context: ChildContext<InitOf<R>>) => Promise<RoleHandlers>): RoleEntry {
-  return { role, setUp: (init, context) => (isOfRole<R, 'init'>(init, role) ? setUp({ ...context, init }) : undefined) };
+export function roleEntry<R extends ChildRole>(
+  role: R,
+  setUp: (context: ChildContext<InitOf<R>>) => Promise<RoleHandlers>,
+): RoleEntry {
+  return {
+    role,
+    setUp: (init, context) => (isOfRole<R, 'init'>(init, role) ? setUp({ ...context, init }) : undefined),
+  };
 }
 
 /**
@@ -92,7 +107,13 @@ async function serveCommands(role: RoleHandlers, lifecycle: Lifecycle, logger: L
         break;
       case 'request': {
         const target = command.member === undefined ? { handlers: role, logger } : role.members?.get(command.member);
-        if (target === undefined) send({ type: 'refused', id: command.id, kind: command.kind, message: `it hosts no consumer named ${command.member}` });
+        if (target === undefined)
+          send({
+            type: 'refused',
+            id: command.id,
+            kind: command.kind,
+            message: `it hosts no consumer named ${command.member}`,
+          });
         else serveRequest(target.handlers, command, send, target.logger);
         break;
       }
@@ -125,7 +146,10 @@ async function serveCommands(role: RoleHandlers, lifecycle: Lifecycle, logger: L
  * fatal error. Listening starts before `ready` is sent: an IPC message sent
  * before the other side listens is silently dropped.
  */
-export async function runChild<R extends ChildRole>(roleName: R, setUp: (context: ChildContext<InitOf<R>>) => Promise<RoleHandlers>): Promise<void> {
+export async function runChild<R extends ChildRole>(
+  roleName: R,
+  setUp: (context: ChildContext<InitOf<R>>) => Promise<RoleHandlers>,
+): Promise<void> {
   return runChildOf(roleEntry(roleName, setUp));
 }
 
@@ -141,7 +165,8 @@ function reportProgress(role: RoleHandlers, logger: Logger): void {
   }
 }
 
-/** runChild for a process that may be told to be any of several roles (a consumer, or a pool of consumers): its init says which. */
+/** runChild for a process that may be told to be any of several roles (a consumer, or a pool of consumers): its init
+ * says which. */
 export async function runChildOf(...entries: RoleEntry[]): Promise<void> {
   const init = await awaitInit(entries.map((e) => e.role));
   setLogPhase('starting');
@@ -188,5 +213,9 @@ export async function runChildOf(...entries: RoleEntry[]): Promise<void> {
   // Each member says it too: every consumer's first line in the log is its `ready`, pooled or not.
   for (const hosted of role.members?.values() ?? []) hosted.logger.info({ pool: init.name }, 'ready');
   logger.info({ port: role.port }, 'ready');
-  send(role.port === undefined ? { type: 'ready', pid: process.pid } : { type: 'ready', pid: process.pid, port: role.port });
+  send(
+    role.port === undefined
+      ? { type: 'ready', pid: process.pid }
+      : { type: 'ready', pid: process.pid, port: role.port },
+  );
 }

@@ -54,10 +54,11 @@ function flushed(stream: NodeJS.WriteStream): Promise<string | undefined> {
     const ignore = () => {};
     stream.on('error', ignore);
     try {
-      stream.write('', (error) => resolve(error ? ((error as NodeJS.ErrnoException).code ?? error.message) : undefined));
+      stream.write('', (error) =>
+        resolve(error ? ((error as NodeJS.ErrnoException).code ?? error.message) : undefined),
+      );
     } catch (error) {
       resolve((error as Error).message);
     }
   });
 }
-

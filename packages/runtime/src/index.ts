@@ -9,4 +9,15 @@ export { wallClockMs } from './clock.js';
 export { errorMessage } from './error-message.js';
 export { exitFlushed } from './exit.js';
 export { ensureRoom } from './growable.js';
-export { backoffDelays, reachBrokerAgain, retryWithBackoff, BACKOFF_FIRST_MS, BACKOFF_MAX_MS, RECONNECT_ATTEMPT_MS, UNANNOUNCED_GIVE_UP_MS, unannouncedGiveUpMs, longestSurvivableCutMs, type RetryOptions } from './reconnect.js';
+export {
+  backoffDelays,
+  reachBrokerAgain,
+  retryWithBackoff,
+  BACKOFF_FIRST_MS,
+  BACKOFF_MAX_MS,
+  RECONNECT_ATTEMPT_MS,
+  UNANNOUNCED_GIVE_UP_MS,
+  unannouncedGiveUpMs,
+  longestSurvivableCutMs,
+  type RetryOptions,
+} from './reconnect.js';

@@ -31,7 +31,11 @@ export function logDestination(settings: LogSettings): LogDestination {
  * A logger whose every line says `proc`. A pool gives each consumer it hosts its own (a child
  * logger would repeat the `proc` key), all writing to the pool's one destination.
  */
-export function createLogger(proc: string, settings: LogSettings, destination: LogDestination = logDestination(settings)): Logger {
+export function createLogger(
+  proc: string,
+  settings: LogSettings,
+  destination: LogDestination = logDestination(settings),
+): Logger {
   return pino(
     {
       level: settings.level,

@@ -48,7 +48,8 @@ export function* backoffDelays(): Generator<number, never> {
 }
 
 export interface RetryOptions {
-  /** Checked after every wait and every failure: true ends the loop with `undefined` (closing, or a newer loss took over). */
+  /** Checked after every wait and every failure: true ends the loop with `undefined` (closing, or a newer loss took
+   * over). */
   stop: () => boolean;
   /** performance.now() after which a failure is final (null: retry until stopped). */
   giveUpAt: number | null;
@@ -89,7 +90,8 @@ export function reachBrokerAgain<T extends { session: { close(): Promise<void> }
   announced: boolean;
   /** Why the broker was lost: the give-up sentence starts with it. */
   reason: string;
-  /** The endpoint's QUIC idle timeout (BrokerEndpoint.idleTimeoutMs): it bounds an unannounced loss's retries from below. */
+  /** The endpoint's QUIC idle timeout (BrokerEndpoint.idleTimeoutMs): it bounds an unannounced loss's retries from
+   * below. */
   idleTimeoutMs: number;
   stale: () => boolean;
   logger: Logger;
@@ -101,13 +103,15 @@ export function reachBrokerAgain<T extends { session: { close(): Promise<void> }
   retryWithBackoff(options.attempt, {
     stop: stale,
     giveUpAt: options.announced ? null : performance.now() + giveUpMs,
-    onFailure: (error, attempt, nextDelayMs) => logger.info({ attempt, nextDelayMs, reason: errorMessage(error) }, 'no broker yet'),
+    onFailure: (error, attempt, nextDelayMs) =>
+      logger.info({ attempt, nextDelayMs, reason: errorMessage(error) }, 'no broker yet'),
   }).then(
     (value) => {
       if (value === undefined) return;
       if (stale()) return void value.session.close();
       options.reached(value);
     },
-    (error: unknown) => options.gaveUp(`${options.reason}, and no broker answered within ${giveUpMs / 1000} s: ${errorMessage(error)}`),
+    (error: unknown) =>
+      options.gaveUp(`${options.reason}, and no broker answered within ${giveUpMs / 1000} s: ${errorMessage(error)}`),
   );
 }

@@ -1,9 +1,18 @@
-import type { ChildMessage, Counters, DigestVerdict, LastWrites, LinkShape, OrchestratorCommand, Report } from '@state-divergence/protocol';
+import type {
+  ChildMessage,
+  Counters,
+  DigestVerdict,
+  LastWrites,
+  LinkShape,
+  OrchestratorCommand,
+  Report,
+} from '@state-divergence/protocol';
 import { errorMessage } from './error-message.js';
 import type { Logger } from './logger.js';
 import { processResources } from './resources.js';
 
-/** What a role implements: the lifecycle around it is the same for every child (child.ts), and every request is served through it (below). */
+/** What a role implements: the lifecycle around it is the same for every child (child.ts), and every request is served
+ * through it (below). */
 export interface RoleHandlers {
   /** Sent in `ready` (the broker's listening port). */
   port?: number;
@@ -14,7 +23,8 @@ export interface RoleHandlers {
   digest?(): Promise<DigestVerdict>;
   /** Publisher and consumers: live version per key (0: absent or deleted). */
   versions?(): Float64Array;
-  /** Broker: each key's last-write offset and each subscriber's drops, for the live view (it must stay cheap: see LastWrites). */
+  /** Broker: each key's last-write offset and each subscriber's drops, for the live view (it must stay cheap: see
+   * LastWrites). */
   lastWrites?(): LastWrites;
   /** Broker: a subscriber's process is gone. */
   endSubscriber?(name: string, reason: string): void;
@@ -44,7 +54,12 @@ type Request = Extract<OrchestratorCommand, { type: 'request' }>;
  * this role cannot serve it. A child asked for something it does not do answers;
  * it never dies of it.
  */
-export function serveRequest(role: RoleHandlers, request: Request, send: (message: ChildMessage) => void, logger: Logger): void {
+export function serveRequest(
+  role: RoleHandlers,
+  request: Request,
+  send: (message: ChildMessage) => void,
+  logger: Logger,
+): void {
   const { id, kind } = request;
   const refuse = (message: string) => {
     logger.warn({ kind, message }, 'request refused');
@@ -67,7 +82,13 @@ export function serveRequest(role: RoleHandlers, request: Request, send: (messag
       // A failed check is a finding about this consumer, not a reason for it to die.
       role.digest().then(
         (value) => send({ type: 'reply', id, kind, value }),
-        (error: unknown) => send({ type: 'reply', id, kind, value: { match: null, error: errorMessage(error), local: '', broker: '', brokerOffset: 0, localOffset: 0 } }),
+        (error: unknown) =>
+          send({
+            type: 'reply',
+            id,
+            kind,
+            value: { match: null, error: errorMessage(error), local: '', broker: '', brokerOffset: 0, localOffset: 0 },
+          }),
       );
       return;
     default:

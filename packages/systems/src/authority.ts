@@ -17,8 +17,7 @@ export class Authority {
 
   entries(): Map<string, Versioned> {
     const entries = new Map<string, Versioned>();
-    for (const [key, { value, seq }] of this.latest)
-      if (value !== null) entries.set(key, { value, seq });
+    for (const [key, { value, seq }] of this.latest) if (value !== null) entries.set(key, { value, seq });
     return entries;
   }
 }

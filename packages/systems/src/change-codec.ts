@@ -34,7 +34,6 @@ export function encodeStored(seq: number, value: string): string {
 export function decodeStored(text: string): { seq: number; value: string } {
   const space = text.indexOf(' ');
   const seq = Number(text.slice(0, space));
-  if (space < 0 || !Number.isInteger(seq))
-    throw new Error(`not a stored value: ${text.slice(0, 80)}`);
+  if (space < 0 || !Number.isInteger(seq)) throw new Error(`not a stored value: ${text.slice(0, 80)}`);
   return { seq, value: text.slice(space + 1) };
 }

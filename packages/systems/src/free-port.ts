@@ -7,9 +7,7 @@ const ATTEMPTS = 64;
 /** The first port the kernel hands out for port 0 (Linux's default when /proc cannot be read). */
 function ephemeralLow(): number {
   try {
-    const low = Number(
-      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
-    );
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
     if (Number.isInteger(low) && low > LOWEST) return low;
   } catch {
     // not Linux: assume its default
@@ -21,9 +19,7 @@ function bindable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));
-    server.listen({ host: '127.0.0.1', port, exclusive: true }, () =>
-      server.close(() => resolve(true)),
-    );
+    server.listen({ host: '127.0.0.1', port, exclusive: true }, () => server.close(() => resolve(true)));
   });
 }
 
@@ -33,17 +29,13 @@ function bindable(port: number): Promise<boolean> {
  * client socket of the run, and the restart would fail (the broker's reason too:
  * runtime/src/quic/listen-port.ts). Below the range only another server can take it.
  */
-export async function freePorts(
-  count: number,
-  random: () => number = Math.random,
-): Promise<number[]> {
+export async function freePorts(count: number, random: () => number = Math.random): Promise<number[]> {
   const high = ephemeralLow();
   const ports: number[] = [];
   for (let attempt = 0; attempt < ATTEMPTS * count && ports.length < count; attempt += 1) {
     const port = LOWEST + Math.floor(random() * (high - LOWEST));
     if (!ports.includes(port) && (await bindable(port))) ports.push(port);
   }
-  if (ports.length < count)
-    throw new Error(`found ${ports.length} of ${count} free loopback ports`);
+  if (ports.length < count) throw new Error(`found ${ports.length} of ${count} free loopback ports`);
   return ports;
 }

@@ -19,12 +19,7 @@ export { SYSTEMS, systemNamed } from './systems.js';
 export { installed } from './installed.js';
 export { knobValues } from './knobs.js';
 export { checkPrefix, runPrefix } from './prefix.js';
-export {
-  startServer,
-  type RunningServer,
-  type ServerOptions,
-  type ServerWatch,
-} from './server-process.js';
+export { startServer, type RunningServer, type ServerOptions, type ServerWatch } from './server-process.js';
 export { kernelQueues, type KernelQueues } from './kernel-queues.js';
 export { LocalCopy, wrongKeys } from './local-copy.js';
 export { Authority } from './authority.js';

@@ -36,13 +36,7 @@ function rows(file: string): TcpRow[] {
     .flatMap((line) => {
       const f = line.trim().split(/\s+/);
       const [local, remote, queues, inode] = [f[1], f[2], f[4], f[9]];
-      if (
-        local === undefined ||
-        remote === undefined ||
-        queues === undefined ||
-        inode === undefined
-      )
-        return [];
+      if (local === undefined || remote === undefined || queues === undefined || inode === undefined) return [];
       const [tx = '0', rx = '0'] = queues.split(':');
       return [{ local, remote, txQueue: parseInt(tx, 16), rxQueue: parseInt(rx, 16), inode }];
     });

@@ -14,19 +14,12 @@ export function integerKnob(name: string, description: string, fallback: string,
 }
 
 /** A knob the server takes as it is, checked by a pattern (a duration, a limit triple). */
-export function patternKnob(
-  name: string,
-  description: string,
-  fallback: string,
-  pattern: RegExp,
-  shape: string,
-): Knob {
+export function patternKnob(name: string, description: string, fallback: string, pattern: RegExp, shape: string): Knob {
   return {
     name,
     description,
     default: fallback,
-    check: (value) =>
-      pattern.test(value) ? undefined : `${name} must be ${shape}, not "${value}"`,
+    check: (value) => (pattern.test(value) ? undefined : `${name} must be ${shape}, not "${value}"`),
   };
 }
 
@@ -54,7 +47,6 @@ export function knobValues(system: TargetSystem, given: KnobValues = {}): KnobVa
 /** The knob's value; knobValues filled every one in, so a missing one is a programming error. */
 export function knob(values: KnobValues, name: string): string {
   const value = values[name];
-  if (value === undefined)
-    throw new Error(`no value for knob ${name}: pass the values through knobValues()`);
+  if (value === undefined) throw new Error(`no value for knob ${name}: pass the values through knobValues()`);
   return value;
 }

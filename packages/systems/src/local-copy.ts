@@ -25,17 +25,12 @@ export class LocalCopy implements Sink {
 
   signal(kind: SignalKind, detail?: string): void {
     if (kind === 'relist') this.relists += 1;
-    this.signals.push(
-      detail === undefined ? { kind, atMs: this.now() } : { kind, atMs: this.now(), detail },
-    );
+    this.signals.push(detail === undefined ? { kind, atMs: this.now() } : { kind, atMs: this.now(), detail });
   }
 }
 
 /** The keys whose value in `copy` differs from `authority` (missing, extra or stale), sorted. */
-export function wrongKeys(
-  copy: ReadonlyMap<string, Versioned>,
-  authority: ReadonlyMap<string, Versioned>,
-): string[] {
+export function wrongKeys(copy: ReadonlyMap<string, Versioned>, authority: ReadonlyMap<string, Versioned>): string[] {
   const wrong = new Set<string>();
   for (const [key, entry] of authority) if (copy.get(key)?.value !== entry.value) wrong.add(key);
   for (const key of copy.keys()) if (!authority.has(key)) wrong.add(key);

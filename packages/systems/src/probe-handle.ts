@@ -22,12 +22,7 @@ export interface Probe {
 }
 
 /** Starts a probe running `idiom` of `system` at `endpoint`; resolves once it is consuming. */
-export async function startProbe(
-  system: string,
-  idiom: IdiomName,
-  endpoint: Endpoint,
-  prefix: string,
-): Promise<Probe> {
+export async function startProbe(system: string, idiom: IdiomName, endpoint: Endpoint, prefix: string): Promise<Probe> {
   const child = execaNode(ENTRY, [], {
     ipc: true,
     stdin: 'ignore',
@@ -38,8 +33,7 @@ export async function startProbe(
     buffer: false,
   });
   const pid = child.pid;
-  if (pid === undefined)
-    throw new Error(`the ${system} ${idiom} probe did not start: ${(await child).message}`);
+  if (pid === undefined) throw new Error(`the ${system} ${idiom} probe did not start: ${(await child).message}`);
   track(pid);
   void child.then(() => untrack(pid));
   const send = (command: ProbeCommand) => child.sendMessage(command);
@@ -63,8 +57,7 @@ export async function startProbe(
       const reply = next('report');
       await send({ type: 'report' });
       const message = await reply;
-      if (message.type !== 'report')
-        throw new Error(`the probe did not report: ${JSON.stringify(message)}`);
+      if (message.type !== 'report') throw new Error(`the probe did not report: ${JSON.stringify(message)}`);
       return {
         ...message,
         copy: new Map(message.entries.map(([key, value, seq]) => [key, { value, seq }])),

@@ -101,9 +101,7 @@ export async function startServer(
     while (!(await recipe.ready(endpoint).catch(() => false))) {
       if (exited || Date.now() > deadline) {
         signalGroup(pid, 'SIGKILL');
-        const why = exited
-          ? 'exited before it was ready'
-          : `not ready within ${READY_TIMEOUT_MS} ms`;
+        const why = exited ? 'exited before it was ready' : `not ready within ${READY_TIMEOUT_MS} ms`;
         throw new CodedError('E_SERVER', `${name} server ${why}; its log ends: ${tail(logFile)}`);
       }
       await sleep(READY_POLL_MS);

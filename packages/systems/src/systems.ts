@@ -11,7 +11,6 @@ export const SYSTEMS: readonly TargetSystem[] = [etcd, nats, natsKv, redisPubsub
 /** The system named `name`, or a one-line refusal listing the names there are. */
 export function systemNamed(name: string): TargetSystem {
   const found = SYSTEMS.find((system) => system.name === name);
-  if (found === undefined)
-    throw new Error(`no system ${name} (there are: ${SYSTEMS.map((s) => s.name).join(', ')})`);
+  if (found === undefined) throw new Error(`no system ${name} (there are: ${SYSTEMS.map((s) => s.name).join(', ')})`);
   return found;
 }

@@ -1,5 +1,5 @@
 /**
- * A target system as a value (Jepsen's `db` + `client`): everything the harness needs to put one
+ * A target system as a value (Jepsen's `dbclient`): everything the harness needs to put one
  * real change-notification system through a fault, and nothing that names another. The
  * orchestrator is meant to hold a list of these (systems.ts) and learn no system's name.
  */
@@ -45,14 +45,7 @@ export interface Signal {
 }
 
 export type SignalKind =
-  | 'disconnect'
-  | 'reconnect'
-  | 'cancel'
-  | 'reset'
-  | 'relist'
-  | 'trimmed'
-  | 'error'
-  | 'slow-consumer';
+  'disconnect' | 'reconnect' | 'cancel' | 'reset' | 'relist' | 'trimmed' | 'error' | 'slow-consumer';
 
 /** Where a consumer idiom puts what it learns. */
 export interface Sink {

@@ -42,15 +42,25 @@ export function dataFileProblem(path: string): string | undefined {
   try {
     const size = fstatSync(fd).size;
     // lmdb would silently start a new, empty database in a zero-length file.
-    if (size === 0) return 'data.mdb is empty (0 bytes): truncated, or a creation that never finished; remove the directory to start a new log';
+    if (size === 0)
+      return (
+        'data.mdb is empty (0 bytes): truncated, or a creation that never finished; remove the directory to start ' +
+        'a new log'
+      );
     const first = readMeta(fd, 0);
-    if (first === undefined || first.pageSize < 512 || first.pageSize > 65_536) return `data.mdb (${size} bytes) does not start with an lmdb meta page: truncated or not an lmdb file`;
+    if (first === undefined || first.pageSize < 512 || first.pageSize > 65_536)
+      return `data.mdb (${size} bytes) does not start with an lmdb meta page: truncated or not an lmdb file`;
     const second = readMeta(fd, first.pageSize);
-    if (second === undefined) return `data.mdb is ${size} bytes, shorter than its two ${first.pageSize}-byte meta pages: truncated`;
+    if (second === undefined)
+      return `data.mdb is ${size} bytes, shorter than its two ${first.pageSize}-byte meta pages: truncated`;
     // lmdb opens at the meta page with the higher transaction id; so does this check.
     const newest = second.txnId > first.txnId ? second : first;
     const needed = (newest.lastPage + 1) * first.pageSize;
-    if (size < needed) return `data.mdb is ${size} bytes but its last committed transaction (${newest.txnId}) reaches ${needed}: the file was truncated`;
+    if (size < needed)
+      return (
+        `data.mdb is ${size} bytes but its last committed transaction (${newest.txnId}) reaches ${needed}: the ` +
+        `file was truncated`
+      );
     return undefined;
   } finally {
     closeSync(fd);

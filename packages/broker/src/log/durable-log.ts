@@ -1,6 +1,11 @@
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PERIODIC_FSYNC_MS, publishBodyVersion, type DurableSettings, type FsyncPolicy } from '@state-divergence/protocol';
+import {
+  PERIODIC_FSYNC_MS,
+  publishBodyVersion,
+  type DurableSettings,
+  type FsyncPolicy,
+} from '@state-divergence/protocol';
 import { DATA_FILE, prepareDataDir } from './data-dir.js';
 import { GroupCommit } from './group-commit.js';
 import { isFsyncPolicy } from './policy.js';
@@ -11,7 +16,8 @@ import { trimToRetention } from './retention.js';
 import { openStores, type LogStores } from './stores.js';
 import type { LogRecord, LogRecovery, LogStats } from './types.js';
 
-/** What open() takes: the broker's init carries exactly this (BrokerInit.durableLog). retention: keep at most that many newest records (an integer >= 0); null keeps all. */
+/** What open() takes: the broker's init carries exactly this (BrokerInit.durableLog). retention: keep at most that many
+ * newest records (an integer >= 0); null keeps all. */
 export type DurableLogOptions = DurableSettings;
 
 interface Append {
@@ -20,7 +26,8 @@ interface Append {
   record: Buffer;
 }
 
-/** Directories open in this process: lmdb would hand a second open the same environment, and two logs would write one file. */
+/** Directories open in this process: lmdb would hand a second open the same environment, and two logs would write one
+ * file. */
 const openDirs = new Set<string>();
 
 /**
@@ -32,7 +39,13 @@ const openDirs = new Set<string>();
 async function commitFailure(error: unknown): Promise<string> {
   const detail = (error as { commitError?: Promise<unknown> } | undefined)?.commitError;
   if (detail === undefined) return error instanceof Error ? error.message : String(error);
-  const cause = await Promise.race([detail.then(() => undefined, (reason: unknown) => reason), new Promise((settled) => setImmediate(settled))]);
+  const cause = await Promise.race([
+    detail.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    ),
+    new Promise((settled) => setImmediate(settled)),
+  ]);
   return (cause instanceof Error ? cause.message : (error as Error).message).split('\n')[0]!;
 }
 
@@ -70,12 +83,18 @@ export class DurableLog {
     if (fsync === 'periodic') this.timer = setInterval(() => void this.syncNow(), PERIODIC_FSYNC_MS).unref();
   }
 
-  /** Creates the log in an empty/nonexistent dir, or recovers the one there. A dir holding anything else, or a log made with another fsync policy, is refused with one line (a LogRefusal, whose message is that line). */
+  /** Creates the log in an empty/nonexistent dir, or recovers the one there. A dir holding anything else, or a log made
+   * with another fsync policy, is refused with one line (a LogRefusal, whose message is that line). */
   static async open(options: DurableLogOptions): Promise<DurableLog> {
     const { fsync, retention } = options;
     const dir = resolve(options.dir);
-    if (!isFsyncPolicy(fsync)) throw new LogRefusal(dir, `fsync policy ${JSON.stringify(fsync)} is not one of none, periodic, on-commit`);
-    if (retention !== null && !(Number.isSafeInteger(retention) && retention >= 0)) throw new LogRefusal(dir, `retention ${String(retention)} is not a whole number of records (or null, to keep all)`);
+    if (!isFsyncPolicy(fsync))
+      throw new LogRefusal(dir, `fsync policy ${JSON.stringify(fsync)} is not one of none, periodic, on-commit`);
+    if (retention !== null && !(Number.isSafeInteger(retention) && retention >= 0))
+      throw new LogRefusal(
+        dir,
+        `retention ${String(retention)} is not a whole number of records (or null, to keep all)`,
+      );
     if (openDirs.has(dir)) throw new LogRefusal(dir, 'is already open in this process');
     prepareDataDir(dir);
     openDirs.add(dir);
@@ -107,7 +126,10 @@ export class DurableLog {
   append(offset: number, key: number, body: Uint8Array): Promise<void> {
     if (this.closing !== undefined) return Promise.reject(new Error(`durable log ${this.dir} is closed`));
     if (this.group.failed !== undefined) return Promise.reject(this.group.failed);
-    if (offset !== this.nextOffset) return Promise.reject(new RangeError(`durable log ${this.dir}: append at offset ${offset}, expected ${this.nextOffset}`));
+    if (offset !== this.nextOffset)
+      return Promise.reject(
+        new RangeError(`durable log ${this.dir}: append at offset ${offset}, expected ${this.nextOffset}`),
+      );
     if (!isU32(key)) return Promise.reject(new RangeError(`durable log ${this.dir}: key ${key} is not a u32`));
     const bodyBuffer = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.length);
     try {
@@ -133,7 +155,9 @@ export class DurableLog {
         oldest = trimToRetention(this.stores, this.oldestRetained, head, this.retention);
       });
     } catch (error) {
-      throw new Error(`durable log ${this.dir}: commit of offsets ${batch[0]!.offset}..${head} failed: ${await commitFailure(error)}`);
+      throw new Error(
+        `durable log ${this.dir}: commit of offsets ${batch[0]!.offset}..${head} failed: ${await commitFailure(error)}`,
+      );
     }
     this.committedHead = head;
     this.oldestRetained = oldest;
@@ -177,7 +201,8 @@ export class DurableLog {
    * record if afterOffset is older (the caller compares with `oldest` to say what was discarded).
    */
   read(afterOffset: number, limit: number): LogRecord[] {
-    if (!Number.isSafeInteger(afterOffset) || !Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`durable log ${this.dir}: read(${afterOffset}, ${limit})`);
+    if (!Number.isSafeInteger(afterOffset) || !Number.isSafeInteger(limit) || limit < 0)
+      throw new RangeError(`durable log ${this.dir}: read(${afterOffset}, ${limit})`);
     const start = Math.max(afterOffset + 1, this.oldestRetained);
     // Offsets are contiguous, so the page's length is known: anything shorter is a hole.
     const expected = Math.max(0, Math.min(limit, this.committedHead - start + 1));
@@ -188,16 +213,21 @@ export class DurableLog {
       this.stores.env.resetReadTxn();
       page = this.page(start, expected);
     }
-    if (page.length < expected) throw new Error(`durable log ${this.dir}: ${expected} records from offset ${start} are committed, ${page.length} were found`);
+    if (page.length < expected)
+      throw new Error(
+        `durable log ${this.dir}: ${expected} records from offset ${start} are committed, ${page.length} were found`,
+      );
     return page;
   }
 
-  /** `count` records from `start`, none past the head (lmdb makes a commit visible a moment before its promise resolves). */
+  /** `count` records from `start`, none past the head (lmdb makes a commit visible a moment before its promise
+   * resolves). */
   private page(start: number, count: number): LogRecord[] {
     const page: LogRecord[] = [];
     for (const { key, value } of this.stores.log.getRange({ start, end: this.committedHead + 1, limit: count })) {
       const record = this.decode(value, `the record at offset ${key}`);
-      if (record.offset !== start + page.length) throw new Error(`durable log ${this.dir}: the record at offset ${key} is not offset ${start + page.length}`);
+      if (record.offset !== start + page.length)
+        throw new Error(`durable log ${this.dir}: the record at offset ${key} is not offset ${start + page.length}`);
       page.push(record);
     }
     return page;

@@ -9,7 +9,8 @@ import { FSYNC_POLICIES, type FsyncPolicy } from '@state-divergence/protocol';
  *   periodic   commits resolve once written; the data file is fdatasync'd every PERIODIC_FSYNC_MS
  *   none       commits resolve once written; the kernel writes back when it likes
  */
-export const isFsyncPolicy = (value: unknown): value is FsyncPolicy => (FSYNC_POLICIES as readonly unknown[]).includes(value);
+export const isFsyncPolicy = (value: unknown): value is FsyncPolicy =>
+  (FSYNC_POLICIES as readonly unknown[]).includes(value);
 
 /**
  * The lmdb environment flags of a policy. on-commit turns lmdb's default overlappingSync off:

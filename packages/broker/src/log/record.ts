@@ -31,7 +31,8 @@ export function encodeRecord(offset: number, key: number, body: Uint8Array): Buf
 
 /** The record, or what is wrong with it (a short phrase for a one-line error). */
 export function decodeRecord(value: Buffer): StoredRecord | string {
-  if (value.length < RECORD_HEADER_BYTES) return `${value.length} bytes, shorter than the ${RECORD_HEADER_BYTES}-byte record header`;
+  if (value.length < RECORD_HEADER_BYTES)
+    return `${value.length} bytes, shorter than the ${RECORD_HEADER_BYTES}-byte record header`;
   if (crc32(value.subarray(4)) !== value.readUInt32BE(0)) return `CRC mismatch over its ${value.length} bytes`;
   return {
     offset: value.readUInt32BE(4) * 0x1_0000_0000 + value.readUInt32BE(8),

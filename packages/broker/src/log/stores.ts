@@ -52,7 +52,10 @@ function newEpoch(): number {
  * reads or writes the log's identity. A log made with another fsync policy is refused: what
  * an acknowledgment promised when it was written must not change between incarnations.
  */
-export async function openStores(dir: string, fsync: FsyncPolicy): Promise<{ stores: LogStores; created: boolean; epoch: number }> {
+export async function openStores(
+  dir: string,
+  fsync: FsyncPolicy,
+): Promise<{ stores: LogStores; created: boolean; epoch: number }> {
   let env: SyncableRoot;
   try {
     env = open({ path: dir, noSubdir: false, maxDbs: 4, ...envSyncOptions(fsync) }) as SyncableRoot;
@@ -67,7 +70,8 @@ export async function openStores(dir: string, fsync: FsyncPolicy): Promise<{ sto
     if (identity === undefined) {
       // Only an environment with nothing in it (a creation that stopped before its first
       // commit) is made into a log; the identity is its first commit, before any other database.
-      if (env.getKeysCount() !== 0) throw new LogRefusal(dir, 'holds an lmdb database that is not a durable log (it has no identity record)');
+      if (env.getKeysCount() !== 0)
+        throw new LogRefusal(dir, 'holds an lmdb database that is not a durable log (it has no identity record)');
       const fresh: Identity = { format: LOG_FORMAT, fsync, epoch: newEpoch() };
       const made = (meta = env.openDB<unknown, string>(DB_NAMES.meta, { encoding: 'json' }));
       made.transactionSync(() => {
@@ -76,10 +80,18 @@ export async function openStores(dir: string, fsync: FsyncPolicy): Promise<{ sto
       });
       identity = fresh;
     }
-    if (identity.format !== LOG_FORMAT) throw new LogRefusal(dir, `is a durable log of format ${identity.format}; this broker reads format ${LOG_FORMAT}`);
-    if (!isFsyncPolicy(identity.fsync)) throw new LogRefusal(dir, `its identity names an unknown fsync policy ${JSON.stringify(identity.fsync)}`);
+    if (identity.format !== LOG_FORMAT)
+      throw new LogRefusal(
+        dir,
+        `is a durable log of format ${identity.format}; this broker reads format ${LOG_FORMAT}`,
+      );
+    if (!isFsyncPolicy(identity.fsync))
+      throw new LogRefusal(dir, `its identity names an unknown fsync policy ${JSON.stringify(identity.fsync)}`);
     if (identity.fsync !== fsync) {
-      throw new LogRefusal(dir, `was created with fsync policy '${identity.fsync}', not '${fsync}': a log's policy is fixed when it is created`);
+      throw new LogRefusal(
+        dir,
+        `was created with fsync policy '${identity.fsync}', not '${fsync}': a log's policy is fixed when it is created`,
+      );
     }
     const stores: LogStores = {
       env,

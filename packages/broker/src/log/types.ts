@@ -8,7 +8,8 @@ export interface LogRecord {
 export interface LogRecovery {
   /** Records the log holds after recovery: the intact ones, less any a smaller retention removed. */
   records: number;
-  /** Torn records dropped at the tail (0 or 1: lmdb commits whole transactions, so only a damaged last record is taken for a tear). */
+  /** Torn records dropped at the tail (0 or 1: lmdb commits whole transactions, so only a damaged last record is taken
+   * for a tear). */
   tornTail: number;
   /** The last offset appended (kept even when retention has removed every record). */
   head: number;
@@ -29,7 +30,8 @@ export interface LogStats {
    * compacted table's copy of each record; dataFileBytes shows all of that.
    */
   logBytes: number;
-  /** fdatasync calls this incarnation made on the data file (on-commit: one per commit, recovery's included; periodic: one per timer tick that had new commits, and one at close). */
+  /** fdatasync calls this incarnation made on the data file (on-commit: one per commit, recovery's included; periodic:
+   * one per timer tick that had new commits, and one at close). */
   fsyncs: number;
   /** Records this incarnation appended (committed). */
   appended: number;

@@ -49,13 +49,20 @@ export class Backfill {
     const after = this.after;
     if (after >= head) return { kind: 'caughtUp' };
     if (after + 1 < this.log.oldest) return { kind: 'tooOld', oldest: this.log.oldest };
-    const end = Math.min(head, after + this.pageSize, through !== undefined && through > after ? through : Number.POSITIVE_INFINITY);
+    const end = Math.min(
+      head,
+      after + this.pageSize,
+      through !== undefined && through > after ? through : Number.POSITIVE_INFINITY,
+    );
     const records = this.log.read(after, end - after);
     const first = records[0];
     if (first === undefined || first.offset !== after + 1) {
       // Retention may have moved between the check above and the read; otherwise the log lost a committed record.
       if (after + 1 < this.log.oldest) return { kind: 'tooOld', oldest: this.log.oldest };
-      throw new Error(`the log returned ${first === undefined ? 'nothing' : `offset ${first.offset}`} for the record after ${after}, below its head ${head}`);
+      throw new Error(
+        `the log returned ${first === undefined ? 'nothing' : `offset ${first.offset}`} for the record after ` +
+          `${after}, below its head ${head}`,
+      );
     }
     const frames: Buffer[] = [];
     let bytes = 0;

@@ -34,7 +34,8 @@ export class PendingDigests {
     for (const digest of this.pending) digest.frame = undefined;
   }
 
-  /** The digests with nothing queued at or before their boundary (`oldestQueued`: undefined when empty), oldest first. */
+  /** The digests with nothing queued at or before their boundary (`oldestQueued`: undefined when empty), oldest first.
+   * */
   takeDue(oldestQueued: number | undefined): Buffer[] {
     const due: Buffer[] = [];
     while (this.pending.length > 0 && (oldestQueued === undefined || oldestQueued > this.pending[0]!.after)) {

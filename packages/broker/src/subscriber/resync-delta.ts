@@ -71,7 +71,11 @@ export class ResyncDelta {
     this.lag = undefined;
     const head = this.headOffset();
     const delta = this.table.stateFramesSince(lag.from);
-    const frames = [...(lag.signal ? [encodeLag(lag.from + 1, head)] : []), ...delta, encodeSyncEnd(SyncKind.delta, head)];
+    const frames = [
+      ...(lag.signal ? [encodeLag(lag.from + 1, head)] : []),
+      ...delta,
+      encodeSyncEnd(SyncKind.delta, head),
+    ];
     this.spent.resyncFrames += frames.length;
     this.spent.resyncBytes += frames.reduce((sum, f) => sum + f.length, 0);
     this.spent.fullSnapshotBytes += this.table.fullSnapshotBytes;

@@ -1,4 +1,10 @@
-import type { BlockedWrite, SubscriberCounters, SubscriberMark, SubscriberMarkKind, SubscriberReport } from '@state-divergence/protocol';
+import type {
+  BlockedWrite,
+  SubscriberCounters,
+  SubscriberMark,
+  SubscriberMarkKind,
+  SubscriberReport,
+} from '@state-divergence/protocol';
 import { DropRanges } from './drop-ranges.js';
 import type { ResyncCosts } from './resync-delta.js';
 import { TransportTally } from '../transport-tally.js';
@@ -7,7 +13,8 @@ import { TransportTally } from '../transport-tally.js';
 const BLOCKED_WRITE_MS = 100;
 /** The last ones are kept: what a report needs is the stall's, and a starved run blocks often before it. */
 const BLOCKED_WRITES_KEPT = 256;
-/** The first ones are kept: a timeline wants the trouble's start, and a consumer slowed for long can flap between drops and room. */
+/** The first ones are kept: a timeline wants the trouble's start, and a consumer slowed for long can flap between drops
+ * and room. */
 const MARKS_KEPT = 512;
 
 /** A write handed to the stream and not yet taken. */
@@ -92,7 +99,13 @@ export class SubscriberStats {
   }
 
   counters(queued: number): SubscriberCounters {
-    return { queued, delivered: this.delivered, dropped: this.drops.count, lastAccepted: this.lastAccepted, bytesSent: this.bytesSent };
+    return {
+      queued,
+      delivered: this.delivered,
+      dropped: this.drops.count,
+      lastAccepted: this.lastAccepted,
+      bytesSent: this.bytesSent,
+    };
   }
 
   report(queued: number): SubscriberReport {

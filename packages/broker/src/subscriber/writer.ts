@@ -42,7 +42,10 @@ export class SubscriberWriter {
 
   constructor(
     private readonly source: WriteSource,
-    private readonly options: Pick<SubscriberOptions, 'queueCapacity' | 'batchMaxEvents' | 'coalesceMs' | 'stats' | 'write'>,
+    private readonly options: Pick<
+      SubscriberOptions,
+      'queueCapacity' | 'batchMaxEvents' | 'coalesceMs' | 'stats' | 'write'
+    >,
   ) {
     this.halfQueue = Math.ceil(options.queueCapacity / 2);
   }

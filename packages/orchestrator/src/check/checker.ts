@@ -27,14 +27,16 @@ export interface CheckInput {
    * is then unknown, so no wrong key can be explained and the verdict is `unknown`.
    */
   broker: { head: number; lastWriteOffsets: ArrayLike<number> } | null;
-  /** [key, version] of each change sent to a broker that died before acknowledging it (PublisherReport.discarded); absent: none. */
+  /** [key, version] of each change sent to a broker that died before acknowledging it (PublisherReport.discarded);
+   * absent: none. */
   discarded?: ReadonlyArray<readonly [number, number]>;
   consumers: Array<{
     name: string;
     /** Faulted at some point of the run: stalled, slowed or crashed. */
     faulted: boolean;
     report: ConsumerReport | null;
-    /** The broker's side of what it missed (missed.ts; its report says the rest): offsets dropped for it, inclusive ranges. */
+    /** The broker's side of what it missed (missed.ts; its report says the rest): offsets dropped for it, inclusive
+     * ranges. */
     dropped: OffsetRange[];
     /** Where the broker disconnected it as a slow consumer, if it never subscribed again. */
     disconnectedAt?: number | null;
@@ -65,7 +67,13 @@ export function mergeVerdicts(verdicts: Verdict[]): Verdict {
 
 function emitted(history: History, key: number, version: number, value: number): boolean {
   const i = version - 1;
-  return i >= 0 && i < history.keys.length && history.keys[i] === key && history.values[i] === value && history.deleted[i] === 0;
+  return (
+    i >= 0 &&
+    i < history.keys.length &&
+    history.keys[i] === key &&
+    history.values[i] === value &&
+    history.deleted[i] === 0
+  );
 }
 
 function drawnAsDelete(history: History, key: number, version: number): boolean {
@@ -80,13 +88,32 @@ export const UNDRAINED = 'the drain gave up while it was still catching up';
 
 /** Why nothing can be explained without the broker's report. */
 export const NO_BROKER_REPORT =
-  "the broker's report could not be gathered: which writes it dropped for whom is unknown, so no wrong key can be explained";
+  "the broker's report could not be gathered: which writes it dropped for whom is unknown, so no wrong key can " +
+  'be explained';
 
-function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][number], discarded: ReadonlyMap<number, ReadonlySet<number>>): ConsumerCheck {
+function checkConsumer(
+  input: CheckInput,
+  consumer: CheckInput['consumers'][number],
+  discarded: ReadonlyMap<number, ReadonlySet<number>>,
+): ConsumerCheck {
   const { authority, history, broker } = input;
-  const base = { name: consumer.name, faulted: consumer.faulted, endedEarly: consumer.report?.endedEarly ?? consumer.died ?? null };
+  const base = {
+    name: consumer.name,
+    faulted: consumer.faulted,
+    endedEarly: consumer.report?.endedEarly ?? consumer.died ?? null,
+  };
   if (consumer.report === null) {
-    return { ...base, verdict: 'unknown', applied: null, wrongKeys: [], lost: 0, unexpected: 0, unexplainedKeys: [], explained: NOTHING_EXPLAINED, unknownBecause: COPY_NOT_GATHERED };
+    return {
+      ...base,
+      verdict: 'unknown',
+      applied: null,
+      wrongKeys: [],
+      lost: 0,
+      unexpected: 0,
+      unexplainedKeys: [],
+      explained: NOTHING_EXPLAINED,
+      unknownBecause: COPY_NOT_GATHERED,
+    };
   }
   const held = new Map<number, [number, number]>();
   for (const [key, version, value] of consumer.report.entries) held.set(key, [version, value]);
@@ -117,13 +144,18 @@ function checkConsumer(input: CheckInput, consumer: CheckInput['consumers'][numb
   }
   const wrongKeys = [...wrong].sort((a, b) => a - b);
   // Without the broker's evidence a wrong key cannot be told from a bug: unknown, not invalid.
-  const noEvidence = broker === null ? NO_BROKER_REPORT : consumer.noEvidence ?? null;
-  const unknownBecause = wrongKeys.length === 0 ? null : noEvidence ?? (consumer.undrained ? UNDRAINED : null);
+  const noEvidence = broker === null ? NO_BROKER_REPORT : (consumer.noEvidence ?? null);
+  const unknownBecause = wrongKeys.length === 0 ? null : (noEvidence ?? (consumer.undrained ? UNDRAINED : null));
   const { explained, unexplainedKeys } =
     broker === null || noEvidence !== null
       ? { explained: NOTHING_EXPLAINED, unexplainedKeys: [] }
       : explainWrongKeys({
-          broker: { head: broker.head, lastWriteOffsets: broker.lastWriteOffsets, dropped: consumer.dropped, disconnectedAt: consumer.disconnectedAt ?? null },
+          broker: {
+            head: broker.head,
+            lastWriteOffsets: broker.lastWriteOffsets,
+            dropped: consumer.dropped,
+            disconnectedAt: consumer.disconnectedAt ?? null,
+          },
           authority,
           report: consumer.report,
           held,

@@ -3,7 +3,14 @@ import type { ConsumerDamage, GatheredRun } from '../model/run-types.js';
 import { wrongByDecile } from './damage.js';
 import { expectedWrong, type OffsetRange } from './expectation.js';
 import { brokerEvidenceOf, missedKeys, missedRanges } from './missed.js';
-import { changeSequence, relistedAfterRestart, shifted, undeliveredByDeadBrokers, versionsAsChanges, type ChangeSequence } from './restart-evidence.js';
+import {
+  changeSequence,
+  relistedAfterRestart,
+  shifted,
+  undeliveredByDeadBrokers,
+  versionsAsChanges,
+  type ChangeSequence,
+} from './restart-evidence.js';
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
@@ -15,7 +22,8 @@ function survival(wrong: number[], missed: number[] | null): Array<number | null
 
 /** Why nothing is predicted after two broker restarts or more (a broker without a log). */
 export const SEVERAL_RESTARTS = (n: number): string =>
-  `no prediction: the broker lost its memory ${n} times, and which of its incarnations accepted which change is not known, so neither is what each consumer missed`;
+  `no prediction: the broker lost its memory ${n} times, and which of its incarnations accepted which change is ` +
+  `not known, so neither is what each consumer missed`;
 
 /**
  * The changes a consumer missed and never got back, as ranges of the run's
@@ -54,7 +62,8 @@ export function damageBy(run: GatheredRun): {
   const outages = run.brokerOutages ?? [];
   // Offsets are the broker's, versions the publisher's: one sequence of changes unless something did not fit.
   const sequence = run.broker === null ? null : changeSequence(authority, discarded, run.broker, outages.length > 0);
-  const noPrediction = sequence !== null && sequence.shift > 0 && outages.length > 1 ? SEVERAL_RESTARTS(outages.length) : null;
+  const noPrediction =
+    sequence !== null && sequence.shift > 0 && outages.length > 1 ? SEVERAL_RESTARTS(outages.length) : null;
   type Missed = Pick<ConsumerDamage, 'missedByDecile' | 'expectedWrong'>;
   const unknown: Missed = { missedByDecile: null, expectedWrong: null };
   const missedOf = (c: GatheredRun['consumers'][number]): Missed => {

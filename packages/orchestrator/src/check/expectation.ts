@@ -18,7 +18,8 @@ export function expectedWrong(keys: number, published: number, missed: OffsetRan
   return Math.round(expectedWrongUnrounded(keys, published, missed) * 10) / 10;
 }
 
-/** The same sum before its rounding to a tenth of a key, for a model that rounds its own figure (experiment-points.ts `churnPeak`). */
+/** The same sum before its rounding to a tenth of a key, for a model that rounds its own figure (experiment-points.ts
+ * `churnPeak`). */
 export function expectedWrongUnrounded(keys: number, published: number, missed: OffsetRange[]): number {
   const ranges = missed.filter(([a, b]) => b >= a && a >= 1);
   if (ranges.length === 0) return 0;

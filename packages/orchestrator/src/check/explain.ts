@@ -35,7 +35,8 @@ export interface ExplainInput {
   /** What the consumer holds: key -> [version, value]. */
   held: ReadonlyMap<number, readonly [number, number]>;
   wrong: ReadonlySet<number>;
-  /** Versions a broker that died accepted and never delivered to it (restart-evidence.ts); null: unknown; [] no broker died. */
+  /** Versions a broker that died accepted and never delivered to it (restart-evidence.ts); null: unknown; [] no broker
+   * died. */
   undelivered: OffsetRange[] | null;
   /** Per key, the versions sent to a broker that died before acknowledging them. */
   discarded: ReadonlyMap<number, ReadonlySet<number>>;
@@ -55,7 +56,8 @@ function inDoubtDelete(key: number, version: number, input: ExplainInput): boole
   return false;
 }
 
-/** Keys whose last write at the final broker the consumer missed, less deletes of keys it does not hold (they did no harm). */
+/** Keys whose last write at the final broker the consumer missed, less deletes of keys it does not hold (they did no
+ * harm). */
 function missedKeys(input: ExplainInput): Set<number> {
   const { broker, authority, report, held } = input;
   const missed = missedRanges(broker, report);
@@ -69,7 +71,8 @@ function missedKeys(input: ExplainInput): Set<number> {
   return keys;
 }
 
-/** Every wrong key's explanation counted (the first that covers it, in the order above), and the keys none covers, ascending. */
+/** Every wrong key's explanation counted (the first that covers it, in the order above), and the keys none covers,
+ * ascending. */
 export function explainWrongKeys(input: ExplainInput): { explained: Explained; unexplainedKeys: number[] } {
   const { broker, authority, report, held, wrong, undelivered, discarded, drawn } = input;
   const missed = missedKeys(input);
@@ -82,10 +85,24 @@ export function explainWrongKeys(input: ExplainInput): { explained: Explained; u
     // The final broker never wrote it: its last write, if any, was accepted by a broker that died.
     const onlyDeadBroker = (broker.lastWriteOffsets[key] ?? 0) === 0 && version > 0;
     if (missed.has(key)) explained.missed += 1;
-    else if (onlyDeadBroker && local === undefined && removed.has(key) && authority.deleted[key] === 0) explained.forgotten += 1;
-    else if (onlyDeadBroker && (local === undefined || local[0] < version) && undelivered !== null && isMissed(undelivered, version)) explained.lostWithBroker += 1;
-    else if (local !== undefined && local[0] > version && discarded.get(key)?.has(local[0]) === true && drawn(key, local[0], local[1])) explained.inDoubt += 1;
-    else if (local === undefined && authority.deleted[key] === 0 && inDoubtDelete(key, version, input)) explained.inDoubt += 1;
+    else if (onlyDeadBroker && local === undefined && removed.has(key) && authority.deleted[key] === 0)
+      explained.forgotten += 1;
+    else if (
+      onlyDeadBroker &&
+      (local === undefined || local[0] < version) &&
+      undelivered !== null &&
+      isMissed(undelivered, version)
+    )
+      explained.lostWithBroker += 1;
+    else if (
+      local !== undefined &&
+      local[0] > version &&
+      discarded.get(key)?.has(local[0]) === true &&
+      drawn(key, local[0], local[1])
+    )
+      explained.inDoubt += 1;
+    else if (local === undefined && authority.deleted[key] === 0 && inDoubtDelete(key, version, input))
+      explained.inDoubt += 1;
     else unexplainedKeys.push(key);
   }
   for (const key of missed) if (!wrong.has(key)) unexplainedKeys.push(key);

@@ -9,7 +9,10 @@ const round = (ms: number): number => Math.round(ms * 100) / 100;
  * nearest-rank method on the sorted samples), optionally only for events
  * applied inside [from, to] (wall-clock ms). Null when no event qualifies.
  */
-export function summarizeLatency(samples: LatencySamples, window?: { from: number; to: number }): LatencySummary | null {
+export function summarizeLatency(
+  samples: LatencySamples,
+  window?: { from: number; to: number },
+): LatencySummary | null {
   const picked: number[] = [];
   for (let i = 0; i < samples.latencyMs.length; i++) {
     const at = samples.appliedAt[i]!;

@@ -17,8 +17,15 @@ export interface Divergence {
  * checker explains a wrong key with at the end (missedRanges): the figure a
  * run shows live is the one its verdict will explain.
  */
-export function liveDivergence(lastWrites: LastWrites, consumer: { name: string; lastOffset: number } & ConsumerEvidence): Divergence {
-  const broker = { head: lastWrites.head, dropped: lastWrites.dropped[consumer.name] ?? [], disconnectedAt: lastWrites.disconnectedAt[consumer.name] ?? null };
+export function liveDivergence(
+  lastWrites: LastWrites,
+  consumer: { name: string; lastOffset: number } & ConsumerEvidence,
+): Divergence {
+  const broker = {
+    head: lastWrites.head,
+    dropped: lastWrites.dropped[consumer.name] ?? [],
+    disconnectedAt: lastWrites.disconnectedAt[consumer.name] ?? null,
+  };
   const missed = missedRanges(broker, consumer);
   let diverged = 0;
   let behind = 0;
@@ -48,6 +55,7 @@ export function countersEvidence(counters: ConsumerCounters | undefined): { last
 /** Keys whose newest change the publisher has made but the broker has not yet accepted (lossless backpressure). */
 export function publisherBacklog(authority: Float64Array, lastWrites: LastWrites): number {
   let backlog = 0;
-  for (let key = 0; key < authority.length; key++) if ((authority[key] ?? 0) > (lastWrites.offsets[key] ?? 0)) backlog += 1;
+  for (let key = 0; key < authority.length; key++)
+    if ((authority[key] ?? 0) > (lastWrites.offsets[key] ?? 0)) backlog += 1;
   return backlog;
 }

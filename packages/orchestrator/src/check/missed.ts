@@ -14,13 +14,17 @@ export interface BrokerEvidence {
   head: number;
   /** Offsets the broker dropped for this name. */
   dropped: OffsetRange[];
-  /** The offset it disconnected this name at as a slow consumer, when the name has not subscribed again (null otherwise). */
+  /** The offset it disconnected this name at as a slow consumer, when the name has not subscribed again (null
+   * otherwise). */
   disconnectedAt: number | null;
 }
 
 /** Why a name the broker's report has no entry for cannot be judged. */
 export function noBrokerEntry(name: string): string {
-  return `the broker's report has no subscriber named ${name} (it never subscribed, or under another name): which writes it missed is unknown, so no wrong key can be explained`;
+  return (
+    `the broker's report has no subscriber named ${name} (it never subscribed, or under another name): which ` +
+    `writes it missed is unknown, so no wrong key can be explained`
+  );
 }
 
 /**
@@ -84,7 +88,8 @@ export function missedRanges(broker: BrokerEvidence, consumer: ConsumerEvidence)
   const missed: OffsetRange[] = [...broker.dropped, ...consumer.skippedRanges];
   if (consumer.coveredAfter > 0) missed.push([1, consumer.coveredAfter]);
   if (broker.disconnectedAt !== null) missed.push([broker.disconnectedAt + 1, broker.head]);
-  if (consumer.endedEarly && consumer.lastOffset !== undefined && consumer.lastOffset < broker.head) missed.push([consumer.lastOffset + 1, broker.head]);
+  if (consumer.endedEarly && consumer.lastOffset !== undefined && consumer.lastOffset < broker.head)
+    missed.push([consumer.lastOffset + 1, broker.head]);
   return unrepaired(missed, consumer.repairedRanges ?? []);
 }
 
@@ -94,7 +99,10 @@ export function missedRanges(broker: BrokerEvidence, consumer: ConsumerEvidence)
  * snapshot gives back every key (all repaired: behind, not diverged), a
  * `latest` subscription nothing before it (all missed).
  */
-export function goneConsumer(subscribeWith: 'latest' | 'snapshot', head: number): ConsumerEvidence & { lastOffset: number } {
+export function goneConsumer(
+  subscribeWith: 'latest' | 'snapshot',
+  head: number,
+): ConsumerEvidence & { lastOffset: number } {
   return subscribeWith === 'snapshot'
     ? { lastOffset: 0, coveredAfter: 0, skippedRanges: [], repairedRanges: head > 0 ? [[1, head]] : [] }
     : { lastOffset: 0, coveredAfter: head, skippedRanges: [] };

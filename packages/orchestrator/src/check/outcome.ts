@@ -1,7 +1,12 @@
 import type { BrokerReport, ConsumerReport, SubscriberReport } from '@state-divergence/protocol';
 import type { ConsumerCheck } from '../model/check-types.js';
 import type {
-  ConsumerLatency, ConsumerOutcome, GatheredRun, ModeResult, PublisherOutcome, Recovery,
+  ConsumerLatency,
+  ConsumerOutcome,
+  GatheredRun,
+  ModeResult,
+  PublisherOutcome,
+  Recovery,
 } from '../model/run-types.js';
 import { checkSafely, type CheckInput } from './checker.js';
 import { overlaps } from './damage.js';
@@ -97,7 +102,8 @@ function publisherOutcome(run: GatheredRun): PublisherOutcome {
   const beforeStallMs = stallWindow.from - publisher.startedAt;
   // The stall's publishing time: a window that outlasts publishing (its thaw waits for the last change,
   // which a busy machine makes late, then for the broker and /proc) holds no publishing after it stopped.
-  const publishingEnded = publisher.stoppedAt > stallWindow.from ? Math.min(stallWindow.to, publisher.stoppedAt) : stallWindow.to;
+  const publishingEnded =
+    publisher.stoppedAt > stallWindow.from ? Math.min(stallWindow.to, publisher.stoppedAt) : stallWindow.to;
   return {
     published: publisher.published,
     achievedRate: round1(publisher.published / Math.max(0.001, (publisher.stoppedAt - publisher.startedAt) / 1000)),
@@ -123,8 +129,16 @@ function checkInput(run: GatheredRun): CheckInput {
     consumers: run.consumers.map((c) => {
       const side = broker === null ? undefined : brokerEvidenceOf(broker, c.name);
       const noEvidence = broker !== null && side === undefined ? noBrokerEntry(c.name) : null;
-      const undelivered = broker === null || c.report === null ? [] : undeliveredByDeadBrokers(c.report, outages, broker.epoch);
-      return { ...c, dropped: side?.dropped ?? [], disconnectedAt: side?.disconnectedAt ?? null, noEvidence, undrained: run.drain.behind[c.name] ?? null, undelivered };
+      const undelivered =
+        broker === null || c.report === null ? [] : undeliveredByDeadBrokers(c.report, outages, broker.epoch);
+      return {
+        ...c,
+        dropped: side?.dropped ?? [],
+        disconnectedAt: side?.disconnectedAt ?? null,
+        noEvidence,
+        undrained: run.drain.behind[c.name] ?? null,
+        undelivered,
+      };
     }),
   };
 }
@@ -173,8 +187,7 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
     .filter((ms): ms is number => ms !== null);
   const faulted = consumers.filter((c) => c.faulted);
   const replayed = replayedByConsumers(subscribers);
-  const catchUpBytes = (c: ConsumerOutcome) =>
-    (c.resumption?.resumes ?? []).reduce((n, s) => n + s.catchUpBytes, 0);
+  const catchUpBytes = (c: ConsumerOutcome) => (c.resumption?.resumes ?? []).reduce((n, s) => n + s.catchUpBytes, 0);
   return {
     mode: run.mode,
     published: publisher.published,
@@ -186,7 +199,9 @@ export function assembleOutcome(run: GatheredRun, checker?: Parameters<typeof ch
     healthyBeforeStall,
     processes: run.processes,
     brokerOutages: outagesSincePublishing(run),
-    durable: broker?.durable ? { ...withoutOldest(broker.durable), ...replayed, acknowledgedLost: publisher.acknowledgedLost } : null,
+    durable: broker?.durable
+      ? { ...withoutOldest(broker.durable), ...replayed, acknowledgedLost: publisher.acknowledgedLost }
+      : null,
     cost: {
       publisherRate: rates.achievedRate,
       publisherRateInStall: rates.rateInStall,

@@ -18,12 +18,17 @@ export const NO_END = Number.MAX_SAFE_INTEGER;
  * than the final broker's (a broker without a log starts a new epoch; a durable
  * one keeps its epoch, and then only the times tell).
  */
-export function servedByDeadBroker(subscriptions: readonly SubscriptionRecord[], outages: readonly BrokerOutage[], finalEpoch: number): SubscriptionRecord[] {
+export function servedByDeadBroker(
+  subscriptions: readonly SubscriptionRecord[],
+  outages: readonly BrokerOutage[],
+  finalEpoch: number,
+): SubscriptionRecord[] {
   const last = outages.at(-1);
   return subscriptions.filter((s) => (last === undefined ? s.epoch !== finalEpoch : s.at < last.from));
 }
 
-/** Where a subscription's contiguous run of versions began (exclusive), in the first incarnation, where offsets are versions. */
+/** Where a subscription's contiguous run of versions began (exclusive), in the first incarnation, where offsets are
+ * versions. */
 function startOf(s: SubscriptionRecord): number {
   if (s.outcome === 'latest') return s.head; // it never saw the offsets up to WELCOME's head
   if (s.outcome === 'replayed') return s.from ?? 0;
@@ -45,7 +50,11 @@ function startOf(s: SubscriptionRecord): number {
  * so this widens the window rather than guess. null: the report lists no
  * subscriptions (a foreign consumer may leave them out), so nothing is known.
  */
-export function undeliveredByDeadBrokers(report: ConsumerReport, outages: readonly BrokerOutage[], finalEpoch: number): OffsetRange[] | null {
+export function undeliveredByDeadBrokers(
+  report: ConsumerReport,
+  outages: readonly BrokerOutage[],
+  finalEpoch: number,
+): OffsetRange[] | null {
   const subscriptions = report.subscriptions;
   if (subscriptions === undefined) return outages.length === 0 ? [] : null;
   const dead = servedByDeadBroker(subscriptions, outages, finalEpoch);
@@ -115,9 +124,11 @@ export function changeSequence(
 }
 
 /** Ranges of the final broker's offsets as ranges of changes (ChangeSequence). */
-export const shifted = (ranges: readonly OffsetRange[], shift: number): OffsetRange[] => ranges.map(([a, b]) => [a + shift, b + shift]);
+export const shifted = (ranges: readonly OffsetRange[], shift: number): OffsetRange[] =>
+  ranges.map(([a, b]) => [a + shift, b + shift]);
 
-/** Ranges of versions as ranges of changes, clipped to the changes before the final broker's (a dead broker's); versions are ascending. */
+/** Ranges of versions as ranges of changes, clipped to the changes before the final broker's (a dead broker's);
+ * versions are ascending. */
 export function versionsAsChanges(ranges: readonly OffsetRange[], sequence: ChangeSequence): OffsetRange[] {
   const index = (version: number): number => {
     // The number of changes with a version <= `version` (binary search over the ascending versions).

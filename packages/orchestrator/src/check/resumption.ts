@@ -9,12 +9,22 @@ import type { Resumption } from '../model/run-types.js';
  */
 export function resumptionOf(report: ConsumerReport): Resumption {
   const subscriptions = report.subscriptions ?? [];
-  const epochBefore = (i: number): number | null => (i > 0 ? subscriptions[i - 1]!.epoch : report.restoredFrom?.epoch ?? null);
+  const epochBefore = (i: number): number | null =>
+    i > 0 ? subscriptions[i - 1]!.epoch : (report.restoredFrom?.epoch ?? null);
   return {
     resumes: subscriptions.flatMap((s, i) => {
       if (i === 0 && s.from === null) return [];
       const before = epochBefore(i);
-      return [{ at: s.at, from: s.from, epoch: s.epoch, outcome: s.outcome, catchUpBytes: s.catchUpBytes, newEpoch: before !== null && before !== s.epoch }];
+      return [
+        {
+          at: s.at,
+          from: s.from,
+          epoch: s.epoch,
+          outcome: s.outcome,
+          catchUpBytes: s.catchUpBytes,
+          newEpoch: before !== null && before !== s.epoch,
+        },
+      ];
     }),
     restoredFrom: report.restoredFrom ?? null,
     removedBySnapshot: report.removedBySnapshot?.length ?? 0,

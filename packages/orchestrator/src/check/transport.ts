@@ -13,7 +13,22 @@ export function absorbedInStalls(stalls: StallBytes[], broker: BrokerReport | nu
     const subscriber = broker?.subscribers[stall.consumer];
     if (atFreeze === null || atThaw === null || subscriber === undefined) return [];
     const blocked = subscriber.blockedWrites.find((w) => w.startedAt + w.ms >= atFreeze.at && w.startedAt <= atThaw.at);
-    if (blocked === undefined) return [{ consumer: stall.consumer, queueFilled: false, bytes: Math.max(0, atThaw.bytesSent - atFreeze.bytesSent), seconds: null }];
-    return [{ consumer: stall.consumer, queueFilled: true, bytes: Math.max(0, blocked.bytesBefore - atFreeze.bytesSent), seconds: Math.max(0, blocked.startedAt - atFreeze.at) / 1000 }];
+    if (blocked === undefined)
+      return [
+        {
+          consumer: stall.consumer,
+          queueFilled: false,
+          bytes: Math.max(0, atThaw.bytesSent - atFreeze.bytesSent),
+          seconds: null,
+        },
+      ];
+    return [
+      {
+        consumer: stall.consumer,
+        queueFilled: true,
+        bytes: Math.max(0, blocked.bytesBefore - atFreeze.bytesSent),
+        seconds: Math.max(0, blocked.startedAt - atFreeze.at) / 1000,
+      },
+    ];
   });
 }

@@ -16,7 +16,9 @@ export function analyzeArguments<T>(parser: Argv<T>) {
 /** `orchestrator analyze LOG [--json] [--report PATH]`: the same report (or document), from a log file alone. */
 export function analyzeCommand(args: { log: string; json: boolean; report: string | undefined }): number {
   const document = analyzeLog(args.log);
-  if (!args.json) for (const run of document.runs) process.stdout.write(fitWidth('\n' + renderMode(run, document.config) + '\n', stdoutColumns()));
+  if (!args.json)
+    for (const run of document.runs)
+      process.stdout.write(fitWidth('\n' + renderMode(run, document.config) + '\n', stdoutColumns()));
   printDocument(document, args.json, args.report ?? null, 'orchestrator analyze');
   return EXIT.ok;
 }

@@ -35,11 +35,19 @@ export function analyzeLog(path: string): JsonDocument {
       runs = [];
     } else if (entry.msg === 'result' && entry.run) runs.push(entry.run);
   });
-  if (config === undefined) throw new UsageError(`${path} has no orchestrator \`config\` line; was it written with --log-file at log level info or lower?`);
+  if (config === undefined)
+    throw new UsageError(
+      `${path} has no orchestrator \`config\` line; was it written with --log-file at log level info or lower?`,
+    );
   if (version !== DOCUMENT_VERSION) {
-    const found = version === undefined ? 'version 1 (its `config` line has no version)' : `version ${JSON.stringify(version)}`;
-    throw new UsageError(`${path} holds a document of ${found}; this orchestrator reads version ${DOCUMENT_VERSION} only: analyze it with the orchestrator that wrote it, or run again`);
+    const found =
+      version === undefined ? 'version 1 (its `config` line has no version)' : `version ${JSON.stringify(version)}`;
+    throw new UsageError(
+      `${path} holds a document of ${found}; this orchestrator reads version ${DOCUMENT_VERSION} only: analyze ` +
+        `it with the orchestrator that wrote it, or run again`,
+    );
   }
-  if (runs.length === 0) throw new UsageError(`${path} has no \`result\` line after its last \`config\`: that run did not complete a mode`);
+  if (runs.length === 0)
+    throw new UsageError(`${path} has no \`result\` line after its last \`config\`: that run did not complete a mode`);
   return { version: DOCUMENT_VERSION, config, runs };
 }

@@ -1,5 +1,13 @@
 import type { Argv } from 'yargs';
-import { FSYNC_POLICIES, knob, KNOBS, LOG_LEVELS, OVERFLOW_POLICIES, PERIODIC_FSYNC_MS, type KnobName } from '@state-divergence/protocol';
+import {
+  FSYNC_POLICIES,
+  knob,
+  KNOBS,
+  LOG_LEVELS,
+  OVERFLOW_POLICIES,
+  PERIODIC_FSYNC_MS,
+  type KnobName,
+} from '@state-divergence/protocol';
 import { DEFAULTS, MODE_CHOICES } from '../model/options.js';
 
 /** How yargs is told of a knob's flag. */
@@ -20,7 +28,12 @@ export const knobFlag = <K extends KnobName>(name: K) =>
  */
 export function runArguments<T>(parser: Argv<T>, sweep = false) {
   const swept = (name: 'rate' | 'keys') =>
-    sweep ? { type: 'string' as const, describe: `${knob(name).describe}: a single value, or a comma list to sweep (e.g. 100,400,1600)` } : knobSpec(name);
+    sweep
+      ? {
+          type: 'string' as const,
+          describe: `${knob(name).describe}: a single value, or a comma list to sweep (e.g. 100,400,1600)`,
+        }
+      : knobSpec(name);
   return parser.options({
     rate: swept('rate'),
     keys: swept('keys'),
@@ -31,50 +44,126 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
     ...knobFlag('datagramSize'),
     ...knobFlag('coalesceMs'),
     ...knobFlag('duration'),
-    mode: { type: 'string', default: DEFAULTS.mode, describe: `${MODE_CHOICES.join(', ')} (both: lossy + lossless; all: every mode)` },
-    stall: { type: 'array', string: true, describe: 'Freeze a consumer: NAME (over [d, 3d), the seed\'s window) or NAME@FROM-TO, seconds since publishing started; repeatable or comma-separated [default: the last consumer]' },
-    slow: { type: 'array', string: true, describe: 'Throttle a consumer: NAME@FROM-TO[:PCT], stopped PCT % (default 50) of every 100 ms, like a CPU quota' },
+    mode: {
+      type: 'string',
+      default: DEFAULTS.mode,
+      describe: `${MODE_CHOICES.join(', ')} (both: lossy + lossless; all: every mode)`,
+    },
+    stall: {
+      type: 'array',
+      string: true,
+      describe:
+        "Freeze a consumer: NAME (over [d, 3d), the seed's window) or NAME@FROM-TO, seconds since publishing " +
+        'started; repeatable or comma-separated [default: the last consumer]',
+    },
+    slow: {
+      type: 'array',
+      string: true,
+      describe: 'Throttle a consumer: NAME@FROM-TO[:PCT], stopped PCT % (default 50) of every 100 ms, like a CPU quota',
+    },
     crash: {
       type: 'array',
       string: true,
       describe:
-        'SIGKILL a consumer at FROM and start a fresh one of the same name at TO: NAME@FROM-TO. broker@FROM-TO crashes the broker (any mode) and starts a new one on the same port at TO; ' +
-        'the publisher and our consumers are told and reconnect. Its window must lie inside publishing: 0 < FROM < TO < when publishing ends (by default one phase after TO); ' +
+        'SIGKILL a consumer at FROM and start a fresh one of the same name at TO: NAME@FROM-TO. broker@FROM-TO ' +
+        'crashes the broker (any mode) and starts a new one on the same port at TO; ' +
+        ('the publisher and our consumers are told and reconnect. Its window must lie inside publishing: 0 < ' +
+          'FROM < TO < when publishing ends (by default one phase after TO); ') +
         'no consumer may restart or join inside it, and not with --consumer-cmd',
     },
     partition: {
       type: 'array',
       string: true,
-      describe: 'Cut a client off the broker: NAME@FROM-TO (or NAME: the seed\'s window), every datagram dropped both ways by a relay between them. NAME: a consumer or publisher; repeatable or comma-separated',
+      describe:
+        "Cut a client off the broker: NAME@FROM-TO (or NAME: the seed's window), every datagram dropped both " +
+        'ways by a relay between them. NAME: a consumer or publisher; repeatable or comma-separated',
     },
-    loss: { type: 'array', string: true, describe: 'Drop datagrams between a client and the broker: NAME@FROM-TO:PCT[~CORR], PCT % (1-100) each way; with ~CORR (0-99) each datagram shares the previous one\'s fate with probability CORR %, else is dropped with probability PCT %, so the loss rate stays PCT and drops come in bursts (not netem\'s correlation formula, which drops far less than PCT)' },
-    delay: { type: 'array', string: true, describe: 'Hold datagrams between a client and the broker: NAME@FROM-TO:MS[~JITTER], MS (1-10000) ± JITTER ms each way' },
+    loss: {
+      type: 'array',
+      string: true,
+      describe:
+        'Drop datagrams between a client and the broker: NAME@FROM-TO:PCT[~CORR], PCT % (1-100) each way; with ' +
+        "~CORR (0-99) each datagram shares the previous one's fate with probability CORR %, else is dropped " +
+        "with probability PCT %, so the loss rate stays PCT and drops come in bursts (not netem's correlation " +
+        'formula, which drops far less than PCT)',
+    },
+    delay: {
+      type: 'array',
+      string: true,
+      describe:
+        'Hold datagrams between a client and the broker: NAME@FROM-TO:MS[~JITTER], MS (1-10000) ± JITTER ms each way',
+    },
     nemesis: {
       type: 'string',
       describe:
-        'random: draw the faults from --seed instead of writing them: stalls, slows, consumer crashes, broker restarts (not with --consumer-cmd), partitions, loss, delay of up to 4 consumers ' +
-        '(never the --join-late one) and the publisher\'s link, 1.5 per phase, each kept only if the schedule passes the checks a written one does (never every consumer at once). ' +
-        'Windows lie in [d, 3d), or with --publish-until T in [min(d, T/2), T]. Printed on stderr before the run as the flags that run it again; one schedule for every mode; ' +
+        'random: draw the faults from --seed instead of writing them: stalls, slows, consumer crashes, broker ' +
+        'restarts (not with --consumer-cmd), partitions, loss, delay of up to 4 consumers ' +
+        ("(never the --join-late one) and the publisher's link, 1.5 per phase, each kept only if the schedule " +
+          'passes the checks a written one does (never every consumer at once). ') +
+        ('Windows lie in [d, 3d), or with --publish-until T in [min(d, T/2), T]. Printed on stderr before the ' +
+          'run as the flags that run it again; one schedule for every mode; ') +
         'not with --stall, --slow, --crash, --partition, --loss or --delay',
     },
     ...knobFlag('staleAfterMs'),
     ...knobFlag('idleTimeoutMs'),
     ...knobFlag('publishUntil'),
-    overflow: { type: 'string', default: DEFAULTS.overflow, describe: `What a full queue does in the lossy column: ${OVERFLOW_POLICIES.join(', ')}` },
+    overflow: {
+      type: 'string',
+      default: DEFAULTS.overflow,
+      describe: `What a full queue does in the lossy column: ${OVERFLOW_POLICIES.join(', ')}`,
+    },
     ...knobFlag('seed'),
     ...knobFlag('deleteRatio'),
     ...knobFlag('rogueFrames'),
-    'consumer-cmd': { type: 'array', string: true, describe: 'Run a consumer someone else wrote as NAME: NAME=CMD, split like a shell would (no shell runs it); it speaks docs/CONSUMER.md. Repeatable' },
+    'consumer-cmd': {
+      type: 'array',
+      string: true,
+      describe:
+        'Run a consumer someone else wrote as NAME: NAME=CMD, split like a shell would (no shell runs it); it ' +
+        'speaks docs/CONSUMER.md. Repeatable',
+    },
     ...knobFlag('readyTimeoutMs'),
-    'join-late': { type: 'string', describe: 'A consumer that subscribes only when the stall starts (snapshot under resync, latest otherwise)' },
-    fsync: { type: 'string', default: DEFAULTS.fsync, describe: `Durable mode: when an append counts as done, ${FSYNC_POLICIES.join(', ')} (periodic: an fsync every ${PERIODIC_FSYNC_MS} ms)` },
+    'join-late': {
+      type: 'string',
+      describe: 'A consumer that subscribes only when the stall starts (snapshot under resync, latest otherwise)',
+    },
+    fsync: {
+      type: 'string',
+      default: DEFAULTS.fsync,
+      describe:
+        `Durable mode: when an append counts as done, ${FSYNC_POLICIES.join(', ')} (periodic: an fsync every ` +
+        `${PERIODIC_FSYNC_MS} ms)`,
+    },
     ...knobFlag('retention'),
-    'data-dir': { type: 'string', describe: "Durable mode: an empty, writable directory for the broker's log and the consumers' checkpoints (DIR/<mode>/broker, DIR/<mode>/consumers/<name>) [default: a fresh temporary directory]" },
-    'keep-data': { type: 'boolean', default: false, describe: 'Durable mode: leave the data dir in place at the end (its path is printed on stderr) instead of removing what the run wrote' },
+    'data-dir': {
+      type: 'string',
+      describe:
+        "Durable mode: an empty, writable directory for the broker's log and the consumers' checkpoints " +
+        '(DIR/<mode>/broker, DIR/<mode>/consumers/<name>) [default: a fresh temporary directory]',
+    },
+    'keep-data': {
+      type: 'boolean',
+      default: false,
+      describe:
+        'Durable mode: leave the data dir in place at the end (its path is printed on stderr) instead of ' +
+        'removing what the run wrote',
+    },
     tui: { type: 'boolean', default: DEFAULTS.tui, describe: 'Terminal UI (--no-tui for plain text)' },
-    json: { type: 'boolean', default: DEFAULTS.json, describe: 'Print one JSON document on stdout instead of the report' },
-    report: { type: 'string', describe: 'Write a self-contained HTML report (cost table, charts with the fault windows shaded, a timeline per mode) to this path after the run' },
+    json: {
+      type: 'boolean',
+      default: DEFAULTS.json,
+      describe: 'Print one JSON document on stdout instead of the report',
+    },
+    report: {
+      type: 'string',
+      describe:
+        'Write a self-contained HTML report (cost table, charts with the fault windows shaded, a timeline per ' +
+        'mode) to this path after the run',
+    },
     'log-file': { type: 'string', describe: "Append every process's NDJSON log here [default: stderr]" },
-    'log-level': { type: 'string', describe: `${LOG_LEVELS.join(', ')} [default: info; warn when stderr is a terminal]` },
+    'log-level': {
+      type: 'string',
+      describe: `${LOG_LEVELS.join(', ')} [default: info; warn when stderr is a terminal]`,
+    },
   });
 }

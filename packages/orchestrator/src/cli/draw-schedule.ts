@@ -4,7 +4,8 @@ import { BROKER, PUBLISHER, type Fault, type FaultKind } from '../model/faults.j
 /** What the draw may use of the run: nothing else, so the same (seed, space) always gives the same schedule. */
 export interface DrawSpace {
   seed: number;
-  /** Seconds per phase: every fault's length is drawn in phases, so a longer --duration stretches the schedule with the run. */
+  /** Seconds per phase: every fault's length is drawn in phases, so a longer --duration stretches the schedule with the
+   * run. */
   duration: number;
   /** The consumers a fault may hit (every consumer of the run but the late joiner), in consumer order. */
   targets: string[];
@@ -25,7 +26,8 @@ export const FAULTS_PER_PHASE = 1.5;
  * processes on 2 cores. Four are enough for every overlap the checker judges (who is wrong about what).
  */
 export const MAX_FAULTED_CONSUMERS = 4;
-/** Tries per fault: a draw the validation refuses (its target already faulted then, every consumer faulted at once, a restart inside a broker outage) is drawn again, then given up. */
+/** Tries per fault: a draw the validation refuses (its target already faulted then, every consumer faulted at once, a
+ * restart inside a broker outage) is drawn again, then given up. */
 const TRIES = 8;
 /** A window shorter than this is not drawn: a fault of a few ms measures the timers, not the system. */
 const SHORTEST_S = 0.05;
@@ -73,12 +75,14 @@ function parameter(draw: Draw, kind: FaultKind): Partial<Fault> {
  *
  * Faults are drawn in start order, so the only ones a new fault can clash with are those still running
  * when it starts (one fault per target at a time, every consumer at once, a restart inside a broker
- * outage, its restart where the outage starts included) and the first (the late joiner joins at it): `accepts` is given those and the new one, which
+ * outage, its restart where the outage starts included) and the first (the late joiner joins at it): `accepts` is given
+ * those and the new one, which
  * keeps the draw linear in the window (a 1,800 s soak at 1 s phases draws 2,700). The caller checks the
  * whole schedule once more at the end.
  */
 export function drawSchedule(space: DrawSpace, accepts: (faults: Fault[]) => boolean): Fault[] {
-  // Not the workload's own sequence (the publisher seeds mulberry32 with --seed too): a fault's time must not track which keys are written first.
+  // Not the workload's own sequence (the publisher seeds mulberry32 with --seed too): a fault's time must not track
+  // which keys are written first.
   const next = createPrng((space.seed ^ 0x6e656d65) >>> 0);
   const draw: Draw = () => next() / 0x1_0000_0000;
   const { from: start, to: end } = space.window;
@@ -88,7 +92,9 @@ export function drawSchedule(space: DrawSpace, accepts: (faults: Fault[]) => boo
     const j = i + Math.floor(draw() * (consumers.length - i));
     [consumers[i], consumers[j]] = [consumers[j]!, consumers[i]!];
   }
-  const faultable = consumers.slice(0, MAX_FAULTED_CONSUMERS).sort((a, b) => space.targets.indexOf(a) - space.targets.indexOf(b));
+  const faultable = consumers
+    .slice(0, MAX_FAULTED_CONSUMERS)
+    .sort((a, b) => space.targets.indexOf(a) - space.targets.indexOf(b));
   const kinds = KINDS.filter((k) => (k.broker ? space.broker : faultable.length > 0));
   const weights = kinds.reduce((sum, k) => sum + k.weight, 0);
   const drawKind = () => {
@@ -103,7 +109,14 @@ export function drawSchedule(space: DrawSpace, accepts: (faults: Fault[]) => boo
       const shape = drawKind();
       const from = centis(between(draw, start + i * slot, start + (i + 1) * slot));
       const to = centis(Math.min(end, from + space.duration * between(draw, ...shape.phases)));
-      const consumer = shape.broker ? BROKER : pick(draw, shape.kind === 'partition' || shape.kind === 'loss' || shape.kind === 'delay' ? [...faultable, PUBLISHER] : faultable);
+      const consumer = shape.broker
+        ? BROKER
+        : pick(
+            draw,
+            shape.kind === 'partition' || shape.kind === 'loss' || shape.kind === 'delay'
+              ? [...faultable, PUBLISHER]
+              : faultable,
+          );
       const fault: Fault = { kind: shape.kind, consumer, from, to, ...parameter(draw, shape.kind) };
       if (from < start || to - from < SHORTEST_S) continue;
       const running = faults.filter((f, n) => n === 0 || f.to >= from);

@@ -19,7 +19,8 @@ export function judge(result: ModeResult): Judgement {
   const reasons: string[] = [];
   if (check.error !== undefined) reasons.push(`${mode}: the verdict is unknown: ${check.error}`);
   for (const c of result.consumers) {
-    // The run's error already explains the consumers it made unknown; one whose copy could not be gathered is named anyway.
+    // The run's error already explains the consumers it made unknown; one whose copy could not be gathered is named
+    // anyway.
     if (c.verdict === 'unknown' && c.unknownBecause !== check.error) {
       reasons.push(`${mode}: ${c.name} could not be checked (${c.unknownBecause})`);
     }
@@ -36,7 +37,11 @@ export function judge(result: ModeResult): Judgement {
  * else 3 with every reason on stderr. A run that fails outright exits 1
  * (session.ts), whichever command started it.
  */
-export function completedExit(command: string, judgements: Judgement[], write: (text: string) => void = (text) => void process.stderr.write(text)): number {
+export function completedExit(
+  command: string,
+  judgements: Judgement[],
+  write: (text: string) => void = (text) => void process.stderr.write(text),
+): number {
   const reasons = judgements.flatMap((j) => j.reasons);
   if (reasons.length === 0) return EXIT.ok;
   for (const reason of reasons) write(`${command}: ${reason}\n`);

@@ -29,7 +29,11 @@ export function holdLog(write: (text: string) => void = (text) => void process.s
     }
     try {
       const chunk = Buffer.alloc(64 * 1024);
-      for (let n = readSync(fd, chunk, 0, chunk.length, offset); n > 0; n = readSync(fd, chunk, 0, chunk.length, offset)) {
+      for (
+        let n = readSync(fd, chunk, 0, chunk.length, offset);
+        n > 0;
+        n = readSync(fd, chunk, 0, chunk.length, offset)
+      ) {
         write(chunk.subarray(0, n).toString('utf8'));
         offset += n;
       }

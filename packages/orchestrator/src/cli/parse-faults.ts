@@ -1,9 +1,20 @@
 import { UsageError } from '../model/errors.js';
 import { MAX_LINK_DELAY_MS, MAX_RUN_SECONDS as MAX_SECONDS } from '@state-divergence/protocol';
 import { longestSurvivableCutMs } from '@state-divergence/runtime';
-import { BROKER, DEFAULT_SLOW_PERCENT, describeFault, isBrokerFault, isNetworkKind, PUBLISHER, publishingEnds, type Fault, type FaultKind } from '../model/faults.js';
+import {
+  BROKER,
+  DEFAULT_SLOW_PERCENT,
+  describeFault,
+  isBrokerFault,
+  isNetworkKind,
+  PUBLISHER,
+  publishingEnds,
+  type Fault,
+  type FaultKind,
+} from '../model/faults.js';
 
-/** NAME, NAME@FROM-TO, then for --slow :PCT, for --loss :PCT[~CORR], for --delay :MS[~JITTER] (also after a plain NAME). */
+/** NAME, NAME@FROM-TO, then for --slow :PCT, for --loss :PCT[~CORR], for --delay :MS[~JITTER] (also after a plain
+ * NAME). */
 const FAULT = /^([^@:\s]+)(?:@(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?))?(?::(\d+)(?:~(\d+))?)?$/;
 
 const fmt = (seconds: number): string => String(Math.round(seconds * 1000) / 1000);
@@ -11,8 +22,18 @@ const fmt = (seconds: number): string => String(Math.round(seconds * 1000) / 100
 /** What follows the window in each kind's flag, and whether it must be there. */
 const PARAMETER: Partial<Record<FaultKind, { usage: string; required: boolean; spread: boolean }>> = {
   slow: { usage: ', then :PCT for the share of each 100 ms it is stopped', required: false, spread: false },
-  loss: { usage: ', then :PCT (1-100) of datagrams dropped each way, optionally ~CORR (0-99), the % chance each datagram shares the last one\'s fate', required: true, spread: true },
-  delay: { usage: ', then :MS (1-10000) each datagram is held each way, optionally ~JITTER (0-MS)', required: true, spread: true },
+  loss: {
+    usage:
+      ', then :PCT (1-100) of datagrams dropped each way, optionally ~CORR (0-99), the % chance each datagram ' +
+      "shares the last one's fate",
+    required: true,
+    spread: true,
+  },
+  delay: {
+    usage: ', then :MS (1-10000) each datagram is held each way, optionally ~JITTER (0-MS)',
+    required: true,
+    spread: true,
+  },
 };
 
 /**
@@ -20,8 +41,15 @@ const PARAMETER: Partial<Record<FaultKind, { usage: string; required: boolean; s
  * keeps the seed's window [d, 3d): frozen for two phases after one converged.
  * A network fault's NAME may also be the publisher (its link to the broker).
  */
-export function parseFaults(kind: FaultKind, entries: ReadonlyArray<string | number>, context: { duration: number; consumers: string[] }): Fault[] {
-  const texts = entries.flatMap((entry) => String(entry).split(',')).map((s) => s.trim()).filter(Boolean);
+export function parseFaults(
+  kind: FaultKind,
+  entries: ReadonlyArray<string | number>,
+  context: { duration: number; consumers: string[] },
+): Fault[] {
+  const texts = entries
+    .flatMap((entry) => String(entry).split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
   const network = isNetworkKind(kind);
   return texts.map((text) => {
     const match = FAULT.exec(text);
@@ -31,43 +59,71 @@ export function parseFaults(kind: FaultKind, entries: ReadonlyArray<string | num
     const [, consumer = '', from, to, value, spread] = match;
     if (consumer === BROKER) return brokerCrash(kind, text, from, to);
     const targets = network ? [...context.consumers, PUBLISHER] : context.consumers;
-    if (!targets.includes(consumer)) throw new UsageError(`--${kind} ${consumer} is not a ${network ? 'client' : 'consumer'} of this run; valid: ${targets.join(', ')}`);
-    if (value !== undefined && parameter === undefined) throw new UsageError(`--${kind} takes no :PCT (only --slow, --loss and --delay take one), got ${text}`);
-    if (spread !== undefined && !parameter?.spread) throw new UsageError(`--${kind} takes no ~ part (only --loss and --delay do), got ${text}`);
-    if (value === undefined && parameter?.required) throw new UsageError(`--${kind} ${text}: add :${kind === 'loss' ? 'PCT' : 'MS'} (${usage})`);
-    const fault: Fault = { kind, consumer, from: from === undefined ? context.duration : Number(from), to: to === undefined ? 3 * context.duration : Number(to) };
+    if (!targets.includes(consumer))
+      throw new UsageError(
+        `--${kind} ${consumer} is not a ${network ? 'client' : 'consumer'} of this run; valid: ${targets.join(', ')}`,
+      );
+    if (value !== undefined && parameter === undefined)
+      throw new UsageError(`--${kind} takes no :PCT (only --slow, --loss and --delay take one), got ${text}`);
+    if (spread !== undefined && !parameter?.spread)
+      throw new UsageError(`--${kind} takes no ~ part (only --loss and --delay do), got ${text}`);
+    if (value === undefined && parameter?.required)
+      throw new UsageError(`--${kind} ${text}: add :${kind === 'loss' ? 'PCT' : 'MS'} (${usage})`);
+    const fault: Fault = {
+      kind,
+      consumer,
+      from: from === undefined ? context.duration : Number(from),
+      to: to === undefined ? 3 * context.duration : Number(to),
+    };
     if (fault.from >= fault.to) throw new UsageError(`--${kind} ${text}: FROM must be before TO`);
-    if (fault.to > MAX_SECONDS) throw new UsageError(`--${kind} ${text}: TO must be at most ${MAX_SECONDS} s (ten hours)`);
+    if (fault.to > MAX_SECONDS)
+      throw new UsageError(`--${kind} ${text}: TO must be at most ${MAX_SECONDS} s (ten hours)`);
     return { ...fault, ...faultParameter(kind, text, value, spread) };
   });
 }
 
 function inRange(flag: string, text: string, what: string, value: number, min: number, max: number): number {
-  if (value < min || value > max) throw new UsageError(`${flag} ${text}: ${what} must be from ${min} to ${max}, got ${value}`);
+  if (value < min || value > max)
+    throw new UsageError(`${flag} ${text}: ${what} must be from ${min} to ${max}, got ${value}`);
   return value;
 }
 
 /** The value after the window, checked: a slow's share, a loss's percentage and correlation, a delay and its jitter. */
-function faultParameter(kind: FaultKind, text: string, value: string | undefined, spread: string | undefined): Partial<Fault> {
+function faultParameter(
+  kind: FaultKind,
+  text: string,
+  value: string | undefined,
+  spread: string | undefined,
+): Partial<Fault> {
   const flag = `--${kind}`;
-  if (kind === 'slow') return { percent: inRange(flag, text, 'PCT', value === undefined ? DEFAULT_SLOW_PERCENT : Number(value), 1, 99) };
+  if (kind === 'slow')
+    return { percent: inRange(flag, text, 'PCT', value === undefined ? DEFAULT_SLOW_PERCENT : Number(value), 1, 99) };
   if (kind === 'loss') {
     const lossPct = inRange(flag, text, 'PCT', Number(value), 1, 100);
-    return { lossPct, ...(spread === undefined ? {} : { correlationPct: inRange(flag, text, 'CORR', Number(spread), 0, 99) }) };
+    return {
+      lossPct,
+      ...(spread === undefined ? {} : { correlationPct: inRange(flag, text, 'CORR', Number(spread), 0, 99) }),
+    };
   }
   if (kind === 'delay') {
     const delayMs = inRange(flag, text, 'MS', Number(value), 1, MAX_LINK_DELAY_MS);
-    return { delayMs, ...(spread === undefined ? {} : { jitterMs: inRange(flag, text, 'JITTER', Number(spread), 0, delayMs) }) };
+    return {
+      delayMs,
+      ...(spread === undefined ? {} : { jitterMs: inRange(flag, text, 'JITTER', Number(spread), 0, delayMs) }),
+    };
   }
   return {};
 }
 
 /** `--crash broker@FROM-TO`: the window is required, and the broker is up when publishing starts. */
 function brokerCrash(kind: FaultKind, text: string, from: string | undefined, to: string | undefined): Fault {
-  if (kind !== 'crash') throw new UsageError(`--${kind} ${text}: only --crash can fault the broker (--crash broker@FROM-TO)`);
-  if (from === undefined || to === undefined || text.includes(':')) throw new UsageError(`--crash broker takes broker@FROM-TO (seconds since publishing started), got ${text}`);
+  if (kind !== 'crash')
+    throw new UsageError(`--${kind} ${text}: only --crash can fault the broker (--crash broker@FROM-TO)`);
+  if (from === undefined || to === undefined || text.includes(':'))
+    throw new UsageError(`--crash broker takes broker@FROM-TO (seconds since publishing started), got ${text}`);
   const fault: Fault = { kind, consumer: BROKER, from: Number(from), to: Number(to) };
-  if (fault.from <= 0) throw new UsageError(`--crash ${text}: FROM must be after 0 (the broker is up when publishing starts)`);
+  if (fault.from <= 0)
+    throw new UsageError(`--crash ${text}: FROM must be after 0 (the broker is up when publishing starts)`);
   if (fault.from >= fault.to) throw new UsageError(`--crash ${text}: FROM must be before TO`);
   if (fault.to > MAX_SECONDS) throw new UsageError(`--crash ${text}: TO must be at most ${MAX_SECONDS} s (ten hours)`);
   return fault;
@@ -79,21 +135,45 @@ function brokerCrash(kind: FaultKind, text: string, from: string | undefined, to
  * have to subscribe while the broker is down (a crashed one's restart, the late joiner), and a
  * foreign consumer in the run (docs/CONSUMER.md has no `brokerLost`: it would wait out its idle timeout).
  */
-export function checkBrokerCrashes(faults: Fault[], context: { duration: number; publishUntil: number | null; joinLate: string | null; foreign: string[] }): void {
+export function checkBrokerCrashes(
+  faults: Fault[],
+  context: { duration: number; publishUntil: number | null; joinLate: string | null; foreign: string[] },
+): void {
   const crashes = faults.filter(isBrokerFault);
   if (crashes.length === 0) return;
   const first = describeFault(crashes[0]!);
-  if (context.foreign.length > 0) throw new UsageError(`${first} cannot run with --consumer-cmd (${context.foreign.join(', ')}): a foreign consumer is never told the broker was lost`);
+  if (context.foreign.length > 0)
+    throw new UsageError(
+      `${first} cannot run with --consumer-cmd (${context.foreign.join(', ')}): a foreign consumer is never ` +
+        `told the broker was lost`,
+    );
   const publishEnd = publishingEnds({ ...context, faults });
   const starts = [
-    ...faults.filter((f) => f.kind === 'crash' && !isBrokerFault(f)).map((f) => ({ at: f.to, what: `${describeFault(f)} restarts ${f.consumer}` })),
-    ...(context.joinLate === null ? [] : [{ at: Math.min(...faults.map((f) => f.from)), what: `--join-late ${context.joinLate} joins at the first fault` }]),
+    ...faults
+      .filter((f) => f.kind === 'crash' && !isBrokerFault(f))
+      .map((f) => ({ at: f.to, what: `${describeFault(f)} restarts ${f.consumer}` })),
+    ...(context.joinLate === null
+      ? []
+      : [
+          {
+            at: Math.min(...faults.map((f) => f.from)),
+            what: `--join-late ${context.joinLate} joins at the first fault`,
+          },
+        ]),
   ];
   for (const crash of crashes) {
     const flag = describeFault(crash);
-    if (crash.to >= publishEnd) throw new UsageError(`${flag}: TO must be before publishing ends (--publish-until ${fmt(publishEnd)}): the broker must be back while there is something to publish`);
+    if (crash.to >= publishEnd)
+      throw new UsageError(
+        `${flag}: TO must be before publishing ends (--publish-until ${fmt(publishEnd)}): the broker must be ` +
+          `back while there is something to publish`,
+      );
     const start = starts.find((s) => s.at >= crash.from && s.at < crash.to);
-    if (start) throw new UsageError(`${start.what} at ${fmt(start.at)} s, while the broker is down (${flag}): a consumer can only subscribe to a running broker`);
+    if (start)
+      throw new UsageError(
+        `${start.what} at ${fmt(start.at)} s, while the broker is down (${flag}): a consumer can only subscribe ` +
+          `to a running broker`,
+      );
   }
 }
 
@@ -106,16 +186,23 @@ export function checkSchedule(faults: Fault[], consumers: string[]): void {
   for (const [i, a] of faults.entries()) {
     for (const b of faults.slice(i + 1)) {
       if (a.consumer === b.consumer && a.from < b.to && b.from < a.to) {
-        throw new UsageError(`${describeFault(a)} overlaps ${describeFault(b)}: one fault at a time per ${a.consumer === PUBLISHER ? 'client' : 'consumer'}`);
+        throw new UsageError(
+          `${describeFault(a)} overlaps ${describeFault(b)}: one fault at a time per ` +
+            `${a.consumer === PUBLISHER ? 'client' : 'consumer'}`,
+        );
       }
     }
   }
-  // The number of faulted consumers only rises at a window's start: check each start (neither the broker nor the publisher is a consumer).
+  // The number of faulted consumers only rises at a window's start: check each start (neither the broker nor the
+  // publisher is a consumer).
   const ofConsumers = faults.filter((f) => consumers.includes(f.consumer));
   for (const start of ofConsumers.map((f) => f.from)) {
     const faulted = new Set(ofConsumers.filter((f) => f.from <= start && start < f.to).map((f) => f.consumer));
     if (faulted.size === consumers.length) {
-      throw new UsageError(`at ${fmt(start)} s every consumer is faulted (${[...faulted].join(', ')}); leave at least one of ${consumers.join(', ')} running to compare against`);
+      throw new UsageError(
+        `at ${fmt(start)} s every consumer is faulted (${[...faulted].join(', ')}); leave at least one of ` +
+          `${consumers.join(', ')} running to compare against`,
+      );
     }
   }
 }
@@ -139,11 +226,16 @@ function cutsOff(f: Fault, idleTimeoutMs: number): boolean {
  */
 export function checkPublisherCuts(faults: Fault[], idle: { idleTimeoutMs: number; chosen: boolean }): void {
   const limitMs = longestSurvivableCutMs(idle.idleTimeoutMs);
-  const cut = faults.find((f) => f.consumer === PUBLISHER && cutsOff(f, idle.idleTimeoutMs) && (f.to - f.from) * 1000 > limitMs);
+  const cut = faults.find(
+    (f) => f.consumer === PUBLISHER && cutsOff(f, idle.idleTimeoutMs) && (f.to - f.from) * 1000 > limitMs,
+  );
   if (cut === undefined) return;
   const idleText = `${fmt(idle.idleTimeoutMs / 1000)} s${idle.chosen ? '' : ', the default'}`;
   throw new UsageError(
-    `${describeFault(cut)}: ${cut.kind === 'delay' ? 'a delay as long as the QUIC idle timeout cuts the link; ' : ''}the publisher comes back from a cut of at most ${fmt(limitMs / 1000)} s (QUIC idle timeout ${idleText}: its connection ` +
-      `dies one idle timeout in, then it retries for max(3 s, the idle timeout)); shorten the window or raise --idle-timeout`,
+    `${describeFault(cut)}: ` +
+      `${cut.kind === 'delay' ? 'a delay as long as the QUIC idle timeout cuts the link; ' : ''}the publisher ` +
+      `comes back from a cut of at most ${fmt(limitMs / 1000)} s (QUIC idle timeout ${idleText}: its connection ` +
+      (`dies one idle timeout in, then it retries for max(3 s, the idle timeout)); shorten the window or raise ` +
+        `--idle-timeout`),
   );
 }

@@ -33,11 +33,21 @@ export function drawWindow(duration: number, publishUntil: number | null): DrawS
  * first on one fault that every rule allows (a 50 ms stall at the window's start), so a bad other flag
  * is refused with its own message rather than as "nothing fits".
  */
-export function withDrawnFaults(raw: RawOptions, run: { seed: number; duration: number; consumers: string[]; joinLate: string | null; publishUntil: number | null }, normalize: (raw: RawOptions) => Options): RawOptions {
-  if (!(NEMESIS_CHOICES as readonly string[]).includes(String(raw.nemesis))) throw new UsageError(`--nemesis must be one of ${NEMESIS_CHOICES.join(', ')} (faults drawn from --seed), got ${raw.nemesis}`);
+export function withDrawnFaults(
+  raw: RawOptions,
+  run: { seed: number; duration: number; consumers: string[]; joinLate: string | null; publishUntil: number | null },
+  normalize: (raw: RawOptions) => Options,
+): RawOptions {
+  if (!(NEMESIS_CHOICES as readonly string[]).includes(String(raw.nemesis)))
+    throw new UsageError(
+      `--nemesis must be one of ${NEMESIS_CHOICES.join(', ')} (faults drawn from --seed), got ${raw.nemesis}`,
+    );
   const written = FAULT_FLAGS.filter((flag) => (raw[flag]?.length ?? 0) > 0);
   if (written.length > 0) {
-    throw new UsageError(`--nemesis random draws every fault itself: drop ${written.map((f) => `--${f}`).join(', ')} (or drop --nemesis and give the flags it printed, edited)`);
+    throw new UsageError(
+      `--nemesis random draws every fault itself: drop ${written.map((f) => `--${f}`).join(', ')} (or drop ` +
+        `--nemesis and give the flags it printed, edited)`,
+    );
   }
   const { nemesis: _nemesis, ...rest } = raw;
   const space: DrawSpace = {
@@ -59,7 +69,11 @@ export function withDrawnFaults(raw: RawOptions, run: { seed: number; duration: 
     }
   };
   const faults = drawSchedule(space, accepts);
-  if (faults.length === 0) throw new UsageError(`--nemesis random drew no fault that fits ${space.window.from}-${space.window.to} s; give a longer --publish-until`);
+  if (faults.length === 0)
+    throw new UsageError(
+      `--nemesis random drew no fault that fits ${space.window.from}-${space.window.to} s; give a longer ` +
+        `--publish-until`,
+    );
   // Parsed and checked whole by the caller as written flags (normalizeOptions), as a person's schedule would be.
   return { ...rest, ...asWritten(faults) };
 }
@@ -71,5 +85,8 @@ export function withDrawnFaults(raw: RawOptions, run: { seed: number; duration: 
 export function announceSchedule(command: string, options: Options): void {
   const { nemesis, faults } = options;
   if (nemesis === null) return;
-  process.stderr.write(`${command}: --nemesis random --seed ${nemesis.seed} drew ${faults.length} fault${faults.length === 1 ? '' : 's'}; to run them again, give instead of --nemesis random: ${nemesis.flags}\n`);
+  process.stderr.write(
+    `${command}: --nemesis random --seed ${nemesis.seed} drew ${faults.length} fault` +
+      `${faults.length === 1 ? '' : 's'}; to run them again, give instead of --nemesis random: ${nemesis.flags}\n`,
+  );
 }

@@ -4,8 +4,7 @@ import type { RawOptions } from '../model/options.js';
 
 /** A knob's flag as yargs hands it over: `queue-capacity` is `queueCapacity`. */
 export const rawName = (name: KnobName): keyof RawOptions =>
-  knob(name).flag.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase()) as
-    keyof RawOptions;
+  knob(name).flag.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase()) as keyof RawOptions;
 
 /**
  * One knob's flag, checked against the knob's bounds (in the flag's unit), then in the unit a

@@ -1,6 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import type { Options } from '../model/options.js';
-import { DOCUMENT_VERSION, toJsonConfig, toJsonRun, type JsonConfig, type JsonDocument, type JsonRun } from '../report/document.js';
+import {
+  DOCUMENT_VERSION,
+  toJsonConfig,
+  toJsonRun,
+  type JsonConfig,
+  type JsonDocument,
+  type JsonRun,
+} from '../report/document.js';
 import { silentProgress, textProgress } from '../report/progress.js';
 import { fitWidth, stdoutColumns } from '../report/fit-width.js';
 import { renderHtml } from '../report/render-html.js';
@@ -13,9 +20,16 @@ import { runSession, type Session } from './session.js';
 import { announceSchedule } from './random-nemesis.js';
 
 /** The closing part of the report: the closing summary, or the whole --json document; and the HTML report if asked. */
-export function printDocument(document: JsonDocument, json: boolean, reportPath: string | null, command = 'orchestrator'): void {
+export function printDocument(
+  document: JsonDocument,
+  json: boolean,
+  reportPath: string | null,
+  command = 'orchestrator',
+): void {
   const columns = stdoutColumns();
-  process.stdout.write(json ? JSON.stringify(document) + '\n' : fitWidth(renderClosing(document.runs, document.config, columns), columns));
+  process.stdout.write(
+    json ? JSON.stringify(document) + '\n' : fitWidth(renderClosing(document.runs, document.config, columns), columns),
+  );
   if (reportPath !== null) {
     writeFileSync(reportPath, renderHtml(document));
     process.stderr.write(`${command}: HTML report written to ${reportPath}\n`);
@@ -42,9 +56,15 @@ export function runCommand(options: Options): Promise<number> {
 }
 
 /** Every mode in turn, each reported as it ends, then the closing comparison; the exit code. */
-async function runModes(options: Options, config: JsonConfig, view: { watched: boolean; held: HeldLog | undefined }, session: Session): Promise<number> {
+async function runModes(
+  options: Options,
+  config: JsonConfig,
+  view: { watched: boolean; held: HeldLog | undefined },
+  session: Session,
+): Promise<number> {
   const print = (text: string) => process.stdout.write(fitWidth(text, stdoutColumns()));
-  // ink and react are loaded only for the live view: importing them costs ~0.4 s of start-up that --json and plain runs never use.
+  // ink and react are loaded only for the live view: importing them costs ~0.4 s of start-up that --json and plain runs
+  // never use.
   const live = view.watched ? (await import('../report/tui.js')).liveView(session.quit) : undefined;
   const observer = options.json ? silentProgress : (live ?? textProgress((line) => print(line + '\n')));
   // A line for the person (the --keep-data line) waits while the live view holds the terminal;
@@ -74,7 +94,8 @@ async function runModes(options: Options, config: JsonConfig, view: { watched: b
       logger.info({ run }, 'result');
       if (options.json) continue;
       const report = '\n' + renderMode(run, config) + '\n';
-      if (live) reports.push(report); // printed once the live view has given the terminal back
+      if (live)
+        reports.push(report); // printed once the live view has given the terminal back
       else print(report);
     }
   } finally {

@@ -10,13 +10,15 @@ import { GuardedRegistry, startGuardian } from '../run/child/guardian.js';
  * be checked, or (a foreign one) broke the child contract; 128 + n for signal n (129 SIGHUP, 130 SIGINT, 143 SIGTERM).
  */
 export const EXIT = { ok: 0, failed: 1, usage: 2, incomplete: 3 } as const;
-/** SIGHUP too: a terminal closed under a run must stop it the orderly way (its data dir removed), not kill it where it stands. */
+/** SIGHUP too: a terminal closed under a run must stop it the orderly way (its data dir removed), not kill it where it
+ * stands. */
 const SIGNAL_EXIT: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 
 export interface Session {
   /** Aborts on the first SIGHUP/SIGINT/SIGTERM, a quit from the live view, a closed stdout or our own bug. */
   signal: AbortSignal;
-  /** Every child started in this invocation: reaped when the session ends, killed on a second signal, and by the guardian if this process is killed. */
+  /** Every child started in this invocation: reaped when the session ends, killed on a second signal, and by the
+   * guardian if this process is killed. */
   registry: ChildRegistry;
   /** The process's one root logger (pino's habit: modes log through children of it). */
   logger: Logger;
@@ -32,7 +34,11 @@ export interface Session {
  * run the same orderly way with exit 1. Whatever happens, every child is reaped
  * before this resolves, the SIGSTOPped ones included.
  */
-export async function runSession(command: string, log: LogSettings, body: (session: Session) => Promise<number>): Promise<number> {
+export async function runSession(
+  command: string,
+  log: LogSettings,
+  body: (session: Session) => Promise<number>,
+): Promise<number> {
   const logger = createLogger('orchestrator', log);
   const controller = new AbortController();
   let interruptedBy: NodeJS.Signals | undefined;
@@ -52,7 +58,10 @@ export async function runSession(command: string, log: LogSettings, body: (sessi
   };
   const onFatal = (error: unknown) => {
     if (controller.signal.aborted) return;
-    const reason = (error as NodeJS.ErrnoException)?.code === 'EPIPE' ? 'stdout was closed (EPIPE)' : `internal error: ${(error as Error)?.stack ?? String(error)}`;
+    const reason =
+      (error as NodeJS.ErrnoException)?.code === 'EPIPE'
+        ? 'stdout was closed (EPIPE)'
+        : `internal error: ${(error as Error)?.stack ?? String(error)}`;
     controller.abort(new RunError('E_FATAL', reason, { cause: error }));
   };
   process.on('SIGINT', onSignal);

@@ -41,7 +41,9 @@ export function splitCommand(line: string): string[] {
       const escaped = take();
       if (escaped !== '\n') word = (word ?? '') + escaped; // backslash-newline joins lines, as in sh
     } else if (SHELL_SYNTAX.has(c) || (c === '#' && word === null)) {
-      throw new CommandSyntaxError(`${c} at character ${start + 1} is shell syntax, and no shell runs the command; quote it, or run sh -c '...'`);
+      throw new CommandSyntaxError(
+        `${c} at character ${start + 1} is shell syntax, and no shell runs the command; quote it, or run sh -c '...'`,
+      );
     } else {
       word = (word ?? '') + c;
     }
@@ -63,7 +65,9 @@ function readDoubleQuoted(line: string, from: number, opened: number, moveTo: (n
       at += 1;
       if (line[at] !== '\n') out += line[at];
     } else if (c === '$' || c === '`') {
-      throw new CommandSyntaxError(`${c} at character ${at + 1} would be expanded by a shell, and no shell runs the command; escape it as \\${c}`);
+      throw new CommandSyntaxError(
+        `${c} at character ${at + 1} would be expanded by a shell, and no shell runs the command; escape it as \\${c}`,
+      );
     } else {
       out += c;
     }

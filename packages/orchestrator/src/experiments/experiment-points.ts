@@ -10,18 +10,53 @@ import type { ModeResult } from '../model/run-types.js';
  */
 
 export type Regime = 'silence' | 'churn';
-/** Each point's expectation is the run report's (null: what the consumer missed is unknown, and so is the run's verdict). */
-export interface ChurnPoint { keys: number; rate: number; regime: Regime; queueCapacity: number; published: number; dropped: number; wrongFraction: number; expectedFraction: number | null }
-export interface QueuePoint { capacity: number; rate: number; firstDropMs: number | null; dropped: number; wrong: number; expectedWrong: number | null }
-export interface OverlapPoint { windows: 'same' | 'staggered'; jaccard: number | null; both: number; onlyOne: number; wrong: [number, number] }
-export interface HotnessPoint { shape: string; deciles: number[]; survival: Array<number | null>; wrong: number; expectedWrong: number | null }
+/** Each point's expectation is the run report's (null: what the consumer missed is unknown, and so is the run's
+ * verdict). */
+export interface ChurnPoint {
+  keys: number;
+  rate: number;
+  regime: Regime;
+  queueCapacity: number;
+  published: number;
+  dropped: number;
+  wrongFraction: number;
+  expectedFraction: number | null;
+}
+export interface QueuePoint {
+  capacity: number;
+  rate: number;
+  firstDropMs: number | null;
+  dropped: number;
+  wrong: number;
+  expectedWrong: number | null;
+}
+export interface OverlapPoint {
+  windows: 'same' | 'staggered';
+  jaccard: number | null;
+  both: number;
+  onlyOne: number;
+  wrong: [number, number];
+}
+export interface HotnessPoint {
+  shape: string;
+  deciles: number[];
+  survival: Array<number | null>;
+  wrong: number;
+  expectedWrong: number | null;
+}
 /**
  * The broker killed and started again under one mode with this many consumers: keys wrong at
  * the end over every consumer (null: a verdict is unknown), bytes that brought the consumers
  * back, ms from the broker's return until every consumer was correct (null: one never was, or
  * it is unknown).
  */
-export interface RestartPoint { mode: Mode; consumers: number; wrong: number | null; reconnectBytes: number; convergedMs: number | null }
+export interface RestartPoint {
+  mode: Mode;
+  consumers: number;
+  wrong: number | null;
+  reconnectBytes: number;
+  convergedMs: number | null;
+}
 /**
  * One consumer's link faulted under one mode: a partition of `size` seconds, or `size` % loss.
  * `wrong`: keys wrong at the end over every consumer (null: a verdict is unknown); `p99Ms`: the
@@ -30,7 +65,15 @@ export interface RestartPoint { mode: Mode; consumers: number; wrong: number | n
  * it applied none); `staleMs`: the faulted consumer's stale time by its own clock, no frame from the
  * broker for over --stale-after ms (null: its mode does not track it).
  */
-export interface NetworkPoint { fault: 'partition' | 'loss'; size: number; mode: Mode; wrong: number | null; p99Ms: number | null; faultedP99Ms: number | null; staleMs: number | null }
+export interface NetworkPoint {
+  fault: 'partition' | 'loss';
+  size: number;
+  mode: Mode;
+  wrong: number | null;
+  p99Ms: number | null;
+  faultedP99Ms: number | null;
+  staleMs: number | null;
+}
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
@@ -48,7 +91,10 @@ function measured(result: ModeResult) {
   return { check, queue, name: check.name, expectedWrong: check.expectedWrong };
 }
 
-export function churnPoint(result: ModeResult, settings: { keys: number; rate: number; regime: Regime; queueCapacity: number }): ChurnPoint {
+export function churnPoint(
+  result: ModeResult,
+  settings: { keys: number; rate: number; regime: Regime; queueCapacity: number },
+): ChurnPoint {
   const { check, queue, expectedWrong } = measured(result);
   return {
     ...settings,
@@ -68,7 +114,8 @@ export function queuePoint(result: ModeResult, settings: { capacity: number; rat
   const { check, queue, expectedWrong } = measured(result);
   const first = queue?.droppedRanges[0]?.[0];
   const { publishingStartedAt, stallWindow } = result.timing;
-  const firstDropMs = first === undefined ? null : Math.round(publishingStartedAt + (first * 1000) / settings.rate - stallWindow.from);
+  const firstDropMs =
+    first === undefined ? null : Math.round(publishingStartedAt + (first * 1000) / settings.rate - stallWindow.from);
   return { ...settings, firstDropMs, dropped: queue?.dropped ?? 0, wrong: check.wrongKeys.length, expectedWrong };
 }
 
@@ -77,7 +124,13 @@ export function overlapPoint(result: ModeResult, windows: OverlapPoint['windows'
   // (the run's faultedOverlap compares only the wrong ones).
   const [pair] = overlaps(result.consumers.filter((c) => c.faulted));
   if (pair === undefined) throw new Error('the overlap experiment needs two faulted consumers');
-  return { windows, jaccard: pair.jaccard, both: pair.both, onlyOne: pair.onlyA + pair.onlyB, wrong: [pair.both + pair.onlyA, pair.both + pair.onlyB] };
+  return {
+    windows,
+    jaccard: pair.jaccard,
+    both: pair.both,
+    onlyOne: pair.onlyA + pair.onlyB,
+    wrong: [pair.both + pair.onlyA, pair.both + pair.onlyB],
+  };
 }
 
 /** Survival per decile: of the keys that missed at least one update, the fraction still wrong (null: none missed). */
@@ -103,11 +156,15 @@ export function restartPoint(result: ModeResult, consumers: number): RestartPoin
   const checks = result.consumers;
   const wrong = checks.some((c) => c.verdict === 'unknown') ? null : result.cost.wrongAtEnd;
   const correctAgain = checks.map((c) => c.recovery?.convergedAfterThawMs ?? null);
-  const convergedMs = wrong === 0 && correctAgain.every((ms) => ms !== null) ? Math.round(Math.max(...(correctAgain as number[]))) : null;
+  const convergedMs =
+    wrong === 0 && correctAgain.every((ms) => ms !== null) ? Math.round(Math.max(...(correctAgain as number[]))) : null;
   return { mode: result.mode, consumers, wrong, reconnectBytes: result.cost.reconnectBytes, convergedMs };
 }
 
-export function networkPoint(result: ModeResult, settings: Pick<NetworkPoint, 'fault' | 'size' | 'mode'>): NetworkPoint {
+export function networkPoint(
+  result: ModeResult,
+  settings: Pick<NetworkPoint, 'fault' | 'size' | 'mode'>,
+): NetworkPoint {
   const { check: faulted } = measured(result);
   const checks = result.consumers;
   const wrong = checks.some((c) => c.verdict === 'unknown') ? null : result.cost.wrongAtEnd;
@@ -130,7 +187,11 @@ export function networkPoint(result: ModeResult, settings: Pick<NetworkPoint, 'f
  * falls. Fewer than one dropped change counts as none, as in a report.
  * Returns the rate on the grid with the largest expected wrong fraction.
  */
-export function churnPeak(keys: number, model: { stallSeconds: number; afterSeconds: number; absorbed: (rate: number) => number }, rates: number[]): { rate: number; expectedFraction: number } {
+export function churnPeak(
+  keys: number,
+  model: { stallSeconds: number; afterSeconds: number; absorbed: (rate: number) => number },
+  rates: number[],
+): { rate: number; expectedFraction: number } {
   let best = { rate: rates[0] ?? 0, expectedFraction: 0 };
   for (const rate of rates) {
     const dropped = Math.max(0, rate * model.stallSeconds - model.absorbed(rate));

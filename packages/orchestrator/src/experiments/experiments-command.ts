@@ -10,7 +10,15 @@ import { runSeries } from './series.js';
 import type { Mode } from '@state-divergence/protocol';
 import type { Argv } from 'yargs';
 import { UsageError } from '../model/errors.js';
-import { DEFAULT_EXPERIMENTS, DESIGN, designExperiments, EXPERIMENTS, type ExperimentName, type ExperimentRun, type RestartDesign } from './experiments-design.js';
+import {
+  DEFAULT_EXPERIMENTS,
+  DESIGN,
+  designExperiments,
+  EXPERIMENTS,
+  type ExperimentName,
+  type ExperimentRun,
+  type RestartDesign,
+} from './experiments-design.js';
 import { completedExit, judge, type Judgement } from '../cli/exit-code.js';
 import { runSession } from '../cli/session.js';
 
@@ -33,7 +41,9 @@ function measure(result: ModeResult, run: ExperimentRun): ExperimentPoint {
 
 const progressLine = (p: ExperimentPoint): string => `experiments: ${p.experiment} ${JSON.stringify(p.point)}\n`;
 
-export const EXPERIMENTS_SUMMARY = "The seed's \"How to extend\", measured: churn, queue, overlap and hotness beside the expectation; a broker restart per mode; a network fault per mode (--only network)";
+export const EXPERIMENTS_SUMMARY =
+  'The seed\'s "How to extend", measured: churn, queue, overlap and hotness beside the expectation; a broker ' +
+  'restart per mode; a network fault per mode (--only network)';
 
 const EXPERIMENTS_DESCRIPTION =
   'Churn, queue, overlap and hotness: 28 lossy runs at short phases (about 2 minutes on 2 cores), each\n' +
@@ -46,17 +56,31 @@ const EXPERIMENTS_DESCRIPTION =
   "faulted p99, the faulted consumer's stale time.";
 
 /** A comma list of `what`, each one of `allowed` (in `allowed`'s order); undefined: all of them. */
-function commaList<T extends string | number>(flag: string, text: string | undefined, allowed: readonly T[], parse: (s: string) => T): T[] {
+function commaList<T extends string | number>(
+  flag: string,
+  text: string | undefined,
+  allowed: readonly T[],
+  parse: (s: string) => T,
+): T[] {
   if (text === undefined) return [...allowed];
-  const given = text.split(',').map((s) => s.trim()).filter(Boolean).map(parse);
-  if (given.length === 0 || given.some((g) => !allowed.includes(g))) throw new UsageError(`${flag} takes a comma list of ${allowed.join(', ')}, got ${text}`);
+  const given = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(parse);
+  if (given.length === 0 || given.some((g) => !allowed.includes(g)))
+    throw new UsageError(`${flag} takes a comma list of ${allowed.join(', ')}, got ${text}`);
   return allowed.filter((a) => given.includes(a));
 }
 
-/** `--restart-modes durable --restart-consumers 3`: the restart experiment, narrowed (each run of 25 consumers is the slow part). */
+/** `--restart-modes durable --restart-consumers 3`: the restart experiment, narrowed (each run of 25 consumers is the
+ * slow part). */
 function restartDesign(args: ExperimentsArguments, only: ExperimentName[]): RestartDesign {
   const narrowed = args.restartModes !== undefined || args.restartConsumers !== undefined;
-  if (narrowed && !only.includes('restart')) throw new UsageError('--restart-modes and --restart-consumers narrow the restart experiment; add restart to --only');
+  if (narrowed && !only.includes('restart'))
+    throw new UsageError(
+      '--restart-modes and --restart-consumers narrow the restart experiment; add restart to --only',
+    );
   return {
     ...DESIGN.restart,
     modes: commaList('--restart-modes', args.restartModes, DESIGN.restart.modes, (s) => s as Mode),
@@ -67,24 +91,42 @@ function restartDesign(args: ExperimentsArguments, only: ExperimentName[]): Rest
 /** `--only churn,hotness`: which experiments, each named once; none named: the default ones. */
 function parseExperiments(text: string | undefined): ExperimentName[] {
   if (text === undefined) return [...DEFAULT_EXPERIMENTS];
-  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(EXPERIMENTS as readonly string[]).includes(n));
-  if (unknown.length > 0 || names.length === 0) throw new UsageError(`--only takes a comma list of ${EXPERIMENTS.join(', ')}, got ${text}`);
+  if (unknown.length > 0 || names.length === 0)
+    throw new UsageError(`--only takes a comma list of ${EXPERIMENTS.join(', ')}, got ${text}`);
   return EXPERIMENTS.filter((e) => names.includes(e));
 }
 
 export function experimentsArguments<T>(parser: Argv<T>) {
-  return parser.usage(`$0 experiments [--only ${EXPERIMENTS.join(',')}] [--duration S] [--json] [--report PATH]\n\n${EXPERIMENTS_DESCRIPTION}`).options({
-    only: { type: 'string', describe: `Comma list of experiments to run [default: ${DEFAULT_EXPERIMENTS.join(',')}]` },
-    duration: { type: 'number', default: 0.5, describe: 'Seconds per phase (longer phases: more drops, slower)' },
-    seed: { type: 'number', default: 1, describe: 'PRNG seed: the same seed gives the same changes' },
-    json: { type: 'boolean', default: false, describe: 'Print one JSON document: {"experiments": {...}}' },
-    report: { type: 'string', describe: 'Also write a self-contained HTML report, a chart per experiment' },
-    'log-file': { type: 'string', describe: "Append every process's NDJSON log here [default: stderr]" },
-    'log-level': { type: 'string', describe: 'trace…silent [default: warn]' },
-    'restart-modes': { type: 'string', describe: `The restart experiment's modes, a comma list [default: ${DESIGN.restart.modes.join(',')}]` },
-    'restart-consumers': { type: 'string', describe: `The restart experiment's consumer counts [default: ${DESIGN.restart.consumers.join(',')}]` },
-  });
+  return parser
+    .usage(
+      `$0 experiments [--only ${EXPERIMENTS.join(',')}] [--duration S] [--json] [--report PATH]\n\n` +
+        `${EXPERIMENTS_DESCRIPTION}`,
+    )
+    .options({
+      only: {
+        type: 'string',
+        describe: `Comma list of experiments to run [default: ${DEFAULT_EXPERIMENTS.join(',')}]`,
+      },
+      duration: { type: 'number', default: 0.5, describe: 'Seconds per phase (longer phases: more drops, slower)' },
+      seed: { type: 'number', default: 1, describe: 'PRNG seed: the same seed gives the same changes' },
+      json: { type: 'boolean', default: false, describe: 'Print one JSON document: {"experiments": {...}}' },
+      report: { type: 'string', describe: 'Also write a self-contained HTML report, a chart per experiment' },
+      'log-file': { type: 'string', describe: "Append every process's NDJSON log here [default: stderr]" },
+      'log-level': { type: 'string', describe: 'trace…silent [default: warn]' },
+      'restart-modes': {
+        type: 'string',
+        describe: `The restart experiment's modes, a comma list [default: ${DESIGN.restart.modes.join(',')}]`,
+      },
+      'restart-consumers': {
+        type: 'string',
+        describe: `The restart experiment's consumer counts [default: ${DESIGN.restart.consumers.join(',')}]`,
+      },
+    });
 }
 
 type ExperimentsArguments = {
@@ -105,7 +147,13 @@ export function experimentsCommand(args: ExperimentsArguments, environment: { st
   const only = parseExperiments(args.only);
   const restart = restartDesign(args, only);
   const runs = designExperiments(only, base, environment, restart);
-  return runExperiments(runs, { json: args.json, report: args.report ?? null, duration: args.duration, seed: args.seed, design: { ...DESIGN, restart } });
+  return runExperiments(runs, {
+    json: args.json,
+    report: args.report ?? null,
+    duration: args.duration,
+    seed: args.seed,
+    design: { ...DESIGN, restart },
+  });
 }
 
 /** "28 lossy, 3 resync runs" */
@@ -115,7 +163,10 @@ function runsByMode(runs: ExperimentRun[]): string {
   return `${[...counts].map(([mode, n]) => `${n} ${mode}`).join(', ')} run${runs.length === 1 ? '' : 's'}`;
 }
 
-function runExperiments(runs: ExperimentRun[], output: { json: boolean; report: string | null; duration: number; seed: number; design: unknown }): Promise<number> {
+function runExperiments(
+  runs: ExperimentRun[],
+  output: { json: boolean; report: string | null; duration: number; seed: number; design: unknown },
+): Promise<number> {
   const first = runs[0]!.options;
   const log = { level: first.logLevel, file: first.logFile, mode: null };
   return runSession('orchestrator experiments', log, async (session) => {
@@ -125,9 +176,20 @@ function runExperiments(runs: ExperimentRun[], output: { json: boolean; report: 
       judgements.push(judge(result));
       return measure(result, run);
     };
-    const results = await runSeries(runs, { ...session, observer: silentProgress, measure: judged, onPoint: (p) => void process.stderr.write(progressLine(p)) });
-    const document = experimentsDocument(results, { duration: output.duration, seed: output.seed, design: output.design });
-    process.stdout.write(output.json ? JSON.stringify(document) + '\n' : fitWidth(renderExperiments(document), stdoutColumns()));
+    const results = await runSeries(runs, {
+      ...session,
+      observer: silentProgress,
+      measure: judged,
+      onPoint: (p) => void process.stderr.write(progressLine(p)),
+    });
+    const document = experimentsDocument(results, {
+      duration: output.duration,
+      seed: output.seed,
+      design: output.design,
+    });
+    process.stdout.write(
+      output.json ? JSON.stringify(document) + '\n' : fitWidth(renderExperiments(document), stdoutColumns()),
+    );
     if (output.report !== null) {
       writeFileSync(output.report, renderExperimentsHtml(document));
       process.stderr.write(`orchestrator experiments: HTML report written to ${output.report}\n`);

@@ -1,12 +1,24 @@
 import type { Mode } from '@state-divergence/protocol';
 import { median } from 'simple-statistics';
-import { churnPeak, queueFor, type ChurnPoint, type HotnessPoint, type NetworkPoint, type OverlapPoint, type QueuePoint, type RestartPoint } from './experiment-points.js';
+import {
+  churnPeak,
+  queueFor,
+  type ChurnPoint,
+  type HotnessPoint,
+  type NetworkPoint,
+  type OverlapPoint,
+  type QueuePoint,
+  type RestartPoint,
+} from './experiment-points.js';
 
 /** Every measured point of an `orchestrator experiments` invocation, and what the expectation says about them. */
 export interface ExperimentsDocument {
   config: { duration: number; seed: number; design: unknown };
   experiments: {
-    churn?: { points: ChurnPoint[]; peaks: Array<{ keys: number; rate: number; expectedFraction: number; measuredRates: [number, number] }> };
+    churn?: {
+      points: ChurnPoint[];
+      peaks: Array<{ keys: number; rate: number; expectedFraction: number; measuredRates: [number, number] }>;
+    };
     queue?: { points: QueuePoint[] };
     overlap?: { points: OverlapPoint[] };
     hotness?: { points: HotnessPoint[] };
@@ -48,7 +60,10 @@ const RATE_GRID = Array.from({ length: 61 }, (_, i) => Math.round(50 * 1000 ** (
 function churnPeaks(points: ChurnPoint[], duration: number) {
   const stallSeconds = 2 * duration;
   const silence = points.filter((p) => p.regime === 'silence' && p.dropped > 0);
-  const transport = silence.length === 0 ? 0 : median(silence.map((p) => Math.max(0, p.rate * stallSeconds - p.dropped - p.queueCapacity)));
+  const transport =
+    silence.length === 0
+      ? 0
+      : median(silence.map((p) => Math.max(0, p.rate * stallSeconds - p.dropped - p.queueCapacity)));
   const absorbed = (rate: number) => queueFor(rate) + transport;
   return [...new Set(points.map((p) => p.keys))].map((keys) => {
     const mine = points.filter((p) => p.keys === keys);
@@ -63,18 +78,27 @@ function restartGrowth(points: RestartPoint[]): RestartGrowth[] {
     const mine = points.filter((p) => p.mode === mode).sort((a, b) => a.consumers - b.consumers);
     const fewest = mine[0]!;
     const most = mine.at(-1)!;
-    // Three significant figures: a ratio can be far below 1 (a relist that found the broker empty at the most consumers).
-    const ratio = fewest.reconnectBytes === 0 ? null : Number((most.reconnectBytes / fewest.reconnectBytes).toPrecision(3));
+    // Three significant figures: a ratio can be far below 1 (a relist that found the broker empty at the most
+    // consumers).
+    const ratio =
+      fewest.reconnectBytes === 0 ? null : Number((most.reconnectBytes / fewest.reconnectBytes).toPrecision(3));
     return {
       mode,
-      perConsumer: mine.map((p) => ({ consumers: p.consumers, bytes: Math.round(p.reconnectBytes / p.consumers), wrong: p.wrong === null ? null : Math.round(p.wrong / p.consumers) })),
+      perConsumer: mine.map((p) => ({
+        consumers: p.consumers,
+        bytes: Math.round(p.reconnectBytes / p.consumers),
+        wrong: p.wrong === null ? null : Math.round(p.wrong / p.consumers),
+      })),
       between: [fewest.consumers, most.consumers],
       ratio,
     };
   });
 }
 
-export function experimentsDocument(results: ExperimentPoint[], config: ExperimentsDocument['config']): ExperimentsDocument {
+export function experimentsDocument(
+  results: ExperimentPoint[],
+  config: ExperimentsDocument['config'],
+): ExperimentsDocument {
   const churn = results.flatMap((r) => (r.experiment === 'churn' ? [r.point] : []));
   const queue = results.flatMap((r) => (r.experiment === 'queue' ? [r.point] : []));
   const overlap = results.flatMap((r) => (r.experiment === 'overlap' ? [r.point] : []));

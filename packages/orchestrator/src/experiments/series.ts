@@ -15,7 +15,8 @@ export async function runSeries<I extends { options: Options }, P>(
   const points: P[] = [];
   for (const item of items) {
     const [mode, ...more] = item.options.modes;
-    if (mode === undefined || more.length > 0) throw new Error(`a series runs one mode per item, got ${item.options.modes.join(', ')}`);
+    if (mode === undefined || more.length > 0)
+      throw new Error(`a series runs one mode per item, got ${item.options.modes.join(', ')}`);
     const point = context.measure(await runMode(mode, item.options, context), item);
     points.push(point);
     context.onPoint(point, item);

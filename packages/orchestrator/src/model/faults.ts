@@ -29,13 +29,15 @@ export const PUBLISHER = 'publisher';
 
 export interface Fault {
   kind: FaultKind;
-  /** The faulted process (or, for a network fault, whose link): a consumer's name, BROKER (a crash only) or PUBLISHER (a network fault only). */
+  /** The faulted process (or, for a network fault, whose link): a consumer's name, BROKER (a crash only) or PUBLISHER
+   * (a network fault only). */
   consumer: string;
   from: number;
   to: number;
   /** slow only: the share of each 100 ms the consumer is stopped. */
   percent?: number;
-  /** loss only: the share of datagrams dropped each way, and the chance each datagram shares the previous one's fate (else dropped with lossPct: the rate stays lossPct; relay/link-shaper.ts). */
+  /** loss only: the share of datagrams dropped each way, and the chance each datagram shares the previous one's fate
+   * (else dropped with lossPct: the rate stays lossPct; relay/link-shaper.ts). */
   lossPct?: number;
   correlationPct?: number;
   /** delay only: how long each datagram is held each way, ± jitter. */
@@ -44,10 +46,12 @@ export interface Fault {
 }
 
 export const isBrokerFault = (f: Fault): boolean => f.consumer === BROKER;
-export const isNetworkKind = (kind: FaultKind): kind is NetworkFaultKind => (NETWORK_FAULT_KINDS as readonly string[]).includes(kind);
+export const isNetworkKind = (kind: FaultKind): kind is NetworkFaultKind =>
+  (NETWORK_FAULT_KINDS as readonly string[]).includes(kind);
 export const isNetworkFault = (f: Fault): boolean => isNetworkKind(f.kind);
 /** The publisher's network faults among a run's (`config.faults`: the document's consumers carry only their own). */
-export const publisherFaults = (faults: Fault[]): Fault[] => faults.filter((f) => f.consumer === PUBLISHER && isNetworkFault(f));
+export const publisherFaults = (faults: Fault[]): Fault[] =>
+  faults.filter((f) => f.consumer === PUBLISHER && isNetworkFault(f));
 
 /**
  * When publishing ends, seconds since it started: `--publish-until`, or by default when the last
@@ -68,7 +72,8 @@ export const SLOW_PERIOD_MS = 100;
 const seconds = (value: number): string => String(Math.round(value * 1000) / 1000);
 
 /** A value and its ± part as the flags write them: `20`, `20~75`. */
-const withSpread = (value: number | undefined, spread: number | undefined): string => `${value ?? 0}${spread ? `~${spread}` : ''}`;
+const withSpread = (value: number | undefined, spread: number | undefined): string =>
+  `${value ?? 0}${spread ? `~${spread}` : ''}`;
 
 /** What follows a fault's window in its flag: `:50` (slow), `:20~75` (loss), `:50~10` (delay). */
 function flagParameter(f: Fault): string {
@@ -84,20 +89,32 @@ function flagParameter(f: Fault): string {
  */
 const noLoss = (f: Fault): boolean => f.kind === 'loss' && (f.lossPct ?? 0) === 0;
 
-/** What a fault's flag takes, the flag's name left off: `consumer-2@4-12:50` (for --slow), `broker@2-4` (for --crash). */
+/** What a fault's flag takes, the flag's name left off: `consumer-2@4-12:50` (for --slow), `broker@2-4` (for --crash).
+ * */
 export const faultEntry = (f: Fault): string => `${f.consumer}@${seconds(f.from)}-${seconds(f.to)}${flagParameter(f)}`;
 
-/** A fault as the flag that asks for it: `--slow consumer-2@4-12:50`, `--loss consumer-2@0-4:20~75` (the baseline: `consumer-3@0.5-2.5 through a relay, no loss`). */
+/** A fault as the flag that asks for it: `--slow consumer-2@4-12:50`, `--loss consumer-2@0-4:20~75` (the baseline:
+ * `consumer-3@0.5-2.5 through a relay, no loss`). */
 export function describeFault(f: Fault): string {
-  return noLoss(f) ? `${f.consumer}@${seconds(f.from)}-${seconds(f.to)} through a relay, no loss` : `--${f.kind} ${faultEntry(f)}`;
+  return noLoss(f)
+    ? `${f.consumer}@${seconds(f.from)}-${seconds(f.to)} through a relay, no loss`
+    : `--${f.kind} ${faultEntry(f)}`;
 }
 
-const PAST: Record<FaultKind, string> = { stall: 'stalled', slow: 'slowed', crash: 'crashed and restarted', partition: 'partitioned', loss: 'lossy link', delay: 'delayed link' };
+const PAST: Record<FaultKind, string> = {
+  stall: 'stalled',
+  slow: 'slowed',
+  crash: 'crashed and restarted',
+  partition: 'partitioned',
+  loss: 'lossy link',
+  delay: 'delayed link',
+};
 
 /** The words after a fault's window in a report: " (50 %)", " (20 % lost, 75 % correlated)", " (50 ± 10 ms)". */
 function windowParameter(f: Fault): string {
   if (f.kind === 'slow') return ` (${f.percent ?? DEFAULT_SLOW_PERCENT} %)`;
-  if (f.kind === 'loss') return ` (${f.lossPct ?? 0} % lost${f.correlationPct ? `, ${f.correlationPct} % correlated` : ''})`;
+  if (f.kind === 'loss')
+    return ` (${f.lossPct ?? 0} % lost${f.correlationPct ? `, ${f.correlationPct} % correlated` : ''})`;
   if (f.kind === 'delay') return ` (${f.delayMs ?? 0}${f.jitterMs ? ` ± ${f.jitterMs}` : ''} ms)`;
   return '';
 }
@@ -113,7 +130,11 @@ export function faultLabel(f: Fault, duration: number): string {
 }
 
 /** A fault with its window, always: "slowed 4-12 s (50 %)", "lossy link 0-4 s (20 % lost)". */
-export const faultWindow = (f: Fault): string => (noLoss(f) ? `through a relay ${seconds(f.from)}-${seconds(f.to)} s, no loss` : `${PAST[f.kind]} ${seconds(f.from)}-${seconds(f.to)} s${windowParameter(f)}`);
+export const faultWindow = (f: Fault): string =>
+  noLoss(f)
+    ? `through a relay ${seconds(f.from)}-${seconds(f.to)} s, no loss`
+    : `${PAST[f.kind]} ${seconds(f.from)}-${seconds(f.to)} s${windowParameter(f)}`;
 
 /** Every fault of a run with its consumer and window, as the live view's footer and the report's legend say them. */
-export const faultWindows = (faults: Fault[]): string => faults.map((f) => `${f.consumer} ${faultWindow(f)}`).join(', ');
+export const faultWindows = (faults: Fault[]): string =>
+  faults.map((f) => `${f.consumer} ${faultWindow(f)}`).join(', ');

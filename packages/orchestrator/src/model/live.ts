@@ -4,11 +4,17 @@ import type { Fault, NetworkFaultKind } from './faults.js';
 
 /** What the live view and the plain progress lines are told while a mode runs. */
 
-/** A client under a network fault right now, as its row says it: a partition cuts it off; loss and delay only slow it. */
-export const LINK_STATE = { partition: 'PARTITIONED', loss: 'lossy link', delay: 'delayed' } as const satisfies Record<NetworkFaultKind, string>;
+/** A client under a network fault right now, as its row says it: a partition cuts it off; loss and delay only slow it.
+ * */
+export const LINK_STATE = { partition: 'PARTITIONED', loss: 'lossy link', delay: 'delayed' } as const satisfies Record<
+  NetworkFaultKind,
+  string
+>;
 
-export type ConsumerState = 'applying' | 'STALLED' | 'slowed' | 'crashed' | 'resyncing' | 'ended' | (typeof LINK_STATE)[NetworkFaultKind];
-export const isLinkState = (state: ConsumerState): boolean => (Object.values(LINK_STATE) as ConsumerState[]).includes(state);
+export type ConsumerState =
+  'applying' | 'STALLED' | 'slowed' | 'crashed' | 'resyncing' | 'ended' | (typeof LINK_STATE)[NetworkFaultKind];
+export const isLinkState = (state: ConsumerState): boolean =>
+  (Object.values(LINK_STATE) as ConsumerState[]).includes(state);
 
 export interface ConsumerLive {
   name: string;
@@ -22,7 +28,8 @@ export interface ConsumerLive {
   wrongNow: number | null;
   /** True when wrongNow is an old figure: the process is frozen and cannot answer. */
   stale: boolean;
-  /** Keys whose latest write was dropped or skipped for it: they will never arrive (null: the broker did not answer). */
+  /** Keys whose latest write was dropped or skipped for it: they will never arrive (null: the broker did not answer).
+   * */
   diverged: number | null;
   /** Keys whose latest write the broker accepted for it and it has not applied yet: on their way. */
   behind: number | null;
@@ -54,7 +61,8 @@ export interface LiveSnapshot {
   publisherBacklog: number | null;
   /** The network fault on the publisher's link right now (`--partition publisher@…`); null: none. */
   publisherLink: NetworkFaultKind | null;
-  /** The broker is killed and its successor not yet ready (`--crash broker@FROM-TO`): nobody can tell diverged from behind now. */
+  /** The broker is killed and its successor not yet ready (`--crash broker@FROM-TO`): nobody can tell diverged from
+   * behind now. */
   brokerDown: boolean;
   consumers: ConsumerLive[];
 }

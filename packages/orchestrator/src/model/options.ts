@@ -1,4 +1,13 @@
-import { MODES, type FsyncPolicy, type KnobName, type KnobOptions, type KNOBS, type LogLevel, type Mode, type OverflowPolicy } from '@state-divergence/protocol';
+import {
+  MODES,
+  type FsyncPolicy,
+  type KnobName,
+  type KnobOptions,
+  type KNOBS,
+  type LogLevel,
+  type Mode,
+  type OverflowPolicy,
+} from '@state-divergence/protocol';
 import type { Fault } from './faults.js';
 
 export const MODE_CHOICES = [...MODES, 'both', 'all'] as const;
@@ -10,7 +19,9 @@ export type ModeChoice = (typeof MODE_CHOICES)[number];
 export { DEFAULTS } from '@state-divergence/protocol';
 
 /** kebab-case to camelCase, as yargs hands a flag over: `queue-capacity` is `queueCapacity`. */
-type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
 /** Each knob's flag as yargs hands it over, by the flag's camel-cased name (`--stale-after`: staleAfter). */
 type RawKnobs = { [K in KnobName as CamelCase<(typeof KNOBS)[K]['flag']>]?: number | undefined };
 
@@ -45,7 +56,8 @@ export interface Options extends KnobOptions {
   faults: Fault[];
   /** The consumers with a stall among their faults (the seed's `--stall`). */
   stall: string[];
-  /** Where `faults` came from when no person wrote them: drawn by `--nemesis random` from `seed`; null: written (or the seed's default). */
+  /** Where `faults` came from when no person wrote them: drawn by `--nemesis random` from `seed`; null: written (or the
+   * seed's default). */
   nemesis: DrawnSchedule | null;
   /** Lossy mode: what a full subscriber queue does. */
   overflow: OverflowPolicy;

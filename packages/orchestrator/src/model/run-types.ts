@@ -1,7 +1,17 @@
-import type { BrokerReport, ConsumerReport, DigestVerdict, DurableReport, Mode, ProcessResources, PublisherReport, RelayReport, RogueReport, SubscriptionRecord, SyncRecord } from '@state-divergence/protocol';
 import type {
-  Absorption, CheckResult, ConsumerCheck, LatencySummary, Overlap, StallBytes,
-} from './check-types.js';
+  BrokerReport,
+  ConsumerReport,
+  DigestVerdict,
+  DurableReport,
+  Mode,
+  ProcessResources,
+  PublisherReport,
+  RelayReport,
+  RogueReport,
+  SubscriptionRecord,
+  SyncRecord,
+} from '@state-divergence/protocol';
+import type { Absorption, CheckResult, ConsumerCheck, LatencySummary, Overlap, StallBytes } from './check-types.js';
 import type { PublishingOrigin, RunEvent } from './events.js';
 import type { Fault } from './faults.js';
 
@@ -77,7 +87,9 @@ export interface Recovery {
  * what it resumed from, how, what catching up cost; `newEpoch`: its epoch is not the one before
  * it (the subscription before, or the checkpoint's): the broker lost its memory in between.
  */
-export type Resume = Pick<SubscriptionRecord, 'at' | 'from' | 'epoch' | 'outcome' | 'catchUpBytes'> & { newEpoch: boolean };
+export type Resume = Pick<SubscriptionRecord, 'at' | 'from' | 'epoch' | 'outcome' | 'catchUpBytes'> & {
+  newEpoch: boolean;
+};
 
 /** How a consumer came back after losing its stream (a broker restart, a disconnect) or its process (a checkpoint). */
 export interface Resumption {
@@ -102,7 +114,8 @@ export interface Cost {
   publisherRate: number;
   publisherRateInStall: number;
   healthyP99InStallMs: number | null;
-  /** Keys the faulted consumers (stalled, slowed or crashed) hold wrong at the end, summed: what the column failed to protect. */
+  /** Keys the faulted consumers (stalled, slowed or crashed) hold wrong at the end, summed: what the column failed to
+   * protect. */
   faultedWrongAtEnd: number;
   /** Bytes of LAG + STATE + SYNC_END sent to bring stalled or gapped consumers back. */
   resyncBytes: number;
@@ -110,7 +123,8 @@ export interface Cost {
   fullSnapshotBytes: number;
   /** Durable: bytes of events the broker sent the run's consumers from its log (replays after a resume, back-fills). */
   replayBytes: number;
-  /** Bytes every resume cost (Resume.catchUpBytes summed): a snapshot after a restart, a replay; nothing for `latest`. */
+  /** Bytes every resume cost (Resume.catchUpBytes summed): a snapshot after a restart, a replay; nothing for `latest`.
+   * */
   reconnectBytes: number;
   /** Keys every consumer holds wrong at the end, summed: after a broker restart the healthy ones too. */
   wrongAtEnd: number;
@@ -221,7 +235,8 @@ export interface ModeResult {
   wrongOverTime: WrongOverTime;
   /** What the consumers' damage shares (each one's is in its row): check/damage-by-consumer.ts. */
   damage: {
-    /** Why no consumer's wrong keys are predicted in this run (e.g. two broker restarts); null: predicted where known. */
+    /** Why no consumer's wrong keys are predicted in this run (e.g. two broker restarts); null: predicted where known.
+     * */
     noPrediction: string | null;
     /** Each pair of faulted consumers both ending wrong: keys wrong for both or one; Jaccard. */
     faultedOverlap: Overlap[];
@@ -240,7 +255,8 @@ export interface ModeResult {
   /** Wall-clock ms: when the publisher started, and the fault window (the `stalled` phase). */
   timing: { publishingStartedAt: number; stallWindow: { from: number; to: number } };
   wallSeconds: number;
-  /** Each network-faulted client's relay, by the client's name (a consumer or `publisher`); {} in a run without network faults. */
+  /** Each network-faulted client's relay, by the client's name (a consumer or `publisher`); {} in a run without network
+   * faults. */
   relays: Record<string, RelayOutcome>;
 }
 
@@ -259,7 +275,8 @@ export interface GatheredRun {
   }>;
   publisher: PublisherReport;
   broker: BrokerReport | null;
-  /** Wall-clock ms of the fault window, the `stalled` phase, opened by a freeze at its confirmation (run/steps.ts PlanRecord). */
+  /** Wall-clock ms of the fault window, the `stalled` phase, opened by a freeze at its confirmation (run/steps.ts
+   * PlanRecord). */
   stallWindow: { from: number; to: number };
   publishedInStall: number;
   /** Changes published before the stall window began. */

@@ -16,27 +16,39 @@ export interface CostRow {
   wrong?: boolean;
 }
 
-const orDash = (value: number | null, format: (n: number) => string): string => (value === null || value === 0 ? '-' : format(value));
+const orDash = (value: number | null, format: (n: number) => string): string =>
+  value === null || value === 0 ? '-' : format(value);
 
 export function costRows(runs: JsonRun[]): CostRow[] {
   const restarted = runs.some((r) => r.brokerOutages.length > 0);
-  const row = (label: string, cell: (r: JsonRun) => string, wrong = false): CostRow => ({ label, cells: runs.map(cell), ...(wrong && { wrong }) });
+  const row = (label: string, cell: (r: JsonRun) => string, wrong = false): CostRow => ({
+    label,
+    cells: runs.map(cell),
+    ...(wrong && { wrong }),
+  });
   const rows = [
     row('published', (r) => String(r.published)),
     row('publisher in stall', (r) => rate(r.cost.publisherRateInStall)),
-    row('healthy p99 in stall', (r) => (r.cost.healthyP99InStallMs === null ? '-' : `${r.cost.healthyP99InStallMs} ms`)),
+    row('healthy p99 in stall', (r) =>
+      r.cost.healthyP99InStallMs === null ? '-' : `${r.cost.healthyP99InStallMs} ms`,
+    ),
     row('faulted wrong at end', (r) => String(r.cost.faultedWrongAtEnd), true),
   ];
   // After a broker restart the consumers no fault touched can end wrong too.
-  if (runs.some((r) => r.cost.wrongAtEnd !== r.cost.faultedWrongAtEnd)) rows.push(row('all wrong at end', (r) => String(r.cost.wrongAtEnd), true));
+  if (runs.some((r) => r.cost.wrongAtEnd !== r.cost.faultedWrongAtEnd))
+    rows.push(row('all wrong at end', (r) => String(r.cost.wrongAtEnd), true));
   const optional = [
     row('delta bytes', (r) => orDash(r.cost.resyncBytes, kib)),
     row('replayed bytes', (r) => orDash(r.cost.replayBytes, kib)),
     row('full snapshots instead', (r) => orDash(r.cost.fullSnapshotBytes, kib)),
-    ...(restarted ? [row('bytes to reconnect', (r) => (r.brokerOutages.length === 0 ? '-' : kib(r.cost.reconnectBytes)))] : []),
+    ...(restarted
+      ? [row('bytes to reconnect', (r) => (r.brokerOutages.length === 0 ? '-' : kib(r.cost.reconnectBytes)))]
+      : []),
     row('log bytes written', (r) => (r.cost.diskBytes === null ? '-' : kib(r.cost.diskBytes))),
     row('fsyncs', (r) => (r.cost.fsyncs === null ? '-' : String(r.cost.fsyncs))),
-    row('correct again after', (r) => (r.cost.convergedAfterThawMs === null ? '-' : `${r.cost.convergedAfterThawMs} ms`)),
+    row('correct again after', (r) =>
+      r.cost.convergedAfterThawMs === null ? '-' : `${r.cost.convergedAfterThawMs} ms`,
+    ),
   ];
   rows.push(...optional.filter((r) => r.cells.some((cell) => cell !== '-')));
   if (restarted) rows.push(row('broker restarts', (r) => String(r.brokerOutages.length)));
@@ -45,7 +57,9 @@ export function costRows(runs: JsonRun[]): CostRow[] {
 
 /** What a reader needs to read the rows right (the text prints them under the table, the HTML in its caption). */
 export function costNotes(runs: JsonRun[]): string[] {
-  return runs.some((r) => r.durable !== null && r.brokerOutages.length > 0) ? ["log bytes and fsyncs: the broker's last incarnation, since its restart"] : [];
+  return runs.some((r) => r.durable !== null && r.brokerOutages.length > 0)
+    ? ["log bytes and fsyncs: the broker's last incarnation, since its restart"]
+    : [];
 }
 
 /**
@@ -59,6 +73,11 @@ export function costTableText(runs: JsonRun[], columns = Infinity): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r.cells[i]!.length)));
   const width = (gap: number) => 2 + labelWidth + widths.reduce((sum, w) => sum + gap + w, 0);
   const gap = [3, 2].find((g) => width(g) <= columns) ?? 1;
-  const format = (label: string, cells: string[]) => `  ${label.padEnd(labelWidth)}` + cells.map((cell, i) => `${' '.repeat(gap)}${cell.padStart(widths[i]!)}`).join('');
-  return [format('', header), ...rows.map((r) => format(r.label, r.cells)), ...costNotes(runs).map((note) => `  (${note})`)];
+  const format = (label: string, cells: string[]) =>
+    `  ${label.padEnd(labelWidth)}` + cells.map((cell, i) => `${' '.repeat(gap)}${cell.padStart(widths[i]!)}`).join('');
+  return [
+    format('', header),
+    ...rows.map((r) => format(r.label, r.cells)),
+    ...costNotes(runs).map((note) => `  (${note})`),
+  ];
 }

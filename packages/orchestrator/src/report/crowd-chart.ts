@@ -10,7 +10,8 @@ import type { JsonRun } from './document.js';
 export const ALONE = 4;
 /** Of the consumers 0 throughout, a crowded chart's title names this many. */
 export const NAMED_QUIET = 8;
-/** Consumers a crowded decile chart draws on their own; the others' mean is one more series (the palette has eight colours). */
+/** Consumers a crowded decile chart draws on their own; the others' mean is one more series (the palette has eight
+ * colours). */
 export const DECILE_ALONE = 7;
 /** Listed consumers a crowded timeline gives a row of their own (28 px each); the rest share one. */
 export const TIMELINE_ALONE = 24;
@@ -24,7 +25,8 @@ export interface Envelope {
 
 type Series = Record<string, Array<number | null>>;
 
-/** Per sample, the largest value any of these consumers had (null where none had one): how far off the worst of them was. */
+/** Per sample, the largest value any of these consumers had (null where none had one): how far off the worst of them
+ * was. */
 export function envelope(names: string[], series: Series): Array<number | null> {
   const length = Math.max(0, ...names.map((n) => series[n]?.length ?? 0));
   return Array.from({ length }, (_, i) => {
@@ -44,7 +46,11 @@ const peak = (values: Array<number | null> | undefined): number => Math.max(0, .
  * diverged most (then were most behind), in run order. The other listed ones ever off make one
  * envelope, the folded healthy ones ever off (behind only: a drop would have listed them) another.
  */
-export function divergenceGroups(run: JsonRun, fold: Fold, everOff: (name: string) => boolean): { alone: string[]; envelopes: Envelope[] } {
+export function divergenceGroups(
+  run: JsonRun,
+  fold: Fold,
+  everOff: (name: string) => boolean,
+): { alone: string[]; envelopes: Envelope[] } {
   const { diverged, behind } = run.wrongOverTime;
   const listed = fold.shown.map((c) => c.name).filter(everOff);
   const ranked = [...listed].sort((a, b) => peak(diverged[b]) - peak(diverged[a]) || peak(behind[b]) - peak(behind[a]));
@@ -52,8 +58,14 @@ export function divergenceGroups(run: JsonRun, fold: Fold, everOff: (name: strin
   const others = listed.filter((n) => !alone.has(n));
   const healthy = fold.folded.map((c) => c.name).filter(everOff);
   const envelopes: Envelope[] = [];
-  if (others.length > 0) envelopes.push({ label: `${others.length} other listed consumers`, names: others, colours: ['#be123c', '#475569'] });
-  if (healthy.length > 0) envelopes.push({ label: `${healthy.length} healthy consumers`, names: healthy, colours: ['#fda4af', '#cbd5e1'] });
+  if (others.length > 0)
+    envelopes.push({
+      label: `${others.length} other listed consumers`,
+      names: others,
+      colours: ['#be123c', '#475569'],
+    });
+  if (healthy.length > 0)
+    envelopes.push({ label: `${healthy.length} healthy consumers`, names: healthy, colours: ['#fda4af', '#cbd5e1'] });
   return { alone: listed.filter((n) => alone.has(n)), envelopes };
 }
 
@@ -63,8 +75,13 @@ export function divergenceGroups(run: JsonRun, fold: Fold, everOff: (name: strin
  */
 export function decileSeries(run: JsonRun): Series {
   const wrong = run.consumers.filter((c) => c.wrongCount > 0);
-  const alone = crowded(run.consumers.length) && wrong.length > DECILE_ALONE ? [...wrong].sort((a, b) => b.wrongCount - a.wrongCount).slice(0, DECILE_ALONE) : wrong;
-  const series: Series = Object.fromEntries(wrong.filter((c) => alone.includes(c)).map((c) => [c.name, c.wrongByDecile ?? []]));
+  const alone =
+    crowded(run.consumers.length) && wrong.length > DECILE_ALONE
+      ? [...wrong].sort((a, b) => b.wrongCount - a.wrongCount).slice(0, DECILE_ALONE)
+      : wrong;
+  const series: Series = Object.fromEntries(
+    wrong.filter((c) => alone.includes(c)).map((c) => [c.name, c.wrongByDecile ?? []]),
+  );
   const rest = wrong.filter((c) => !alone.includes(c));
   if (rest.length > 0) {
     series[`the other ${rest.length} wrong (mean)`] = Array.from({ length: 10 }, (_, d) => {

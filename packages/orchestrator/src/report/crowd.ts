@@ -29,8 +29,18 @@ type Consumer = JsonRun['consumers'][number];
 function unremarkable(c: Consumer, run: JsonRun, config: Pick<JsonConfig, 'joinLate'>): boolean {
   const queue = run.broker?.subscribers[c.name];
   return (
-    !c.faulted && c.command === null && c.name !== config.joinLate && c.verdict === 'valid' && c.wrongCount === 0 && c.unexpected === 0 && c.unexplained === 0 &&
-    c.endedEarly === null && c.contract.length === 0 && c.digest?.match !== false && (queue?.dropped ?? 0) === 0 && (c.recovery?.disconnects ?? 0) === 0
+    !c.faulted &&
+    c.command === null &&
+    c.name !== config.joinLate &&
+    c.verdict === 'valid' &&
+    c.wrongCount === 0 &&
+    c.unexpected === 0 &&
+    c.unexplained === 0 &&
+    c.endedEarly === null &&
+    c.contract.length === 0 &&
+    c.digest?.match !== false &&
+    (queue?.dropped ?? 0) === 0 &&
+    (c.recovery?.disconnects ?? 0) === 0
   );
 }
 
@@ -39,7 +49,8 @@ export interface Fold {
   shown: Consumer[];
   /** The healthy consumers with nothing to say, in report order: none when the run is not crowded. */
   folded: Consumer[];
-  /** Every healthy consumer (no fault: the document's sense, as in its healthy latency), folded or not: what the summary's counts and latency are over. */
+  /** Every healthy consumer (no fault: the document's sense, as in its healthy latency), folded or not: what the
+   * summary's counts and latency are over. */
   healthy: Consumer[];
 }
 
@@ -48,14 +59,21 @@ export function foldConsumers(run: JsonRun, config: Pick<JsonConfig, 'joinLate'>
   const healthy = run.consumers.filter((c) => !c.faulted);
   if (!crowded(run.consumers.length)) return { shown: run.consumers, folded: [], healthy };
   const quiet = new Set(run.consumers.filter((c) => unremarkable(c, run, config)));
-  return { shown: run.consumers.filter((c) => !quiet.has(c)), folded: run.consumers.filter((c) => quiet.has(c)), healthy };
+  return {
+    shown: run.consumers.filter((c) => !quiet.has(c)),
+    folded: run.consumers.filter((c) => quiet.has(c)),
+    healthy,
+  };
 }
 
 /** The middle value (the lower of the two middle ones for an even count: a value some consumer had). */
 const median = (sorted: number[]): number => sorted[Math.floor((sorted.length - 1) / 2)]!;
 
 /** The consumer with the largest value of `pick`, and that value; null when none has one. */
-function worst(consumers: Consumer[], pick: (c: Consumer) => number | undefined): { name: string; value: number } | null {
+function worst(
+  consumers: Consumer[],
+  pick: (c: Consumer) => number | undefined,
+): { name: string; value: number } | null {
   let best: { name: string; value: number } | null = null;
   for (const c of consumers) {
     const value = pick(c);
@@ -64,7 +82,8 @@ function worst(consumers: Consumer[], pick: (c: Consumer) => number | undefined)
   return best;
 }
 
-/** Each healthy consumer's publish-to-apply over the run, as a distribution over the consumers: none when none applied anything. */
+/** Each healthy consumer's publish-to-apply over the run, as a distribution over the consumers: none when none applied
+ * anything. */
 export interface HealthyLatency {
   /** How many of them have a latency (applied at least one event). */
   consumers: number;
@@ -109,8 +128,18 @@ export function summariseHealthy(fold: Fold): HealthySummary {
     latency:
       withLatency.length === 0
         ? null
-        : { consumers: withLatency.length, p50Median: median(p50s), p99Median: median(p99s), p99Worst: worst(withLatency, (c) => all(c)?.p99)!, maxWorst: worst(withLatency, (c) => all(c)?.max)! },
-    digests: { match: folded.filter((c) => c.digest?.match === true).length, unchecked: unchecked.length, error: unchecked.find((c) => c.digest?.error)?.digest?.error ?? null },
+        : {
+            consumers: withLatency.length,
+            p50Median: median(p50s),
+            p99Median: median(p99s),
+            p99Worst: worst(withLatency, (c) => all(c)?.p99)!,
+            maxWorst: worst(withLatency, (c) => all(c)?.max)!,
+          },
+    digests: {
+      match: folded.filter((c) => c.digest?.match === true).length,
+      unchecked: unchecked.length,
+      error: unchecked.find((c) => c.digest?.error)?.digest?.error ?? null,
+    },
     lagged: {
       consumers: lagging.length,
       lags: lagging.reduce((n, c) => n + c.recovery!.lags, 0),
@@ -131,21 +160,36 @@ export function healthyLines(s: HealthySummary): string[] {
   const others = s.shownBelow === 0 ? '' : `; ${s.shownBelow} of them listed one by one below`;
   const lines = [`${s.count} healthy consumers (no fault): ${s.correct} CORRECT${others}`];
   if (s.folded > 0) {
-    const applied = s.applied === null ? '' : `applied ${s.applied.min === s.applied.max ? s.applied.min : `${s.applied.min}-${s.applied.max}`}; `;
-    const unchecked = s.digests.unchecked === 0 ? '' : `, ${s.digests.unchecked} could not be checked${s.digests.error === null ? '' : ` (${s.digests.error})`}`;
+    const applied =
+      s.applied === null
+        ? ''
+        : `applied ${s.applied.min === s.applied.max ? s.applied.min : `${s.applied.min}-${s.applied.max}`}; `;
+    const unchecked =
+      s.digests.unchecked === 0
+        ? ''
+        : `, ${s.digests.unchecked} could not be checked${s.digests.error === null ? '' : ` (${s.digests.error})`}`;
     lines.push(`the ${s.folded} not listed: ${applied}digest matches the broker's for ${s.digests.match}${unchecked}`);
   }
   const l = s.latency;
   if (l !== null) {
     lines.push(
-      `publish-to-apply over the run, each one's (${l.consumers}): p50 median ${l.p50Median} ms; p99 median ${l.p99Median} ms, worst ${l.p99Worst.value} ms (${l.p99Worst.name}); max ${l.maxWorst.value} ms (${l.maxWorst.name})`,
+      `publish-to-apply over the run, each one's (${l.consumers}): p50 median ${l.p50Median} ms; p99 median ` +
+        `${l.p99Median} ms, worst ${l.p99Worst.value} ms (${l.p99Worst.name}); max ${l.maxWorst.value} ms (` +
+        `${l.maxWorst.name})`,
     );
   }
   const g = s.lagged;
-  if (g.consumers > 0) lines.push(`lag signals to ${g.consumers} of them (${g.lags} in all), ${g.resumes} resumes asked, ${g.deltas} deltas re-sent: each ended correct`);
+  if (g.consumers > 0)
+    lines.push(
+      `lag signals to ${g.consumers} of them (${g.lags} in all), ${g.resumes} resumes asked, ${g.deltas} deltas ` +
+        `re-sent: each ended correct`,
+    );
   if (s.resubscribed > 0) lines.push(`${s.resubscribed} of them subscribed again during the run (each ended correct)`);
   const longest = s.stale.longest;
-  if (longest !== null) lines.push(`${s.stale.consumers} of them went stale at some point, the longest ${duration(longest.value)} (${longest.name})`);
+  if (longest !== null)
+    lines.push(
+      `${s.stale.consumers} of them went stale at some point, the longest ${duration(longest.value)} (${longest.name})`,
+    );
   return lines;
 }
 
@@ -155,7 +199,10 @@ export function healthyLines(s: HealthySummary): string[] {
  * the same offsets for each). `entry` is the renderer's own entry without the name, so nothing it
  * would have said of one of them is lost. In order of each group's first member.
  */
-export function groupAlike<T extends { name: string }>(items: T[], entry: (item: T) => string): Array<{ first: T; others: string[] }> {
+export function groupAlike<T extends { name: string }>(
+  items: T[],
+  entry: (item: T) => string,
+): Array<{ first: T; others: string[] }> {
   const groups = new Map<string, { first: T; others: string[] }>();
   for (const item of items) {
     const key = entry(item);
@@ -169,7 +216,8 @@ export function groupAlike<T extends { name: string }>(items: T[], entry: (item:
 /** "the same for 3 more: consumer-251, consumer-252, consumer-253" */
 export const alikeWords = (others: string[]): string => `the same for ${others.length} more: ${others.join(', ')}`;
 
-/** At most `shown` items of a list, then how many more: "consumer-1, consumer-2 and 14 more"; every item when `shown` is Infinity. */
+/** At most `shown` items of a list, then how many more: "consumer-1, consumer-2 and 14 more"; every item when `shown`
+ * is Infinity. */
 export function someNames(items: string[], shown: number, separator = ', '): string {
   if (items.length <= shown) return items.join(separator);
   return `${items.slice(0, shown).join(separator)} and ${items.length - shown} more`;

@@ -52,4 +52,5 @@ function wrapLine(line: string, columns: number): string[] {
 }
 
 /** The width to fit stdout's text to: the terminal's, or none for a file or a pipe. */
-export const stdoutColumns = (): number | undefined => (process.stdout.isTTY ? process.stdout.columns || undefined : undefined);
+export const stdoutColumns = (): number | undefined =>
+  process.stdout.isTTY ? process.stdout.columns || undefined : undefined;

@@ -1,10 +1,17 @@
 import type { BrokerReport, DigestVerdict, Mode, RogueReport } from '@state-divergence/protocol';
+import type { Absorption, Explained, LatencySummary, Overlap, Verdict } from '../model/check-types.js';
 import type {
-  Absorption, Explained, LatencySummary, Overlap, Verdict,
-} from '../model/check-types.js';
-import type {
-  ConsumerLatency, Cost, DrainResult, DurableOutcome, ProcessCost, PublisherOutcome, Recovery,
-  RelayOutcome, Resume, Resumption, WrongOverTime,
+  ConsumerLatency,
+  Cost,
+  DrainResult,
+  DurableOutcome,
+  ProcessCost,
+  PublisherOutcome,
+  Recovery,
+  RelayOutcome,
+  Resume,
+  Resumption,
+  WrongOverTime,
 } from '../model/run-types.js';
 import type { PublishingOrigin, RunEvent } from '../model/events.js';
 import type { Fault } from '../model/faults.js';

@@ -10,13 +10,18 @@ import { crowded } from './crowd.js';
  */
 export const LIVE_ROWS = 24;
 const FRAME_MARGIN = 40 - LIVE_ROWS;
-/** The rows a crowded run's live view has room for on a terminal this many lines high (the plain progress lines: LIVE_ROWS). */
-export const liveRowsFor = (terminalRows: number): number => Math.max(1, Math.min(LIVE_ROWS, terminalRows - FRAME_MARGIN));
+/** The rows a crowded run's live view has room for on a terminal this many lines high (the plain progress lines:
+ * LIVE_ROWS). */
+export const liveRowsFor = (terminalRows: number): number =>
+  Math.max(1, Math.min(LIVE_ROWS, terminalRows - FRAME_MARGIN));
 
-/** Off right now: diverged, dropped for, stale, or not simply applying (frozen, slowed, crashed, resyncing, ended, its link faulted). */
-const offNow = (c: ConsumerLive): boolean => c.state !== 'applying' || (c.diverged ?? 0) > 0 || c.dropped > 0 || c.staleness?.now === true;
+/** Off right now: diverged, dropped for, stale, or not simply applying (frozen, slowed, crashed, resyncing, ended, its
+ * link faulted). */
+const offNow = (c: ConsumerLive): boolean =>
+  c.state !== 'applying' || (c.diverged ?? 0) > 0 || c.dropped > 0 || c.staleness?.now === true;
 /** Harmed, not just late: it diverged, the broker dropped events for it, or its process is gone. */
-const harmed = (c: ConsumerLive): boolean => (c.diverged ?? 0) > 0 || c.dropped > 0 || c.state === 'ended' || c.state === 'crashed';
+const harmed = (c: ConsumerLive): boolean =>
+  (c.diverged ?? 0) > 0 || c.dropped > 0 || c.state === 'ended' || c.state === 'crashed';
 /** Worth a row: off now, or one the run faults at some point, or one someone else wrote. */
 const standsOut = (c: ConsumerLive): boolean => c.faulted || c.foreign || offNow(c);
 /**
@@ -25,7 +30,8 @@ const standsOut = (c: ConsumerLive): boolean => c.faulted || c.foreign || offNow
  * after its thaw), then the healthy ones that are only late (stale, resyncing), which on a loaded
  * machine can be most of them.
  */
-const rank = (c: ConsumerLive): number => (harmed(c) || ((c.faulted || c.foreign) && offNow(c)) ? 0 : c.faulted || c.foreign ? 1 : 2);
+const rank = (c: ConsumerLive): number =>
+  harmed(c) || ((c.faulted || c.foreign) && offNow(c)) ? 0 : c.faulted || c.foreign ? 1 : 2;
 
 export interface LiveHealthy {
   count: number;
@@ -61,4 +67,5 @@ export function foldLive(consumers: ConsumerLive[], rows = LIVE_ROWS): LiveFold 
 }
 
 /** "2990-3000", or "3000" when they agree. */
-export const appliedRange = (h: LiveHealthy): string => (h.count === 0 ? '-' : h.applied.min === h.applied.max ? String(h.applied.min) : `${h.applied.min}-${h.applied.max}`);
+export const appliedRange = (h: LiveHealthy): string =>
+  h.count === 0 ? '-' : h.applied.min === h.applied.max ? String(h.applied.min) : `${h.applied.min}-${h.applied.max}`;

@@ -19,19 +19,26 @@ const SPANS_SHOWN = 3;
 
 const direction = (c: LinkCounters): string => `${c.forwarded} forwarded, ${c.dropped} dropped`;
 
-/** "its relay: to it 812 datagrams forwarded, 1530 dropped; from it 604 forwarded, 388 dropped" (down is broker to client). */
+/** "its relay: to it 812 datagrams forwarded, 1530 dropped; from it 604 forwarded, 388 dropped" (down is broker to
+ * client). */
 function relayLine(run: JsonRun, client: string, whose = 'its'): string {
   const relay = run.relays[client];
   if (relay === undefined) return `${whose} relay did not report`;
   const held = Math.max(relay.up.maxHeld, relay.down.maxHeld);
-  return `${whose} relay: to it ${relay.down.forwarded} datagrams forwarded, ${relay.down.dropped} dropped; from it ${direction(relay.up)}${held > 0 ? `; at most ${held} held at once` : ''}`;
+  return (
+    `${whose} relay: to it ${relay.down.forwarded} datagrams forwarded, ${relay.down.dropped} dropped; from it ` +
+    `${direction(relay.up)}${held > 0 ? `; at most ${held} held at once` : ''}`
+  );
 }
 
 /** The broker's QUIC sending to it (quiche's counters); nothing where none were taken (no packet counted sent). */
 function transportLine(run: JsonRun, name: string): string | null {
   const t = run.broker?.subscribers[name]?.transport;
   if (t === undefined || t.sent === 0) return null;
-  return `the broker's QUIC to it: ${t.sent} packets sent, ${t.lost} declared lost, ${t.retrans} retransmitted (${kib(t.retransBytes)} resent)`;
+  return (
+    `the broker's QUIC to it: ${t.sent} packets sent, ${t.lost} declared lost, ${t.retrans} retransmitted (` +
+    `${kib(t.retransBytes)} resent)`
+  );
 }
 
 /**
@@ -43,10 +50,14 @@ function transportLine(run: JsonRun, name: string): string | null {
 export function staleLine(consumer: Consumer, staleAfterMs: number): string | null {
   const { staleMs, staleSpans } = consumer;
   if (staleMs === null) return null;
-  if (staleMs === 0) return consumer.faults.some(isNetworkFault) ? 'never stale: it heard from the broker throughout' : null;
+  if (staleMs === 0)
+    return consumer.faults.some(isNetworkFault) ? 'never stale: it heard from the broker throughout' : null;
   const shown = staleSpans.slice(-SPANS_SHOWN).map(([from, to]) => `${from.toFixed(2)}-${secondsText(to)}`);
   const earlier = staleSpans.length > SPANS_SHOWN ? `${staleSpans.length - SPANS_SHOWN} earlier, ` : '';
-  const spans = staleSpans.length === 0 ? '' : ` in ${staleSpans.length} span${staleSpans.length === 1 ? '' : 's'} (${earlier}${shown.join(', ')})`;
+  const spans =
+    staleSpans.length === 0
+      ? ''
+      : ` in ${staleSpans.length} span${staleSpans.length === 1 ? '' : 's'} (${earlier}${shown.join(', ')})`;
   return `stale ${duration(staleMs)}${spans}: no frame from the broker for over ${staleAfterMs} ms`;
 }
 
@@ -58,12 +69,17 @@ export function staleLine(consumer: Consumer, staleAfterMs: number): string | nu
 function blockedLine(consumer: Consumer, run: JsonRun): string | null {
   const windows = consumer.faults.filter(isNetworkFault);
   const { ofWall } = clocks(run);
-  const blocked = (run.broker?.subscribers[consumer.name]?.blockedWrites ?? []).filter((w) => windows.some((f) => ofWall(w.startedAt) < f.to && ofWall(w.startedAt + w.ms) > f.from));
+  const blocked = (run.broker?.subscribers[consumer.name]?.blockedWrites ?? []).filter((w) =>
+    windows.some((f) => ofWall(w.startedAt) < f.to && ofWall(w.startedAt + w.ms) > f.from),
+  );
   if (blocked.length === 0) return null;
   const total = blocked.reduce((sum, w) => sum + w.ms, 0);
   const longest = Math.max(...blocked.map((w) => w.ms));
   const writes = `${blocked.length} write${blocked.length === 1 ? '' : 's'}`;
-  return `the broker's writes to it blocked ${duration(total)} during its fault${windows.length === 1 ? '' : 's'} (${writes}, the longest ${duration(longest)})`;
+  return (
+    `the broker's writes to it blocked ${duration(total)} during its fault${windows.length === 1 ? '' : 's'} (` +
+    `${writes}, the longest ${duration(longest)})`
+  );
 }
 
 /** Its publish-to-apply p99 beside the worst healthy consumer's: what the fault cost it (its catch-up included). */
@@ -71,13 +87,22 @@ function latencyLine(consumer: Consumer, run: JsonRun): string | null {
   const own = consumer.latency?.all?.p99;
   if (own === undefined) return null;
   const healthy = worstP99(run.consumers.filter((c) => !c.faulted).map((c) => c.latency?.all?.p99));
-  return `its publish-to-apply p99 over the run ${own} ms (its catch-up included)${healthy === null ? '' : `; the healthy consumers' at most ${healthy} ms`}`;
+  return (
+    `its publish-to-apply p99 over the run ${own} ms (its catch-up included)` +
+    `${healthy === null ? '' : `; the healthy consumers' at most ${healthy} ms`}`
+  );
 }
 
-/** A consumer's link, when it had a network fault: its relay, QUIC at the broker, the broker's blocked writes to it, its p99 beside the healthy ones'. */
+/** A consumer's link, when it had a network fault: its relay, QUIC at the broker, the broker's blocked writes to it,
+ * its p99 beside the healthy ones'. */
 export function linkLines(consumer: Consumer, run: JsonRun): string[] {
   if (!consumer.faults.some(isNetworkFault)) return [];
-  const lines = [relayLine(run, consumer.name), transportLine(run, consumer.name), blockedLine(consumer, run), latencyLine(consumer, run)];
+  const lines = [
+    relayLine(run, consumer.name),
+    transportLine(run, consumer.name),
+    blockedLine(consumer, run),
+    latencyLine(consumer, run),
+  ];
   return lines.filter((line): line is string => line !== null);
 }
 
@@ -97,5 +122,8 @@ export function publisherNetworkLines(run: JsonRun, config: JsonConfig): string[
   if (faults.length === 0) return [];
   const p = run.publisher;
   const lived = p.reconnects === 0 ? '; its connection lived through it' : '';
-  return [`publisher: ${faults.map(faultWindow).join(', ')}; it waited on the broker ${p.blockedMs} ms in all${lived}`, relayLine(run, PUBLISHER, "the publisher's")];
+  return [
+    `publisher: ${faults.map(faultWindow).join(', ')}; it waited on the broker ${p.blockedMs} ms in all${lived}`,
+    relayLine(run, PUBLISHER, "the publisher's"),
+  ];
 }

@@ -28,7 +28,10 @@ function consumerWords(c: ConsumerLive): string {
   const state = stateWords(c);
   // Diverged will never arrive; behind is on its way: one number would hide which is which.
   const split = `${c.diverged ? ` diverged ${c.diverged}` : ''}${c.behind ? ` behind ${c.behind}` : ''}`;
-  return `${c.name}${c.foreign ? '*' : ''} ${c.applied}${state}${split}${c.dropped > 0 ? ` dropped ${c.dropped}` : ''}${staleWords(c) && ` ${staleWords(c)}`}`;
+  return (
+    `${c.name}${c.foreign ? '*' : ''} ${c.applied}${state}${split}${c.dropped > 0 ? ` dropped ${c.dropped}` : ''}` +
+    `${staleWords(c) && ` ${staleWords(c)}`}`
+  );
 }
 
 /**
@@ -45,11 +48,23 @@ export function textProgress(write: (line: string) => void): RunObserver {
       const consumers = [
         ...(fold.healthy === null ? [] : [`${fold.healthy.count} healthy ${appliedRange(fold.healthy)}`]),
         ...fold.shown.map(consumerWords),
-        ...(fold.hidden.length === 0 ? [] : [`+ ${fold.hidden.length} more faulted or off: ${someNames(fold.hidden.map((c) => c.name), HIDDEN_NAMED)}`]),
+        ...(fold.hidden.length === 0
+          ? []
+          : [
+              `+ ${fold.hidden.length} more faulted or off: ${someNames(
+                fold.hidden.map((c) => c.name),
+                HIDDEN_NAMED,
+              )}`,
+            ]),
       ].join('  ');
       const backlog = s.publisherBacklog ? `  publisher backlog ${s.publisherBacklog}` : '';
-      const broker = `${s.brokerDown ? '  broker DOWN' : ''}${s.publisherLink ? `  publisher link ${LINK_STATE[s.publisherLink]}` : ''}`;
-      write(`[${MODE_SHORT[s.mode]}] ${s.seconds.toFixed(1).padStart(5)}s  ${s.phase.padEnd(10)}  published ${s.published}${backlog}${broker}  ${consumers}`);
+      const broker =
+        `${s.brokerDown ? '  broker DOWN' : ''}` +
+        `${s.publisherLink ? `  publisher link ${LINK_STATE[s.publisherLink]}` : ''}`;
+      write(
+        `[${MODE_SHORT[s.mode]}] ${s.seconds.toFixed(1).padStart(5)}s  ${s.phase.padEnd(10)}  published ` +
+          `${s.published}${backlog}${broker}  ${consumers}`,
+      );
     },
   };
 }

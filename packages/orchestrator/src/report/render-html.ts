@@ -1,7 +1,16 @@
 import { describeFault, faultLabel } from '../model/faults.js';
 import { absorptionSentence } from './absorption.js';
 import { costNotes, costRows } from './cost-table.js';
-import { alikeWords, crowded, foldConsumers, groupAlike, healthyLines, someNames, summariseHealthy, type Fold } from './crowd.js';
+import {
+  alikeWords,
+  crowded,
+  foldConsumers,
+  groupAlike,
+  healthyLines,
+  someNames,
+  summariseHealthy,
+  type Fold,
+} from './crowd.js';
 import { decileSeries, divergenceGroups, envelope, NAMED_QUIET, timelineMerges } from './crowd-chart.js';
 import type { JsonConfig, JsonDocument, JsonRun } from './document.js';
 import { MODE_LABELS, MODE_SHORT } from './labels.js';
@@ -19,7 +28,8 @@ h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2.2rem;border-bottom:1px sol
 figure{margin:0;padding:.6rem;border:1px solid #e5e7eb;border-radius:6px}figcaption{font-weight:600;margin-bottom:.3rem}
 svg{width:100%;height:auto;font-size:11px;fill:#374151}.legend span{margin-right:1rem;font-size:12px}
 .legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
-table{border-collapse:collapse;margin:.6rem 0}td,th{border:1px solid #e5e7eb;padding:.25rem .6rem;text-align:right}th{background:#f9fafb}
+table{border-collapse:collapse;margin:.6rem 0}
+td,th{border:1px solid #e5e7eb;padding:.25rem .6rem;text-align:right}th{background:#f9fafb}
 td:first-child,th:first-child{text-align:left}.bad{color:#b91c1c;font-weight:600}.ok{color:#0f766e;font-weight:600}
 .wide{margin-top:1rem}ul.marks{font-size:12px;margin:.4rem 0 0;padding-left:1.2rem;color:#374151}`;
 
@@ -27,7 +37,9 @@ td:first-child,th:first-child{text-align:left}.bad{color:#b91c1c;font-weight:600
 function costTable(runs: JsonRun[]): string {
   const head = `<tr><th></th>${runs.map((r) => `<th>${esc(MODE_SHORT[r.mode])}</th>`).join('')}</tr>`;
   const rows = costRows(runs).map((row) => {
-    const cells = row.cells.map((cell) => (row.wrong ? `<td class="${cell === '0' ? 'ok' : 'bad'}">${cell}</td>` : `<td>${esc(cell)}</td>`));
+    const cells = row.cells.map((cell) =>
+      row.wrong ? `<td class="${cell === '0' ? 'ok' : 'bad'}">${cell}</td>` : `<td>${esc(cell)}</td>`,
+    );
     return `<tr><td>${esc(row.label)}</td>${cells.join('')}</tr>`;
   });
   const notes = costNotes(runs).map((note) => `<p><small>${esc(note)}</small></p>`);
@@ -47,32 +59,62 @@ function stateCell(c: Consumer, keys: number): string {
   return c.wrongCount > 0 ? `<td class="bad">${c.wrongCount} of ${keys} wrong</td>` : '<td class="ok">correct</td>';
 }
 
-/** Its stale time, where any consumer of the run tracks it (a mode whose broker speaks when idle): '-' where it does not. */
-const staleCell = (c: Consumer): string => `<td>${c.staleMs === null ? '-' : c.staleMs === 0 ? 'never' : duration(c.staleMs)}</td>`;
+/** Its stale time, where any consumer of the run tracks it (a mode whose broker speaks when idle): '-' where it does
+ * not. */
+const staleCell = (c: Consumer): string =>
+  `<td>${c.staleMs === null ? '-' : c.staleMs === 0 ? 'never' : duration(c.staleMs)}</td>`;
 
 function consumerTable(run: JsonRun, config: JsonConfig, fold: Fold): string {
   const tracks = run.consumers.some((c) => c.staleMs !== null);
   const columns = tracks ? 5 : 4;
-  const rows = (consumers: Consumer[]) => consumers.map((c) => {
-    const row = `<tr><td>${nameCell(c, config)}</td><td>${c.applied ?? '?'}</td>${stateCell(c, config.keys)}${tracks ? staleCell(c) : ''}<td>${c.digestMatch === null ? '-' : c.digestMatch ? 'matches' : 'differs'}</td><td>${esc(c.wrongKeys.slice(0, 6).join(', '))}${c.wrongKeys.length > 6 ? ', …' : ''}</td></tr>`;
-    // What its relay and QUIC did under a network fault, then every way a foreign consumer broke the child contract (docs/CONSUMER.md), each on its own line.
-    const link = linkLines(c, run).map((line) => `<tr><td></td><td colspan="${columns}"><small>${esc(line)}</small></td></tr>`);
-    const breaches = c.contract.map((failure) => `<tr><td></td><td colspan="${columns}" class="bad">contract failure: ${esc(failure)}</td></tr>`);
-    return row + link.join('') + breaches.join('');
-  });
-  const stale = tracks ? '<th title="time with no frame from the broker for longer than --stale-after, by its own clock">stale</th>' : '';
-  const head = `<tr><th>consumer</th><th>applied</th><th>state at the end</th>${stale}<th>digest</th><th>first wrong keys</th></tr>`;
+  const rows = (consumers: Consumer[]) =>
+    consumers.map((c) => {
+      const row =
+        `<tr><td>${nameCell(c, config)}</td><td>${c.applied ?? '?'}</td>${stateCell(c, config.keys)}` +
+        `${tracks ? staleCell(c) : ''}<td>${c.digestMatch === null ? '-' : c.digestMatch ? 'matches' : 'differs'}` +
+        `</td><td>${esc(c.wrongKeys.slice(0, 6).join(', '))}${c.wrongKeys.length > 6 ? ', …' : ''}</td></tr>`;
+      // What its relay and QUIC did under a network fault, then every way a foreign consumer broke the child contract
+      // (docs/CONSUMER.md), each on its own line.
+      const link = linkLines(c, run).map(
+        (line) => `<tr><td></td><td colspan="${columns}"><small>${esc(line)}</small></td></tr>`,
+      );
+      const breaches = c.contract.map(
+        (failure) => `<tr><td></td><td colspan="${columns}" class="bad">contract failure: ${esc(failure)}</td></tr>`,
+      );
+      return row + link.join('') + breaches.join('');
+    });
+  const stale = tracks
+    ? '<th title="time with no frame from the broker for longer than --stale-after, by its own clock">stale</th>'
+    : '';
+  const head =
+    `<tr><th>consumer</th><th>applied</th><th>state at the end</th>${stale}<th>digest</th><th>first wrong ` +
+    `keys</th></tr>`;
   if (!crowded(run.consumers.length)) return `<table>${head}${rows(fold.shown).join('')}</table>`;
-  // Rows that read the same but for the name as one, naming the others (crowd.ts groupAlike); its faults and command, in the name's cell, count.
-  const unnamed = (c: Consumer) => rows([c])[0]!.replace(`<td>${nameCell(c, config)}</td>`, `<td>${nameCell({ ...c, name: '' }, config)}</td>`);
+  // Rows that read the same but for the name as one, naming the others (crowd.ts groupAlike); its faults and command,
+  // in the name's cell, count.
+  const unnamed = (c: Consumer) =>
+    rows([c])[0]!.replace(`<td>${nameCell(c, config)}</td>`, `<td>${nameCell({ ...c, name: '' }, config)}</td>`);
   const alike = groupAlike(fold.shown, unnamed).map(({ first, others }) =>
-    others.length === 0 ? rows([first])[0]! : rows([first])[0]!.replace(`${nameCell(first, config)}</td>`, `${nameCell(first, config)}<br><small>${esc(alikeWords(others))}</small></td>`),
+    others.length === 0
+      ? rows([first])[0]!
+      : rows([first])[0]!.replace(
+          `${nameCell(first, config)}</td>`,
+          `${nameCell(first, config)}<br><small>${esc(alikeWords(others))}</small></td>`,
+        ),
   );
   const table = `<table>${head}${alike.join('')}</table>`;
   // A crowded run (crowd.ts): the healthy ones summed up first, listed one by one only when asked.
   const [first, ...rest] = healthyLines(summariseHealthy(fold));
-  const summary = first === undefined ? '' : `<p class="healthy"><span class="ok">${esc(first)}</span>${rest.map((line) => `<br>${esc(line)}`).join('')}</p>`;
-  const folded = fold.folded.length === 0 ? '' : `<details><summary>The ${fold.folded.length} healthy consumers not listed, one by one</summary><table>${head}${rows(fold.folded).join('')}</table></details>`;
+  const summary =
+    first === undefined
+      ? ''
+      : `<p class="healthy"><span class="ok">${esc(first)}</span>` +
+        `${rest.map((line) => `<br>${esc(line)}`).join('')}</p>`;
+  const folded =
+    fold.folded.length === 0
+      ? ''
+      : `<details><summary>The ${fold.folded.length} healthy consumers not listed, one by one</summary><table>` +
+        `${head}${rows(fold.folded).join('')}</table></details>`;
   return `${summary}${table}${folded}`;
 }
 
@@ -89,9 +131,12 @@ function divergenceChart(run: JsonRun, axis: TimeAxis, fold: Fold): string {
   const { diverged, behind } = run.wrongOverTime;
   const series: Record<string, Array<number | null>> = {};
   const colours: Record<string, string> = {};
-  const everOff = (name: string) => [...(diverged[name] ?? []), ...(behind[name] ?? [])].some((v) => v !== null && v > 0);
+  const everOff = (name: string) =>
+    [...(diverged[name] ?? []), ...(behind[name] ?? [])].some((v) => v !== null && v > 0);
   const many = crowded(run.consumers.length);
-  const groups = many ? divergenceGroups(run, fold, everOff) : { alone: Object.keys(diverged).filter(everOff), envelopes: [] };
+  const groups = many
+    ? divergenceGroups(run, fold, everOff)
+    : { alone: Object.keys(diverged).filter(everOff), envelopes: [] };
   groups.alone.forEach((name, i) => {
     series[`${name} diverged`] = diverged[name] ?? [];
     series[`${name} behind`] = behind[name] ?? [];
@@ -100,21 +145,31 @@ function divergenceChart(run: JsonRun, axis: TimeAxis, fold: Fold): string {
   });
   // An envelope's line that stays at 0 says nothing the title does not.
   for (const e of groups.envelopes) {
-    const lines: Array<[string, Array<number | null>, string]> = [[`${e.label}: most diverged`, envelope(e.names, diverged), e.colours[0]], [`${e.label}: most behind`, envelope(e.names, behind), e.colours[1]]];
+    const lines: Array<[string, Array<number | null>, string]> = [
+      [`${e.label}: most diverged`, envelope(e.names, diverged), e.colours[0]],
+      [`${e.label}: most behind`, envelope(e.names, behind), e.colours[1]],
+    ];
     for (const [label, values, colour] of lines.filter(([, values]) => values.some((v) => v !== null && v > 0))) {
       series[label] = values;
       colours[label] = colour;
     }
   }
   const quiet = Object.keys(diverged).filter((name) => !everOff(name));
-  const title = `Keys diverged (red) and behind (grey) over time${quiet.length > 0 ? `; 0 throughout: ${someNames(quiet, many ? NAMED_QUIET : Infinity)}` : ''}`;
+  const title =
+    `Keys diverged (red) and behind (grey) over time` +
+    `${quiet.length > 0 ? `; 0 throughout: ${someNames(quiet, many ? NAMED_QUIET : Infinity)}` : ''}`;
   return lineChart(title, series, run.wrongOverTime.t, 'seconds since publishing started', 'keys', colours, axis);
 }
 
 /** What the shading on the time charts means: each fault in its kind's colour, and the phase lines. */
 function faultLegend(axis: TimeAxis): string {
-  const faults = axis.faults.map((f) => `<span><i style="background:${FAULT_COLOURS[f.kind]};opacity:.5"></i>${esc(f.label)}</span>`);
-  return `<div class="legend" data-faults="${axis.faults.length}">Shaded on every time chart: ${faults.join('')}<span>dashed lines: phase boundaries</span></div>`;
+  const faults = axis.faults.map(
+    (f) => `<span><i style="background:${FAULT_COLOURS[f.kind]};opacity:.5"></i>${esc(f.label)}</span>`,
+  );
+  return (
+    `<div class="legend" data-faults="${axis.faults.length}">Shaded on every time chart: ${faults.join('')}` +
+    `<span>dashed lines: phase boundaries</span></div>`
+  );
 }
 
 function modeSection(run: JsonRun, config: JsonConfig): string {
@@ -123,15 +178,34 @@ function modeSection(run: JsonRun, config: JsonConfig): string {
   const deciles = decileSeries(run);
   const charts = [
     divergenceChart(run, axis, fold),
-    lineChart('Publisher rate over time', { publisher: run.wrongOverTime.publisherRate }, run.wrongOverTime.t, 'seconds since publishing started', 'changes/s, last 2 s', {}, axis),
+    lineChart(
+      'Publisher rate over time',
+      { publisher: run.wrongOverTime.publisherRate },
+      run.wrongOverTime.t,
+      'seconds since publishing started',
+      'changes/s, last 2 s',
+      {},
+      axis,
+    ),
     Object.keys(deciles).length > 0
-      ? barChart('Wrong keys by key rank (hottest tenth first)', ['1st', '2nd', '3rd', '4th', '5th', '6th', '7th', '8th', '9th', '10th'], deciles, 'fraction of the tenth')
+      ? barChart(
+          'Wrong keys by key rank (hottest tenth first)',
+          ['1st', '2nd', '3rd', '4th', '5th', '6th', '7th', '8th', '9th', '10th'],
+          deciles,
+          'fraction of the tenth',
+        )
       : '<figure><figcaption>Wrong keys by key rank</figcaption><p class="ok">No consumer ended wrong.</p></figure>',
   ];
-  return `<h2>${esc(MODE_LABELS[run.mode])}: <span class="${run.valid === 'valid' ? 'ok' : 'bad'}">${run.valid}</span></h2>
-<p>${run.published} changes published; publisher ${Math.round(run.publisher.achievedRate)}/s overall, ${Math.round(run.publisher.rateInStall)}/s during the stall.</p>
-${[...brokerLines(run), ...publisherNetworkLines(run, config)].map((line) => `<p class="broker">${esc(line.trim())}</p>`).join('\n')}
-${(run.transport?.absorbed ?? []).map((a) => `<p>${esc(a.consumer)}: ${esc(absorptionSentence(a, run.transport.datagramBytes))}.</p>`).join('\n')}
+  const verdict = `<span class="${run.valid === 'valid' ? 'ok' : 'bad'}">${run.valid}</span>`;
+  const rates = `${Math.round(run.publisher.achievedRate)}/s overall, ${Math.round(run.publisher.rateInStall)}/s`;
+  return `<h2>${esc(MODE_LABELS[run.mode])}: ${verdict}</h2>
+<p>${run.published} changes published; publisher ${rates} during the stall.</p>
+${[...brokerLines(run), ...publisherNetworkLines(run, config)]
+  .map((line) => `<p class="broker">${esc(line.trim())}</p>`)
+  .join('\n')}
+${(run.transport?.absorbed ?? [])
+  .map((a) => `<p>${esc(a.consumer)}: ${esc(absorptionSentence(a, run.transport.datagramBytes))}.</p>`)
+  .join('\n')}
 ${consumerTable(run, config, fold)}${faultLegend(axis)}<div class="grid">${charts.join('')}</div>
 ${timelineSvg(timelineRows(run, axis, timelineMerges(run, fold)), axis)}`;
 }
@@ -139,11 +213,19 @@ ${timelineSvg(timelineRows(run, axis, timelineMerges(run, fold)), axis)}`;
 /** One self-contained HTML file (inline CSS and SVG; no script, no network) from the --json document. */
 export function renderHtml(document: JsonDocument): string {
   const { config, runs } = document;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>state-divergence report</title><style>${STYLE}</style></head><body>
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>state-divergence report</title>` +
+    `<style>${STYLE}</style></head><body>
 <h1>state-divergence: ${runs.map((r) => MODE_SHORT[r.mode]).join(', ')}</h1>
-<p>${config.consumers} consumers (faults${config.nemesis ? `, drawn by --nemesis random from seed ${config.nemesis.seed}` : ''}: ${esc(config.faults.map(describeFault).join(' '))}), ${config.keys} keys, ${config.rate} changes/s, ${config.duration} s per phase, seed ${config.seed}${config.datagramSize === undefined ? '' : `, ${config.datagramSize}-byte QUIC datagrams`}.</p>
+<p>${config.consumers} consumers (faults${
+      config.nemesis ? `, drawn by --nemesis random from seed ${config.nemesis.seed}` : ''
+    }: ${esc(config.faults.map(describeFault).join(' '))}), ${config.keys} keys, ${config.rate} changes/s, ` +
+    `${config.duration} s per phase, seed ${config.seed}${
+      config.datagramSize === undefined ? '' : `, ${config.datagramSize}-byte QUIC datagrams`
+    }.</p>
 <h2>What each column cost</h2>${costTable(runs)}
 ${runs.map((r) => modeSection(r, config)).join('\n')}
 </body></html>
-`;
+`
+  );
 }

@@ -15,10 +15,15 @@ export function resumeWords(r: Resume, checkpoint: boolean): string {
   const epoch = r.newEpoch ? 'new epoch' : 'same epoch';
   if (r.outcome === 'tooOld') return `asked to resume after offset ${r.from}: too old, the log no longer holds it`;
   if (r.from === null) {
-    return r.outcome === 'latest' ? `subscribed again at latest, ${epoch}: skips what it missed` : `subscribed again, ${epoch}: a snapshot replaced its copy (${kib(r.catchUpBytes)})`;
+    return r.outcome === 'latest'
+      ? `subscribed again at latest, ${epoch}: skips what it missed`
+      : `subscribed again, ${epoch}: a snapshot replaced its copy (${kib(r.catchUpBytes)})`;
   }
   const what = checkpoint ? `resumed from its checkpoint at offset ${r.from}` : `resumed after offset ${r.from}`;
-  return `${what}, ${epoch}: ${r.outcome === 'replayed' ? `replayed ${kib(r.catchUpBytes)}` : `${r.outcome} (${kib(r.catchUpBytes)})`}`;
+  return (
+    `${what}, ${epoch}: ` +
+    `${r.outcome === 'replayed' ? `replayed ${kib(r.catchUpBytes)}` : `${r.outcome} (${kib(r.catchUpBytes)})`}`
+  );
 }
 
 /** The broker's outages and what the last start found, the publisher's side of it, and the log's costs. */
@@ -28,21 +33,28 @@ export function brokerLines(run: JsonRun): string[] {
   if (outages.length > 0) {
     const windows = outages.map((o) => `killed at ${secondsText(o.from)}, back at ${secondsText(o.to)}`).join('; ');
     const recovered = run.broker?.recovered;
-    const after = run.durable === null
-      ? 'no log, so it came back empty, in a new epoch'
-      : recovered
-        ? `recovered ${recovered.records} records (${recovered.tornTail} torn) from its log, same epoch`
-        : 'same log, same epoch';
+    const after =
+      run.durable === null
+        ? 'no log, so it came back empty, in a new epoch'
+        : recovered
+          ? `recovered ${recovered.records} records (${recovered.tornTail} torn) from its log, same epoch`
+          : 'same log, same epoch';
     lines.push(`    broker: ${windows}: ${after}`);
   }
   const p = run.publisher;
   if (p.reconnects > 0) {
-    lines.push(`    publisher: ${p.outageMs} ms without a broker; ${p.discarded} unacknowledged changes discarded; ${p.acknowledgedLost} acknowledged lost`);
+    lines.push(
+      `    publisher: ${p.outageMs} ms without a broker; ${p.discarded} unacknowledged changes discarded; ` +
+        `${p.acknowledgedLost} acknowledged lost`,
+    );
   }
   const d = run.durable;
   if (d !== null) {
     const since = outages.length > 0 ? ' since the restart' : '';
-    lines.push(`    log (fsync ${d.fsync}): ${kib(d.logBytes)} in ${d.fsyncs} fsyncs${since}; replayed ${d.replayedEvents} events (${kib(d.replayBytes)})`);
+    lines.push(
+      `    log (fsync ${d.fsync}): ${kib(d.logBytes)} in ${d.fsyncs} fsyncs${since}; replayed ` +
+        `${d.replayedEvents} events (${kib(d.replayBytes)})`,
+    );
   }
   return lines;
 }
@@ -54,7 +66,8 @@ const CLASSES: Array<[keyof Consumer['explained'], string]> = [
   ['inDoubt', 'in doubt (sent to a broker that died before acknowledging)'],
 ];
 
-/** Per consumer: its checkpoint, its resumes, what a snapshot removed, and after a restart why its wrong keys are wrong. */
+/** Per consumer: its checkpoint, its resumes, what a snapshot removed, and after a restart why its wrong keys are
+ * wrong. */
 export function resumeLines(consumer: Consumer, run: JsonRun, indent: string): string[] {
   const lines: string[] = [];
   const { ofWall } = clocks(run);
@@ -64,10 +77,15 @@ export function resumeLines(consumer: Consumer, run: JsonRun, indent: string): s
     const checkpoint = i === 0 && restored !== null && r.from === restored.offset;
     lines.push(`${indent}${secondsText(ofWall(r.at))}: ${resumeWords(r, checkpoint)}`);
   });
-  if (consumer.removedBySnapshot > 0) lines.push(`${indent}a snapshot removed ${consumer.removedBySnapshot} keys from its copy: the broker no longer held them`);
+  if (consumer.removedBySnapshot > 0)
+    lines.push(
+      `${indent}a snapshot removed ${consumer.removedBySnapshot} keys from its copy: the broker no longer held them`,
+    );
   const restarted = run.brokerOutages.length > 0;
   if (restarted && consumer.wrongCount > 0) {
-    const why = CLASSES.filter(([k]) => consumer.explained[k] > 0).map(([k, words]) => `${consumer.explained[k]} ${words}`);
+    const why = CLASSES.filter(([k]) => consumer.explained[k] > 0).map(
+      ([k, words]) => `${consumer.explained[k]} ${words}`,
+    );
     if (why.length > 0) lines.push(`${indent}why: ${why.join('; ')}`);
   }
   return lines;

@@ -15,7 +15,14 @@ export interface TimeAxis {
 }
 
 /** One colour per fault kind (the legend's, the bands', the timeline's). */
-export const FAULT_COLOURS: Record<FaultKind, string> = { stall: '#f59e0b', slow: '#8b5cf6', crash: '#475569', partition: '#dc2626', loss: '#0ea5e9', delay: '#14b8a6' };
+export const FAULT_COLOURS: Record<FaultKind, string> = {
+  stall: '#f59e0b',
+  slow: '#8b5cf6',
+  crash: '#475569',
+  partition: '#dc2626',
+  loss: '#0ea5e9',
+  delay: '#14b8a6',
+};
 
 /**
  * Converters to seconds since publishing started from the two clocks a run's
@@ -55,23 +62,34 @@ export function consumerFaults(run: JsonRun, consumer: JsonRun['consumers'][numb
   });
 }
 
-/** The axis of one mode's run: the consumers' faults (stalls as confirmed: consumerFaults), the broker's outages and the publisher's link faults (`--partition publisher@…`). */
+/** The axis of one mode's run: the consumers' faults (stalls as confirmed: consumerFaults), the broker's outages and
+ * the publisher's link faults (`--partition publisher@…`). */
 export function timeAxis(run: JsonRun, config: Pick<JsonConfig, 'duration' | 'faults'>): TimeAxis {
   const phaseSeconds = config.duration;
   const { ofEvent } = clocks(run);
-  const phases = run.events.flatMap((e) => (e.type === 'phase' ? [{ t: Math.max(0, ofEvent(e.at)), phase: e.phase }] : []));
-  const faults = [...run.consumers.flatMap((c) => consumerFaults(run, c)), ...brokerFaults(run), ...publisherFaults(config.faults)].map((f) => ({ ...f, label: `${f.consumer} ${faultWindow(f)}` })).sort((a, b) => a.from - b.from);
+  const phases = run.events.flatMap((e) =>
+    e.type === 'phase' ? [{ t: Math.max(0, ofEvent(e.at)), phase: e.phase }] : [],
+  );
+  const faults = [
+    ...run.consumers.flatMap((c) => consumerFaults(run, c)),
+    ...brokerFaults(run),
+    ...publisherFaults(config.faults),
+  ]
+    .map((f) => ({ ...f, label: `${f.consumer} ${faultWindow(f)}` }))
+    .sort((a, b) => a.from - b.from);
   const quiesced = phases.find((p) => p.phase === 'quiesced');
-  const end = quiesced === undefined
-    ? Math.max(run.wrongOverTime.t.at(-1) ?? 0, ...faults.map((f) => f.to), ...phases.map((p) => p.t))
-    : quiesced.t + phaseSeconds;
+  const end =
+    quiesced === undefined
+      ? Math.max(run.wrongOverTime.t.at(-1) ?? 0, ...faults.map((f) => f.to), ...phases.map((p) => p.t))
+      : quiesced.t + phaseSeconds;
   // Up to the next tick, so the axis ends labelled (4.99 s of run: the axis ends at 5).
   const step = tickStep(Math.max(end, 0.1));
   return { end: Math.ceil(Math.max(end, 0.1) / step - 1e-6) * step, faults, phases };
 }
 
 /** A round step giving at most ~10 ticks over [0, end]. */
-const tickStep = (end: number): number => [0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600].find((s) => end / s <= 10) ?? Math.ceil(end / 10);
+const tickStep = (end: number): number =>
+  [0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600].find((s) => end / s <= 10) ?? Math.ceil(end / 10);
 
 /** Tick values in seconds over [0, end]. */
 export function timeTicks(end: number): number[] {

@@ -1,6 +1,7 @@
 import type { TimeAxis } from './time-axis.js';
 
-/** A row of the HTML report's timeline (timeline-rows.ts builds them, svg-timeline.ts draws them): its marks and spans. */
+/** A row of the HTML report's timeline (timeline-rows.ts builds them, svg-timeline.ts draws them): its marks and spans.
+ * */
 export interface TimelineMark {
   t: number;
   what: string;
@@ -12,7 +13,8 @@ export interface TimelineSpan {
   to: number;
   what: string;
   colour: string;
-  /** A fault window on its consumer's row, drops at the broker, a write the broker waited on, or a time the consumer was stale. */
+  /** A fault window on its consumer's row, drops at the broker, a write the broker waited on, or a time the consumer
+   * was stale. */
   kind: 'fault' | 'drops' | 'blocked' | 'stale';
 }
 
@@ -63,12 +65,14 @@ function mergeMarks(marks: TimelineMark[], axis: TimeAxis): TimelineMark[] {
     const key = `${Math.floor((m.t / Math.max(axis.end, 1e-9)) * SLOTS)} ${m.colour}`;
     slots.set(key, [...(slots.get(key) ?? []), m]);
   }
-  return [...slots.values()].map((group) => {
-    const kinds = kindsOf(group.map((m) => m.what)).sort((a, b) => b.count - a.count);
-    const named = kinds.slice(0, NAMED).map((k) => `${k.count}× ${k.text}`);
-    const more = kinds.length > NAMED ? `; ${kinds.length - NAMED} other kinds` : '';
-    return { t: Math.min(...group.map((m) => m.t)), what: named.join('; ') + more, colour: group[0]!.colour };
-  }).sort((a, b) => a.t - b.t);
+  return [...slots.values()]
+    .map((group) => {
+      const kinds = kindsOf(group.map((m) => m.what)).sort((a, b) => b.count - a.count);
+      const named = kinds.slice(0, NAMED).map((k) => `${k.count}× ${k.text}`);
+      const more = kinds.length > NAMED ? `; ${kinds.length - NAMED} other kinds` : '';
+      return { t: Math.min(...group.map((m) => m.t)), what: named.join('; ') + more, colour: group[0]!.colour };
+    })
+    .sort((a, b) => a.t - b.t);
 }
 
 function mergeSpans(spans: TimelineSpan[]): TimelineSpan[] {
@@ -80,10 +84,20 @@ function mergeSpans(spans: TimelineSpan[]): TimelineSpan[] {
       last.count++;
     } else merged.push({ ...s, count: 1 });
   }
-  return merged.map(({ count, ...s }) => ({ ...s, what: `${s.what} (${count} span${count === 1 ? '' : 's'} of theirs)` }));
+  return merged.map(({ count, ...s }) => ({
+    ...s,
+    what: `${s.what} (${count} span${count === 1 ? '' : 's'} of theirs)`,
+  }));
 }
 
 /** The rows of these consumers as one row named `name`. */
 export function mergeRows(name: string, rows: TimelineRow[], axis: TimeAxis): TimelineRow {
-  return { name, marks: mergeMarks(rows.flatMap((r) => r.marks), axis), spans: mergeSpans(rows.flatMap((r) => r.spans)) };
+  return {
+    name,
+    marks: mergeMarks(
+      rows.flatMap((r) => r.marks),
+      axis,
+    ),
+    spans: mergeSpans(rows.flatMap((r) => r.spans)),
+  };
 }

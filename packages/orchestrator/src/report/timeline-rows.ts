@@ -25,22 +25,40 @@ export const TONES = {
 export const STALE_COLOUR = '#ca8a04';
 type Tone = keyof typeof TONES;
 
-const EVENT_FAULT: Partial<Record<RunEvent['type'], FaultKind>> = { freeze: 'stall', thaw: 'stall', slow: 'slow', unslow: 'slow', crash: 'crash', restart: 'crash' };
+const EVENT_FAULT: Partial<Record<RunEvent['type'], FaultKind>> = {
+  freeze: 'stall',
+  thaw: 'stall',
+  slow: 'slow',
+  unslow: 'slow',
+  crash: 'crash',
+  restart: 'crash',
+};
 
 /** What an orchestrator event did to its consumer, in words. */
 function eventText(e: RunEvent): string | undefined {
   switch (e.type) {
-    case 'freeze': return 'frozen (SIGSTOP)';
-    case 'thaw': return 'thawed (SIGCONT)';
-    case 'slow': return `slowed (${e.percent} %)`;
-    case 'unslow': return 'no longer slowed';
-    case 'crash': return 'crashed (SIGKILL)';
-    case 'restart': return 'restarted';
-    case 'joined': return 'joined';
-    case 'consumer-ended': return `ended: ${e.reason}`;
-    case 'net-fault': return `link ${faultWindow(e.fault)}`;
-    case 'net-heal': return 'link cleared';
-    default: return undefined;
+    case 'freeze':
+      return 'frozen (SIGSTOP)';
+    case 'thaw':
+      return 'thawed (SIGCONT)';
+    case 'slow':
+      return `slowed (${e.percent} %)`;
+    case 'unslow':
+      return 'no longer slowed';
+    case 'crash':
+      return 'crashed (SIGKILL)';
+    case 'restart':
+      return 'restarted';
+    case 'joined':
+      return 'joined';
+    case 'consumer-ended':
+      return `ended: ${e.reason}`;
+    case 'net-fault':
+      return `link ${faultWindow(e.fault)}`;
+    case 'net-heal':
+      return 'link cleared';
+    default:
+      return undefined;
   }
 }
 
@@ -60,7 +78,13 @@ function eventMarks(run: JsonRun, name: string): TimelineMark[] {
   });
 }
 
-const faultSpan = (f: Fault): TimelineSpan => ({ from: f.from, to: f.to, what: faultWindow(f), colour: FAULT_COLOURS[f.kind], kind: 'fault' });
+const faultSpan = (f: Fault): TimelineSpan => ({
+  from: f.from,
+  to: f.to,
+  what: faultWindow(f),
+  colour: FAULT_COLOURS[f.kind],
+  kind: 'fault',
+});
 
 const MARK_TEXT: Record<SubscriberMark['what'], (offset: number) => [string, Tone]> = {
   subscribed: (o) => [`subscribed at offset ${o}`, 'connection'],
@@ -72,8 +96,12 @@ const MARK_TEXT: Record<SubscriberMark['what'], (offset: number) => [string, Ton
   disconnected: (o) => [`disconnected as a slow consumer at offset ${o}`, 'connection'],
 };
 
-/** When a consumer's subscription ended without the broker saying so in a mark: the orchestrator saw it crash or end. */
-const SUBSCRIPTION_END: Partial<Record<RunEvent['type'], string>> = { crash: 'dropping until it crashed', 'consumer-ended': 'dropping until it ended' };
+/** When a consumer's subscription ended without the broker saying so in a mark: the orchestrator saw it crash or end.
+ * */
+const SUBSCRIPTION_END: Partial<Record<RunEvent['type'], string>> = {
+  crash: 'dropping until it crashed',
+  'consumer-ended': 'dropping until it ended',
+};
 
 type DropMark = { t: number; what: SubscriberMark['what'] | 'subscription ended'; until?: string };
 
@@ -89,7 +117,8 @@ type DropMark = { t: number; what: SubscriberMark['what'] | 'subscription ended'
  */
 function dropSpans(marks: DropMark[], end: number, cut = 0): TimelineSpan[] {
   const spans: TimelineSpan[] = [];
-  const close = (from: number, to: number, what: string) => spans.push({ from, to: Math.max(from, to), what, colour: TONES.drops.colour, kind: 'drops' });
+  const close = (from: number, to: number, what: string) =>
+    spans.push({ from, to: Math.max(from, to), what, colour: TONES.drops.colour, kind: 'drops' });
   let from: number | undefined;
   for (const m of [...marks].sort((a, b) => a.t - b.t)) {
     if (from === undefined) {
@@ -97,12 +126,18 @@ function dropSpans(marks: DropMark[], end: number, cut = 0): TimelineSpan[] {
       continue;
     }
     if (m.what === 'drops ended' || m.what === 'disconnected') close(from, m.t, 'dropping');
-    else if (m.what === 'subscribed') close(from, m.t, 'dropping until it subscribed again (its subscription ended mid-run)');
+    else if (m.what === 'subscribed')
+      close(from, m.t, 'dropping until it subscribed again (its subscription ended mid-run)');
     else if (m.what === 'subscription ended') close(from, m.t, m.until ?? 'dropping until its subscription ended');
     else continue;
     from = undefined;
   }
-  if (from !== undefined) close(from, end, cut > 0 ? `dropping, end unknown: ${cut} later marks were not kept` : 'dropping until publishing ended');
+  if (from !== undefined)
+    close(
+      from,
+      end,
+      cut > 0 ? `dropping, end unknown: ${cut} later marks were not kept` : 'dropping until publishing ended',
+    );
   return spans;
 }
 
@@ -124,12 +159,25 @@ function consumerRow(run: JsonRun, consumer: JsonRun['consumers'][number], axis:
   });
   const cut = subscriber?.marksDropped ?? 0;
   const last = brokerMarks.at(-1);
-  const cutMark = cut > 0 && last !== undefined ? [{ t: last.t, what: `${cut} later marks not kept: the broker keeps only the first ${brokerMarks.length}`, colour: TONES.connection.colour }] : [];
+  const cutMark =
+    cut > 0 && last !== undefined
+      ? [
+          {
+            t: last.t,
+            what: `${cut} later marks not kept: the broker keeps only the first ${brokerMarks.length}`,
+            colour: TONES.connection.colour,
+          },
+        ]
+      : [];
   const ends = mine.flatMap((e) => {
     const until = SUBSCRIPTION_END[e.type];
     return until === undefined ? [] : [{ t: ofEvent(e.at), what: 'subscription ended' as const, until }];
   });
-  const syncs = (consumer.recovery?.syncs ?? []).map((s) => ({ t: ofWall(s.at), what: `${s.kind} applied (${s.keys} keys, to offset ${s.offset})`, colour: TONES.applied.colour }));
+  const syncs = (consumer.recovery?.syncs ?? []).map((s) => ({
+    t: ofWall(s.at),
+    what: `${s.kind} applied (${s.keys} keys, to offset ${s.offset})`,
+    colour: TONES.applied.colour,
+  }));
   const restored = consumer.restoredFrom;
   const resumes = consumer.resumes.map((r, i) => ({
     t: ofWall(r.at),
@@ -138,8 +186,18 @@ function consumerRow(run: JsonRun, consumer: JsonRun['consumers'][number], axis:
   }));
   const faults = consumerFaults(run, consumer).map(faultSpan);
   const drops = dropSpans([...brokerMarks, ...ends], publishingEnded(run, axis), cut);
-  const stale = consumer.staleSpans.map(([from, to]) => ({ from, to, what: 'stale: heard nothing from the broker', colour: STALE_COLOUR, kind: 'stale' as const }));
-  return { name: consumer.name, marks: [...events, ...atBroker, ...cutMark, ...syncs, ...resumes], spans: [...faults, ...drops, ...stale] };
+  const stale = consumer.staleSpans.map(([from, to]) => ({
+    from,
+    to,
+    what: 'stale: heard nothing from the broker',
+    colour: STALE_COLOUR,
+    kind: 'stale' as const,
+  }));
+  return {
+    name: consumer.name,
+    marks: [...events, ...atBroker, ...cutMark, ...syncs, ...resumes],
+    spans: [...faults, ...drops, ...stale],
+  };
 }
 
 /**
@@ -151,11 +209,22 @@ function consumerRow(run: JsonRun, consumer: JsonRun['consumers'][number], axis:
 function brokerRow(run: JsonRun): TimelineRow {
   const { ofWall } = clocks(run);
   const blocked = Object.entries(run.broker?.subscribers ?? {}).flatMap(([name, s]) =>
-    s.blockedWrites.map((w) => ({ from: ofWall(w.startedAt), to: ofWall(w.startedAt + w.ms), what: `write to ${name} blocked ${(w.ms / 1000).toFixed(2)} s`, colour: '#9ca3af', kind: 'blocked' as const })),
+    s.blockedWrites.map((w) => ({
+      from: ofWall(w.startedAt),
+      to: ofWall(w.startedAt + w.ms),
+      what: `write to ${name} blocked ${(w.ms / 1000).toFixed(2)} s`,
+      colour: '#9ca3af',
+      kind: 'blocked' as const,
+    })),
   );
   const outages = brokerFaults(run).map(faultSpan);
   const recovered = run.broker?.recovered;
-  const back = run.durable === null ? 'restarted: empty, in a new epoch' : recovered ? `restarted: recovered ${recovered.records} records (${recovered.tornTail} torn), same epoch` : 'restarted';
+  const back =
+    run.durable === null
+      ? 'restarted: empty, in a new epoch'
+      : recovered
+        ? `restarted: recovered ${recovered.records} records (${recovered.tornTail} torn), same epoch`
+        : 'restarted';
   const marks = run.brokerOutages.flatMap((o, i) => [
     { t: o.from, what: 'killed (SIGKILL)', colour: FAULT_COLOURS.crash },
     // What a start found on disk is known only for the last one (its report); earlier ones just came back.
@@ -164,12 +233,21 @@ function brokerRow(run: JsonRun): TimelineRow {
   return { name: 'broker', marks, spans: [...outages, ...blocked] };
 }
 
-/** The publisher's row: its start, reconnects and `done`, and its link's faults (the axis's, so the row and the shading agree). */
+/** The publisher's row: its start, reconnects and `done`, and its link's faults (the axis's, so the row and the shading
+ * agree). */
 function publisherRow(run: JsonRun, axis: TimeAxis): TimelineRow {
   const { ofEvent } = clocks(run);
-  const done = run.events.flatMap((e) => (e.type === 'publisher-done' ? [{ t: ofEvent(e.at), what: `done: ${e.published} changes published`, colour: TONES.connection.colour }] : []));
+  const done = run.events.flatMap((e) =>
+    e.type === 'publisher-done'
+      ? [{ t: ofEvent(e.at), what: `done: ${e.published} changes published`, colour: TONES.connection.colour }]
+      : [],
+  );
   const link = eventMarks(run, PUBLISHER);
-  return { name: 'publisher', marks: [{ t: 0, what: 'publishing started', colour: TONES.connection.colour }, ...link, ...done], spans: axis.faults.filter((f) => f.consumer === PUBLISHER).map(faultSpan) };
+  return {
+    name: 'publisher',
+    marks: [{ t: 0, what: 'publishing started', colour: TONES.connection.colour }, ...link, ...done],
+    spans: axis.faults.filter((f) => f.consumer === PUBLISHER).map(faultSpan),
+  };
 }
 
 /**
@@ -177,15 +255,27 @@ function publisherRow(run: JsonRun, axis: TimeAxis): TimelineRow {
  * the axis. Each of `merged` (a crowded run's healthy consumers, the listed ones past the timeline's
  * rows: crowd-chart.ts) is one row named by its label, before the consumers' own (timeline-fold.ts).
  */
-export function timelineRows(run: JsonRun, axis: TimeAxis, merged: Array<{ label: string; names: string[] }> = []): TimelineRow[] {
+export function timelineRows(
+  run: JsonRun,
+  axis: TimeAxis,
+  merged: Array<{ label: string; names: string[] }> = [],
+): TimelineRow[] {
   const onAxis = (t: number) => t >= 0 && t <= axis.end;
   const clip = (row: TimelineRow): TimelineRow => ({
     name: row.name,
     marks: row.marks.filter((m) => onAxis(m.t)).sort((a, b) => a.t - b.t),
-    spans: row.spans.filter((s) => s.to >= 0 && s.from <= axis.end).map((s) => ({ ...s, from: Math.max(0, s.from), to: Math.min(axis.end, s.to) })),
+    spans: row.spans
+      .filter((s) => s.to >= 0 && s.from <= axis.end)
+      .map((s) => ({ ...s, from: Math.max(0, s.from), to: Math.min(axis.end, s.to) })),
   });
   const rowsOf = (consumers: JsonRun['consumers']) => consumers.map((c) => clip(consumerRow(run, c, axis)));
   const inGroup = new Set(merged.flatMap((g) => g.names));
-  const groups = merged.filter((g) => g.names.length > 0).map((g) => mergeRows(g.label, rowsOf(run.consumers.filter((c) => g.names.includes(c.name))), axis));
-  return [...[publisherRow(run, axis), brokerRow(run)].map(clip), ...groups, ...rowsOf(run.consumers.filter((c) => !inGroup.has(c.name)))];
+  const groups = merged
+    .filter((g) => g.names.length > 0)
+    .map((g) => mergeRows(g.label, rowsOf(run.consumers.filter((c) => g.names.includes(c.name))), axis));
+  return [
+    ...[publisherRow(run, axis), brokerRow(run)].map(clip),
+    ...groups,
+    ...rowsOf(run.consumers.filter((c) => !inGroup.has(c.name))),
+  ];
 }

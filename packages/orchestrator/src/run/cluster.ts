@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { BrokerEndpoint, ChildRole, DurableSettings, InitOf, KnobsOf, LogSettings, Mode, Settings } from '@state-divergence/protocol';
+import type {
+  BrokerEndpoint,
+  ChildRole,
+  DurableSettings,
+  InitOf,
+  KnobsOf,
+  LogSettings,
+  Mode,
+  Settings,
+} from '@state-divergence/protocol';
 import { defaultReadyTimeoutMs, settingsOf, TOKEN_BYTES } from '@state-divergence/protocol';
 import { errorMessage, type Logger } from '@state-divergence/runtime';
 import { RunError } from '../model/errors.js';
@@ -15,7 +24,8 @@ import { generateRunCertificate } from './tls.js';
 type ProcessSettings = Pick<Settings, KnobsOf<'broker' | 'publisher' | 'rogue' | 'relay'> | 'datagramSize'>;
 
 /** What to start: the workload, the broker and the clients of one mode. */
-export interface ClusterSpec extends ProcessSettings, Pick<Options, 'overflow' | 'readyTimeoutMs'>, Partial<Pick<Options, 'staleAfterMs'>> {
+export interface ClusterSpec
+  extends ProcessSettings, Pick<Options, 'overflow' | 'readyTimeoutMs'>, Partial<Pick<Options, 'staleAfterMs'>> {
   mode: Mode;
   /** Consumers subscribed from the start (a late joiner is added later with `addConsumer`). */
   consumers: string[];
@@ -53,7 +63,8 @@ export interface Cluster {
   /** The pool processes hosting consumers, in order (`pool-1` first); empty when every consumer runs alone. */
   pools: Array<ChildHandle<'pool'>>;
   rogue: ChildHandle<'rogue'> | undefined;
-  /** Each network-faulted client's fault relay, by the client's name (a consumer or `publisher`); empty without network faults. */
+  /** Each network-faulted client's fault relay, by the client's name (a consumer or `publisher`); empty without network
+   * faults. */
   relays: Map<string, ChildHandle<'relay'>>;
   endpoint: BrokerEndpoint;
   /**
@@ -84,7 +95,11 @@ function idleTimeoutFor(spec: ClusterSpec, readyTimeoutMs: number): number {
  * A foreign consumer that cannot start or never says ready is a finding about it (a contract
  * failure), not the end of the run: it is left out. The broker's own failure is still the run's.
  */
-function tolerated(starting: Promise<ChildHandle<'consumer'>>, endpoint: Promise<BrokerEndpoint>, breach: (failure: string) => void): Promise<ChildHandle<'consumer'> | undefined> {
+function tolerated(
+  starting: Promise<ChildHandle<'consumer'>>,
+  endpoint: Promise<BrokerEndpoint>,
+  breach: (failure: string) => void,
+): Promise<ChildHandle<'consumer'> | undefined> {
   return starting.catch(async (error: unknown) => {
     await endpoint;
     breach(errorMessage(error));
@@ -106,7 +121,12 @@ export async function startCluster(
   const { logger, track } = context;
   const relayed = spec.relayed ?? [];
   const readyTimeoutMs = spec.readyTimeoutMs ?? defaultReadyTimeoutMs(spec.consumers.length + 3 + relayed.length);
-  const spawn = <R extends ChildRole>(role: R, name: string, init: Promise<InitOf<R>>, more: Partial<SpawnOptions<R>> = {}) => spawnRole({ role, name, init, logger, readyTimeoutMs, track, ...more });
+  const spawn = <R extends ChildRole>(
+    role: R,
+    name: string,
+    init: Promise<InitOf<R>>,
+    more: Partial<SpawnOptions<R>> = {},
+  ) => spawnRole({ role, name, init, logger, readyTimeoutMs, track, ...more });
   // Admission: the pinned certificate proves the broker to clients; the token proves clients to the broker.
   const token = randomBytes(TOKEN_BYTES).toString('hex');
   const certificate = generateRunCertificate();
@@ -114,23 +134,42 @@ export async function startCluster(
   const idleTimeoutMs = idleTimeoutFor(spec, readyTimeoutMs);
   const data = spec.data ?? null;
   const durableLog = data?.log ?? null;
-  const configured = certificate.then((tls) => brokerInit({ ...spec, mode, overflow, tls, token, idleTimeoutMs, log, durableLog }));
+  const configured = certificate.then((tls) =>
+    brokerInit({ ...spec, mode, overflow, tls, token, idleTimeoutMs, log, durableLog }),
+  );
   const brokerReady = spawn('broker', 'broker', configured);
   const endpoint = Promise.all([brokerReady, configured]).then(([b, init]) => brokerEndpoint(b, init));
   endpoint.catch(() => {}); // observed by every client's spawn; seen once is enough
-  const relays = new Map(relayed.map((client) => [client, spawn('relay', `relay-${client}`, endpoint.then((broker) => relayInit(client, broker, spec.seed, log)))]));
+  const relays = new Map(
+    relayed.map((client) => [
+      client,
+      spawn(
+        'relay',
+        `relay-${client}`,
+        endpoint.then((broker) => relayInit(client, broker, spec.seed, log)),
+      ),
+    ]),
+  );
   /** Where `client` reaches the broker: through its relay if it has one (a crashed consumer's successor too). */
   const endpointOf = (client: string): Promise<BrokerEndpoint> => {
     const relay = relays.get(client);
-    return relay === undefined ? endpoint : Promise.all([relay, endpoint]).then(([r, broker]) => throughRelay(r, broker));
+    return relay === undefined
+      ? endpoint
+      : Promise.all([relay, endpoint]).then(([r, broker]) => throughRelay(r, broker));
   };
   /** One of our consumers' init, whether it runs alone or in a pool. */
-  const ourInit = (name: string, broker: BrokerEndpoint) => consumerInit(name, broker, mode, log, data?.checkpointDir(name) ?? null, spec.staleAfterMs);
+  const ourInit = (name: string, broker: BrokerEndpoint) =>
+    consumerInit(name, broker, mode, log, data?.checkpointDir(name) ?? null, spec.staleAfterMs);
   const addConsumer = (name: string): Promise<ChildHandle<'consumer'> | undefined> => {
     const foreign = spec.foreign?.[name];
     const breach = (failure: string) => spec.breach?.(name, failure);
     const reach = endpointOf(name);
-    if (foreign === undefined) return spawn('consumer', name, reach.then((broker) => ourInit(name, broker)));
+    if (foreign === undefined)
+      return spawn(
+        'consumer',
+        name,
+        reach.then((broker) => ourInit(name, broker)),
+      );
     const init = reach.then((broker) => consumerInit(name, broker, mode, log, null, spec.staleAfterMs));
     return tolerated(spawn('consumer', name, init, { foreign, breach }), endpoint, breach);
   };
@@ -138,19 +177,38 @@ export async function startCluster(
     const [broker, decoy] = await Promise.all([endpoint, generateRunCertificate()]);
     return { role: 'rogue', name: 'rogue', broker, decoyCaPem: decoy.certPem, ...settingsOf('rogue', spec), log };
   };
-  const publisher = spawn('publisher', 'publisher', endpointOf(PUBLISHER).then((broker) => publisherInit(broker, spec, log)));
+  const publisher = spawn(
+    'publisher',
+    'publisher',
+    endpointOf(PUBLISHER).then((broker) => publisherInit(broker, spec, log)),
+  );
   const rogue = spec.rogueFrames === 0 ? Promise.resolve(undefined) : spawn('rogue', 'rogue', rogueInit());
   const hosted = new Map<string, Promise<PoolMember>>();
   const pools = (spec.pools ?? []).map((members, i) => {
     const name = `pool-${i + 1}`;
-    const pool = spawn('pool', name, endpoint.then((broker) => ({ role: 'pool' as const, name, members: members.map((m) => ourInit(m, broker)), log })));
-    for (const member of members) hosted.set(member, pool.then((p) => new PoolMember(p, member)));
+    const pool = spawn(
+      'pool',
+      name,
+      endpoint.then((broker) => ({
+        role: 'pool' as const,
+        name,
+        members: members.map((m) => ourInit(m, broker)),
+        log,
+      })),
+    );
+    for (const member of members)
+      hosted.set(
+        member,
+        pool.then((p) => new PoolMember(p, member)),
+      );
     return pool;
   });
   const consumers = spec.consumers.map((name) => hosted.get(name) ?? addConsumer(name));
   // Wait for all of them, even when one fails, so none is left booting behind our back.
   const all = Promise.allSettled([brokerReady, publisher, rogue, endpoint, ...relays.values(), ...pools, ...consumers]);
-  const failed = (await Promise.race([all, context.aborted])).find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  const failed = (await Promise.race([all, context.aborted])).find(
+    (s): s is PromiseRejectedResult => s.status === 'rejected',
+  );
   if (failed) throw failed.reason;
   const cluster: Cluster = {
     broker: await brokerReady,
@@ -171,8 +229,17 @@ export async function startCluster(
     },
     restartBroker: async () => {
       const { port } = cluster.endpoint;
-      const broker = await spawn('broker', 'broker', configured.then((init) => ({ ...init, port })));
-      if (broker.port !== port) throw new RunError('E_SPAWN', `the restarted broker (pid ${broker.pid}) listens on port ${broker.port}, not ${port}: the clients cannot find it`);
+      const broker = await spawn(
+        'broker',
+        'broker',
+        configured.then((init) => ({ ...init, port })),
+      );
+      if (broker.port !== port)
+        throw new RunError(
+          'E_SPAWN',
+          `the restarted broker (pid ${broker.pid}) listens on port ${broker.port}, not ${port}: the clients ` +
+            `cannot find it`,
+        );
       cluster.broker = broker;
       return broker;
     },

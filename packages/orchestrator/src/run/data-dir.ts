@@ -21,7 +21,8 @@ export interface RunData {
   release(): void;
 }
 
-const code = (error: unknown): string => (error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? String(error);
+const code = (error: unknown): string =>
+  (error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? String(error);
 
 /** Checks a given --data-dir (bad input: one line, exit 2) and makes it if it does not exist; true if it was made. */
 function checkGiven(dir: string): boolean {
@@ -32,7 +33,10 @@ function checkGiven(dir: string): boolean {
       const inside = readdirSync(dir);
       if (inside.length > 0) {
         const shown = inside.slice(0, 3).join(', ') + (inside.length > 3 ? `, and ${inside.length - 3} more` : '');
-        throw new UsageError(`--data-dir ${dir} is not empty (${shown}): an earlier run's data is never reused; give an empty or new directory`);
+        throw new UsageError(
+          `--data-dir ${dir} is not empty (${shown}): an earlier run's data is never reused; give an empty or ` +
+            `new directory`,
+        );
       }
     } else {
       // Not recursive when the parent exists: Node's recursive mkdir spins for ever under /proc (the review saw it).
@@ -59,7 +63,10 @@ function checkGiven(dir: string): boolean {
  * The run's data directory: the given --data-dir (checked: UsageError when it cannot be used), or
  * a fresh temporary one. `say` prints the --keep-data line.
  */
-export function openRunData(options: { dataDir: string | null; keepData: boolean }, say: (line: string) => void): RunData {
+export function openRunData(
+  options: { dataDir: string | null; keepData: boolean },
+  say: (line: string) => void,
+): RunData {
   const made = options.dataDir === null ? true : checkGiven(options.dataDir);
   const root = options.dataDir ?? mkdtempSync(join(tmpdir(), 'state-divergence-data-'));
   let released = false;

@@ -31,7 +31,8 @@ export async function drain(options: {
   for (;;) {
     behind = {};
     const broker = await options.broker.status(STATUS_TIMEOUT_MS);
-    if (options.published !== null && broker.head < options.published) behind.broker = `read ${broker.head} of ${options.published} published changes`;
+    if (options.published !== null && broker.head < options.published)
+      behind.broker = `read ${broker.head} of ${options.published} published changes`;
     await Promise.all(
       options.consumers.map(async (consumer) => {
         const queue = broker.subscribers[consumer.name];
@@ -46,7 +47,9 @@ export async function drain(options: {
         }
         if (counters.endedEarly !== null) return; // nothing more will come; the report says why
         if (queue.queued > 0 || counters.lastOffset < queue.lastAccepted) {
-          behind[consumer.name] = `at offset ${counters.lastOffset}, broker queued up to ${queue.lastAccepted} (${queue.queued} still queued)`;
+          behind[consumer.name] =
+            `at offset ${counters.lastOffset}, broker queued up to ${queue.lastAccepted} (${queue.queued} still ` +
+            `queued)`;
         }
       }),
     );

@@ -19,7 +19,11 @@ function perform<K extends StepKind>(step: Step<K>, handlers: StepHandlers): voi
  * A step that takes a while (waiting for the publisher) delays the ones after
  * it, never reorders them. `waitUntil` is the clock (a test passes a fake one).
  */
-export async function interpretPlan(plan: RunPlan, handlers: StepHandlers, waitUntil: (atMs: number) => Promise<void>): Promise<void> {
+export async function interpretPlan(
+  plan: RunPlan,
+  handlers: StepHandlers,
+  waitUntil: (atMs: number) => Promise<void>,
+): Promise<void> {
   for (const step of plan.steps) {
     await waitUntil(step.at);
     await perform(step, handlers);

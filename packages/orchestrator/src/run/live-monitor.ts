@@ -39,7 +39,12 @@ interface Track {
   behind: Array<number | null>;
 }
 
-const padded = (samples: number): Track => ({ wrong: null, series: Array(samples).fill(null), diverged: Array(samples).fill(null), behind: Array(samples).fill(null) });
+const padded = (samples: number): Track => ({
+  wrong: null,
+  series: Array(samples).fill(null),
+  diverged: Array(samples).fill(null),
+  behind: Array(samples).fill(null),
+});
 const numbers = (series: Array<number | null>): number[] => series.map((v) => v ?? 0);
 
 /**
@@ -66,7 +71,8 @@ export class LiveMonitor {
       broker: () => ChildHandle<'broker'> | null;
       consumers: () => Array<ChildHandle<'consumer'>>;
       faulted: (name: string) => boolean;
-      /** The fault a consumer (or the publisher's link) is under right now: a frozen or crashed one cannot answer. A stall only once confirmed (nemesis.ts). */
+      /** The fault a consumer (or the publisher's link) is under right now: a frozen or crashed one cannot answer. A
+       * stall only once confirmed (nemesis.ts). */
       faultOf: (name: string) => FaultKind | null;
       keys: number;
       totalSeconds: number;
@@ -97,8 +103,16 @@ export class LiveMonitor {
     const live = consumers();
     // A slowed consumer is asked: it answers within its period. A frozen or crashed one is not, nor
     // one sent SIGSTOP whose stop is not confirmed yet (it shows as running until it is).
-    const silent = (c: ChildHandle) => faultOf(c.name) === 'stall' || faultOf(c.name) === 'crash' || !c.alive || (c.frozen && faultOf(c.name) !== 'slow');
-    const answers = await Promise.all(live.map((c) => (silent(c) ? undefined : Promise.all([c.versions(REPLY_MS), c.status(REPLY_MS)]).catch(() => undefined))));
+    const silent = (c: ChildHandle) =>
+      faultOf(c.name) === 'stall' ||
+      faultOf(c.name) === 'crash' ||
+      !c.alive ||
+      (c.frozen && faultOf(c.name) !== 'slow');
+    const answers = await Promise.all(
+      live.map((c) =>
+        silent(c) ? undefined : Promise.all([c.versions(REPLY_MS), c.status(REPLY_MS)]).catch(() => undefined),
+      ),
+    );
     const published = publisherCounters?.published ?? 0;
     const publisherRate = this.rate(published);
     this.times.push(seconds);
@@ -106,7 +120,14 @@ export class LiveMonitor {
     const { brokerCounters } = this;
     const publisherFault = faultOf(PUBLISHER);
     return {
-      mode, phase, seconds, totalSeconds, faults, keys, published, publisherRate,
+      mode,
+      phase,
+      seconds,
+      totalSeconds,
+      faults,
+      keys,
+      published,
+      publisherRate,
       publisherBacklog: authority && lastWrites ? publisherBacklog(authority, lastWrites) : null,
       brokerDown: broker === null,
       publisherLink: publisherFault !== null && isNetworkKind(publisherFault) ? publisherFault : null,
@@ -122,9 +143,19 @@ export class LiveMonitor {
         track.diverged.push(split?.diverged ?? track.diverged.at(-1) ?? null);
         track.behind.push(split?.behind ?? track.behind.at(-1) ?? null);
         return {
-          name: c.name, foreign: c.command !== null, faulted: faulted(c.name), state: stateOf(fault, c.alive, counters), applied: counters?.applied ?? 0,
-          wrongNow: track.wrong, stale: local === undefined, diverged: split?.diverged ?? null, behind: split?.behind ?? null,
-          dropped: brokerCounters?.subscribers[c.name]?.dropped ?? 0, staleness: stalenessOf(counters), series: numbers(track.series), divergedSeries: numbers(track.diverged),
+          name: c.name,
+          foreign: c.command !== null,
+          faulted: faulted(c.name),
+          state: stateOf(fault, c.alive, counters),
+          applied: counters?.applied ?? 0,
+          wrongNow: track.wrong,
+          stale: local === undefined,
+          diverged: split?.diverged ?? null,
+          behind: split?.behind ?? null,
+          dropped: brokerCounters?.subscribers[c.name]?.dropped ?? 0,
+          staleness: stalenessOf(counters),
+          series: numbers(track.series),
+          divergedSeries: numbers(track.diverged),
         };
       }),
     };
@@ -135,16 +166,37 @@ export class LiveMonitor {
    * gone while its successor starts) holds nothing, and gets back what its mode's
    * subscription brings (missed.ts goneConsumer).
    */
-  private split(lastWrites: LastWrites, c: ChildHandle<'consumer'>, fault: FaultKind | null, counters: CountersOf<'consumer'> | undefined): Divergence {
+  private split(
+    lastWrites: LastWrites,
+    c: ChildHandle<'consumer'>,
+    fault: FaultKind | null,
+    counters: CountersOf<'consumer'> | undefined,
+  ): Divergence {
     const gone = fault === 'crash' || !c.alive;
-    if (gone) return liveDivergence(lastWrites, { name: c.name, ...goneConsumer(modeSpec(this.parts.mode).subscribeWith, lastWrites.head) });
+    if (gone)
+      return liveDivergence(lastWrites, {
+        name: c.name,
+        ...goneConsumer(modeSpec(this.parts.mode).subscribeWith, lastWrites.head),
+      });
     return liveDivergence(lastWrites, { name: c.name, ...countersEvidence(counters) });
   }
 
-  /** Over the run, one sample per tick: seconds since publishing started, and per consumer wrong now, diverged and behind. */
-  overTime(): { t: number[]; series: Record<string, Array<number | null>>; diverged: Record<string, Array<number | null>>; behind: Record<string, Array<number | null>> } {
-    const per = (pick: (track: Track) => Array<number | null>) => Object.fromEntries([...this.tracks].map(([name, track]) => [name, pick(track)]));
-    return { t: [...this.times], series: per((t) => t.series), diverged: per((t) => t.diverged), behind: per((t) => t.behind) };
+  /** Over the run, one sample per tick: seconds since publishing started, and per consumer wrong now, diverged and
+   * behind. */
+  overTime(): {
+    t: number[];
+    series: Record<string, Array<number | null>>;
+    diverged: Record<string, Array<number | null>>;
+    behind: Record<string, Array<number | null>>;
+  } {
+    const per = (pick: (track: Track) => Array<number | null>) =>
+      Object.fromEntries([...this.tracks].map(([name, track]) => [name, pick(track)]));
+    return {
+      t: [...this.times],
+      series: per((t) => t.series),
+      diverged: per((t) => t.diverged),
+      behind: per((t) => t.behind),
+    };
   }
 
   /** The publisher's rate (last 2 s) at each tick. */

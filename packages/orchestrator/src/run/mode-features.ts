@@ -49,11 +49,7 @@ export function brokerFeatures(
  * A consumer's features. `checkpointDir`: its own directory under the run's data dir, kept only
  * where the mode keeps a log (only there do offsets outlive a subscription); null otherwise.
  */
-export function consumerFeatures(
-  mode: Mode,
-  checkpointDir: string | null,
-  staleAfterMs: number,
-): ConsumerFeatures {
+export function consumerFeatures(mode: Mode, checkpointDir: string | null, staleAfterMs: number): ConsumerFeatures {
   const { subscribeWith, detectGaps, heartbeat, keepsLog } = modeSpec(mode);
   return {
     subscribeWith,

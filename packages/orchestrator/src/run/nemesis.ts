@@ -1,7 +1,14 @@
 import { CLEAR_LINK, PARTITIONED_LINK, type LinkShape } from '@state-divergence/protocol';
 import { wallClockMs } from '@state-divergence/runtime';
 import { RunError } from '../model/errors.js';
-import { BROKER, isNetworkKind, SLOW_PERIOD_MS, type Fault, type FaultKind, type NetworkFaultKind } from '../model/faults.js';
+import {
+  BROKER,
+  isNetworkKind,
+  SLOW_PERIOD_MS,
+  type Fault,
+  type FaultKind,
+  type NetworkFaultKind,
+} from '../model/faults.js';
 import type { ChildHandle } from './child/child-handle.js';
 import type { Confirmation } from './child/confirm-state.js';
 import type { EventLog } from './event-log.js';
@@ -16,7 +23,8 @@ interface Throttle {
   tally: SlowTally;
 }
 
-/** A slow's periods: how many got their SIGSTOP, and in how many the process was seen stopped when its SIGCONT was due. */
+/** A slow's periods: how many got their SIGSTOP, and in how many the process was seen stopped when its SIGCONT was due.
+ * */
 export interface SlowTally {
   periods: number;
   stoppedPeriods: number;
@@ -39,7 +47,8 @@ export interface Confirmed {
  */
 export function linkShapeOf(fault: Fault): LinkShape {
   if (fault.kind === 'partition') return PARTITIONED_LINK;
-  if (fault.kind === 'loss') return { ...CLEAR_LINK, lossPct: fault.lossPct ?? 0, correlationPct: fault.correlationPct ?? 0 };
+  if (fault.kind === 'loss')
+    return { ...CLEAR_LINK, lossPct: fault.lossPct ?? 0, correlationPct: fault.correlationPct ?? 0 };
   if (fault.kind === 'delay') return { ...CLEAR_LINK, delayMs: fault.delayMs ?? 0, jitterMs: fault.jitterMs ?? 0 };
   throw new Error(`${fault.kind} is not a network fault`);
 }
@@ -95,11 +104,13 @@ export class Nemesis {
    */
   async thaw(targets: ChildHandle[]): Promise<Confirmed[]> {
     const thawing = targets.filter((target) => this.frozen.delete(target.name));
-    for (const target of targets) if (target.frozen) target.thaw(); // one that exited before its stop took effect: harmless
+    // one that exited before its stop took effect: harmless
+    for (const target of targets) if (target.frozen) target.thaw();
     return Promise.all(
       thawing.map(async (target) => {
         const done = this.settle(target, await target.confirm('running'), 'SIGCONT');
-        if (done.confirmed) this.eventLog.record({ type: 'thaw', consumer: target.name, pid: target.pid, waitedMs: done.waitedMs });
+        if (done.confirmed)
+          this.eventLog.record({ type: 'thaw', consumer: target.name, pid: target.pid, waitedMs: done.waitedMs });
         return done;
       }),
     );
@@ -107,11 +118,22 @@ export class Nemesis {
 
   private settle(target: ChildHandle, confirmation: Confirmation, signal: 'SIGSTOP' | 'SIGCONT'): Confirmed {
     if (confirmation.outcome === 'timeout') {
-      const seen = Object.entries(confirmation.states).map(([pid, states]) => `pid ${pid}: ${states.join('') || 'gone'}`).join(', ');
+      const seen = Object.entries(confirmation.states)
+        .map(([pid, states]) => `pid ${pid}: ${states.join('') || 'gone'}`)
+        .join(', ');
       const wanted = signal === 'SIGSTOP' ? 'stopped (state T)' : 'running again (no thread in state T)';
-      throw new RunError('E_SIGNAL', `${target.name} (pid ${target.pid}) was sent ${signal} and is not ${wanted} after ${(confirmation.waitedMs / 1000).toFixed(1)} s; its threads' states: ${seen}`);
+      throw new RunError(
+        'E_SIGNAL',
+        `${target.name} (pid ${target.pid}) was sent ${signal} and is not ${wanted} after ` +
+          `${(confirmation.waitedMs / 1000).toFixed(1)} s; its threads' states: ${seen}`,
+      );
     }
-    return { target, confirmed: confirmation.outcome === 'confirmed', waitedMs: confirmation.waitedMs, wallMs: wallClockMs() };
+    return {
+      target,
+      confirmed: confirmation.outcome === 'confirmed',
+      waitedMs: confirmation.waitedMs,
+      wallMs: wallClockMs(),
+    };
   }
 
   /**
@@ -122,7 +144,13 @@ export class Nemesis {
    */
   slow(target: ChildHandle, percent: number): void {
     const stoppedMs = (SLOW_PERIOD_MS * percent) / 100;
-    const throttle: Throttle = { timer: undefined, pendingThaw: undefined, thawDue: false, target, tally: { periods: 0, stoppedPeriods: 0 } };
+    const throttle: Throttle = {
+      timer: undefined,
+      pendingThaw: undefined,
+      thawDue: false,
+      target,
+      tally: { periods: 0, stoppedPeriods: 0 },
+    };
     const cycle = () => {
       if (!target.alive) return;
       target.freeze();
@@ -205,7 +233,8 @@ export class Nemesis {
     return this.brokerDown;
   }
 
-  /** The fault a consumer (or the broker, or the publisher's link) is under right now, if any (the live view shows it). */
+  /** The fault a consumer (or the broker, or the publisher's link) is under right now, if any (the live view shows it).
+   * */
   activeFault(name: string): FaultKind | null {
     if (name === BROKER) return this.brokerDown ? 'crash' : null;
     if (this.frozen.has(name)) return 'stall';

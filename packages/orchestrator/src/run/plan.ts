@@ -1,5 +1,13 @@
 import type { PhaseName } from '../model/events.js';
-import { BROKER, DEFAULT_SLOW_PERCENT, isBrokerFault, isNetworkFault, PUBLISHER, publishingEnds, type Fault } from '../model/faults.js';
+import {
+  BROKER,
+  DEFAULT_SLOW_PERCENT,
+  isBrokerFault,
+  isNetworkFault,
+  PUBLISHER,
+  publishingEnds,
+  type Fault,
+} from '../model/faults.js';
 
 /**
  * The plan of one mode's run, as plain data (Jepsen's generator as a value):
@@ -60,7 +68,22 @@ export interface RunPlan {
  * after its thaw.
  */
 const RANK: Record<PlanStep['do'], number> = {
-  publishEnd: 0, brokerRestart: 1, thaw: 2, unslow: 2, restart: 2, netHeal: 2, phase: 3, freeze: 4, slow: 4, crash: 4, brokerCrash: 4, netFault: 4, publish: 4, join: 5, publishDone: 6, end: 7,
+  publishEnd: 0,
+  brokerRestart: 1,
+  thaw: 2,
+  unslow: 2,
+  restart: 2,
+  netHeal: 2,
+  phase: 3,
+  freeze: 4,
+  slow: 4,
+  crash: 4,
+  brokerCrash: 4,
+  netFault: 4,
+  publish: 4,
+  join: 5,
+  publishDone: 6,
+  end: 7,
 };
 /**
  * Except the publisher's own heal, which comes first: cut off, it cannot make its last change, and
@@ -73,14 +96,30 @@ function faultSteps(faults: Fault[]): PlanStep[] {
   const ms = (seconds: number) => Math.round(seconds * 1000);
   const steps: PlanStep[] = [];
   for (const f of faults) {
-    if (f.kind === 'slow') steps.push({ at: ms(f.from), do: 'slow', consumer: f.consumer, percent: f.percent ?? DEFAULT_SLOW_PERCENT }, { at: ms(f.to), do: 'unslow', consumer: f.consumer });
-    if (f.kind === 'crash' && isBrokerFault(f)) steps.push({ at: ms(f.from), do: 'brokerCrash' }, { at: ms(f.to), do: 'brokerRestart' });
-    else if (f.kind === 'crash') steps.push({ at: ms(f.from), do: 'crash', consumer: f.consumer }, { at: ms(f.to), do: 'restart', consumer: f.consumer });
-    if (isNetworkFault(f)) steps.push({ at: ms(f.from), do: 'netFault', target: f.consumer, fault: f }, { at: ms(f.to), do: 'netHeal', target: f.consumer });
+    if (f.kind === 'slow')
+      steps.push(
+        { at: ms(f.from), do: 'slow', consumer: f.consumer, percent: f.percent ?? DEFAULT_SLOW_PERCENT },
+        { at: ms(f.to), do: 'unslow', consumer: f.consumer },
+      );
+    if (f.kind === 'crash' && isBrokerFault(f))
+      steps.push({ at: ms(f.from), do: 'brokerCrash' }, { at: ms(f.to), do: 'brokerRestart' });
+    else if (f.kind === 'crash')
+      steps.push(
+        { at: ms(f.from), do: 'crash', consumer: f.consumer },
+        { at: ms(f.to), do: 'restart', consumer: f.consumer },
+      );
+    if (isNetworkFault(f))
+      steps.push(
+        { at: ms(f.from), do: 'netFault', target: f.consumer, fault: f },
+        { at: ms(f.to), do: 'netHeal', target: f.consumer },
+      );
   }
   // Stalls that start (or end) at the same instant are one step: frozen together, as the seed does.
   const stalls = faults.filter((f) => f.kind === 'stall');
-  for (const [key, kind] of [['from', 'freeze'], ['to', 'thaw']] as const) {
+  for (const [key, kind] of [
+    ['from', 'freeze'],
+    ['to', 'thaw'],
+  ] as const) {
     for (const at of new Set(stalls.map((f) => ms(f[key])))) {
       steps.push({ at, do: kind, consumers: stalls.filter((f) => ms(f[key]) === at).map((f) => f.consumer) });
     }
@@ -92,10 +131,16 @@ function faultSteps(faults: Fault[]): PlanStep[] {
  * The plan of a run with these faults. Phases: converged until the first fault
  * starts, stalled until the last one ends, then recovering for one phase after
  * publishing stops (by default when the last fault ends: the seed's rule; one
- * phase after a broker restart, see publishingEnds), then quiesced for one. The seed's default (one consumer stalled over [d, 3d)) is
+ * phase after a broker restart, see publishingEnds), then quiesced for one. The seed's default (one consumer stalled
+ * over [d, 3d)) is
  * five phases: converged, stalled for two, recovering, quiesced.
  */
-export function buildPlan(options: { duration: number; faults: Fault[]; publishUntil: number | null; joinLate: string | null }): RunPlan {
+export function buildPlan(options: {
+  duration: number;
+  faults: Fault[];
+  publishUntil: number | null;
+  joinLate: string | null;
+}): RunPlan {
   const d = options.duration * 1000;
   const firstFault = Math.min(...options.faults.map((f) => Math.round(f.from * 1000)));
   const lastFault = Math.max(...options.faults.map((f) => Math.round(f.to * 1000)));
@@ -131,7 +176,9 @@ export function networkFaulted(plan: RunPlan): string[] {
 
 /** Every consumer the plan faults at some point (frozen, slowed, crashed, or its link; not the publisher's link). */
 export function faultedConsumers(plan: RunPlan): string[] {
-  const processes = plan.steps.flatMap((s) => (s.do === 'freeze' ? s.consumers : s.do === 'slow' || s.do === 'crash' ? [s.consumer] : []));
+  const processes = plan.steps.flatMap((s) =>
+    s.do === 'freeze' ? s.consumers : s.do === 'slow' || s.do === 'crash' ? [s.consumer] : [],
+  );
   return [...new Set([...processes, ...networkFaulted(plan).filter((name) => name !== PUBLISHER)])];
 }
 
@@ -166,19 +213,37 @@ export function checkPlan(plan: RunPlan): string[] {
   const problems: string[] = [];
   const { steps } = plan;
   steps.forEach((step, i) => {
-    if (i > 0 && step.at < steps[i - 1]!.at) problems.push(`step ${i} (${step.do} at ${step.at} ms) comes before the step it follows`);
+    if (i > 0 && step.at < steps[i - 1]!.at)
+      problems.push(`step ${i} (${step.do} at ${step.at} ms) comes before the step it follows`);
   });
   if (steps.at(-1)?.do !== 'end') problems.push('the last step is not `end`');
   if (steps[0]?.do !== 'phase' || steps[0].at !== 0) problems.push('the plan does not open with a phase at 0 ms');
   const open = new Map<string, string>(); // consumer -> the fault step it is in
   const opening = (step: PlanStep): string[] =>
-    step.do === 'freeze' ? step.consumers : step.do === 'slow' || step.do === 'crash' ? [step.consumer] : step.do === 'brokerCrash' ? [BROKER] : step.do === 'netFault' ? [step.target] : [];
+    step.do === 'freeze'
+      ? step.consumers
+      : step.do === 'slow' || step.do === 'crash'
+        ? [step.consumer]
+        : step.do === 'brokerCrash'
+          ? [BROKER]
+          : step.do === 'netFault'
+            ? [step.target]
+            : [];
   const closing = (step: PlanStep): string[] =>
-    step.do === 'thaw' ? step.consumers : step.do === 'unslow' || step.do === 'restart' ? [step.consumer] : step.do === 'brokerRestart' ? [BROKER] : step.do === 'netHeal' ? [step.target] : [];
+    step.do === 'thaw'
+      ? step.consumers
+      : step.do === 'unslow' || step.do === 'restart'
+        ? [step.consumer]
+        : step.do === 'brokerRestart'
+          ? [BROKER]
+          : step.do === 'netHeal'
+            ? [step.target]
+            : [];
   for (const step of steps) {
     for (const c of closing(step)) {
       if (!open.has(c)) problems.push(`${c} gets ${step.do} at ${step.at} ms without a fault to end`);
-      else if ((step.do === 'netHeal') !== (open.get(c) === 'netFault')) problems.push(`${c} gets ${step.do} at ${step.at} ms, which does not end its ${open.get(c)}`);
+      else if ((step.do === 'netHeal') !== (open.get(c) === 'netFault'))
+        problems.push(`${c} gets ${step.do} at ${step.at} ms, which does not end its ${open.get(c)}`);
       open.delete(c);
     }
     for (const c of opening(step)) {
@@ -186,17 +251,33 @@ export function checkPlan(plan: RunPlan): string[] {
       open.set(c, step.do);
     }
     // A consumer subscribes as it starts: there must be a broker to subscribe to.
-    if ((step.do === 'restart' || step.do === 'join') && open.has(BROKER)) problems.push(`${step.consumer} starts (${step.do}) at ${step.at} ms while the broker is down`);
+    if ((step.do === 'restart' || step.do === 'join') && open.has(BROKER))
+      problems.push(`${step.consumer} starts (${step.do}) at ${step.at} ms while the broker is down`);
   }
   for (const [c, fault] of open) problems.push(`${c}'s ${fault} never ends`);
   const done = steps.find((s) => s.do === 'publishDone');
-  const lastFaultEnd = Math.max(0, ...steps.filter((s) => s.do === 'thaw' || s.do === 'unslow' || s.do === 'restart' || s.do === 'brokerRestart' || s.do === 'netHeal').map((s) => s.at));
-  if (done !== undefined && done.at < lastFaultEnd) problems.push(`the plan waits for the publisher at ${done.at} ms, before its last fault ends at ${lastFaultEnd} ms`);
+  const lastFaultEnd = Math.max(
+    0,
+    ...steps
+      .filter(
+        (s) =>
+          s.do === 'thaw' || s.do === 'unslow' || s.do === 'restart' || s.do === 'brokerRestart' || s.do === 'netHeal',
+      )
+      .map((s) => s.at),
+  );
+  if (done !== undefined && done.at < lastFaultEnd)
+    problems.push(
+      `the plan waits for the publisher at ${done.at} ms, before its last fault ends at ${lastFaultEnd} ms`,
+    );
   const publishEnd = steps.find((s) => s.do === 'publishEnd')?.at;
   const lateRestart = steps.find((s) => s.do === 'brokerRestart' && publishEnd !== undefined && s.at >= publishEnd);
-  if (lateRestart) problems.push(`the broker restarts at ${lateRestart.at} ms, not before publishing ends at ${publishEnd} ms`);
+  if (lateRestart)
+    problems.push(`the broker restarts at ${lateRestart.at} ms, not before publishing ends at ${publishEnd} ms`);
   const publishes = steps.filter((s) => s.do === 'publish').length;
   const ends = steps.filter((s) => s.do === 'publishDone').length;
-  if (publishes !== 1 || ends !== 1) problems.push(`the plan publishes ${publishes} time(s) and waits for the end of publishing ${ends} time(s); each must be once`);
+  if (publishes !== 1 || ends !== 1)
+    problems.push(
+      `the plan publishes ${publishes} time(s) and waits for the end of publishing ${ends} time(s); each must be once`,
+    );
   return problems;
 }

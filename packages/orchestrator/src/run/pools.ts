@@ -37,7 +37,13 @@ export function defaultPoolSize(healthy: number, cores: number): number {
  * those the plan never faults (stall, slow, crash, a network fault) and that are ours (not in
  * `foreign`), in their order, `size` to a pool (null: the default).
  */
-export function planPools(run: { starting: string[]; plan: RunPlan; foreign: string[]; size: number | null; cores: number }): string[][] {
+export function planPools(run: {
+  starting: string[];
+  plan: RunPlan;
+  foreign: string[];
+  size: number | null;
+  cores: number;
+}): string[][] {
   const faulted = faultedConsumers(run.plan);
   const healthy = run.starting.filter((name) => !faulted.includes(name) && !run.foreign.includes(name));
   return poolGroups(healthy, run.size ?? defaultPoolSize(healthy.length, run.cores));

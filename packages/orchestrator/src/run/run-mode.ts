@@ -17,7 +17,15 @@ import { startCluster, type Cluster, type ClusterSpec } from './cluster.js';
 import { modeData, openRunData, type ModeDirs } from './data-dir.js';
 import { interpretPlan } from './interpret-plan.js';
 import { LiveMonitor } from './live-monitor.js';
-import { buildPlan, checkPlan, faultedConsumers, longestStallMs, networkFaulted, planLengthMs, type RunPlan } from './plan.js';
+import {
+  buildPlan,
+  checkPlan,
+  faultedConsumers,
+  longestStallMs,
+  networkFaulted,
+  planLengthMs,
+  type RunPlan,
+} from './plan.js';
 import { planPools } from './pools.js';
 import { startSampling } from './sampler.js';
 import { announceTeardown, retireForeign } from './retire.js';
@@ -40,17 +48,34 @@ export interface RunContext {
   say?: (line: string) => void;
 }
 
-const consumerNames = (options: Options): string[] => Array.from({ length: options.consumers }, (_, i) => consumerName(i));
+const consumerNames = (options: Options): string[] =>
+  Array.from({ length: options.consumers }, (_, i) => consumerName(i));
 
-/** A sample due four times per phase for the over-time series (fewer when a round is slow: see sampler.ts), and at least as often as the observer wants them. */
-const samplingInterval = (observer: RunObserver, plan: RunPlan): number => Math.min(observer.intervalMs, plan.phaseMs / 4);
+/** A sample due four times per phase for the over-time series (fewer when a round is slow: see sampler.ts), and at
+ * least as often as the observer wants them. */
+const samplingInterval = (observer: RunObserver, plan: RunPlan): number =>
+  Math.min(observer.intervalMs, plan.phaseMs / 4);
 
 /** What the cluster of a mode is started with: the run's flags, and an idle timeout that outlasts the longest stall. */
-function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettings, contract: ContractLog, logger: Logger, dirs: ModeDirs | null): ClusterSpec {
+function clusterSpec(
+  mode: Mode,
+  options: Options,
+  plan: RunPlan,
+  log: LogSettings,
+  contract: ContractLog,
+  logger: Logger,
+  dirs: ModeDirs | null,
+): ClusterSpec {
   const idleTimeoutMs = options.idleTimeoutMs ?? defaultIdleTimeoutMs(longestStallMs(plan));
   const consumers = consumerNames(options).filter((name) => name !== options.joinLate);
   const foreign = Object.fromEntries(options.consumerCmd.map((c) => [c.consumer, c]));
-  const pools = planPools({ starting: consumers, plan, foreign: Object.keys(foreign), size: options.poolSize, cores: availableParallelism() });
+  const pools = planPools({
+    starting: consumers,
+    plan,
+    foreign: Object.keys(foreign),
+    size: options.poolSize,
+    cores: availableParallelism(),
+  });
   const breach = (name: string, failure: string) => {
     logger.warn({ consumer: name, failure }, 'contract failure');
     contract.add(name, failure);
@@ -59,7 +84,19 @@ function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettin
     log: { dir: dirs.broker, fsync: options.fsync, retention: options.retention },
     checkpointDir: dirs.consumer,
   };
-  return { ...options, mode, consumers, pools, idleTimeoutMs, idleTimeoutChosen: options.idleTimeoutMs !== null, log, foreign, breach, data, relayed: networkFaulted(plan) };
+  return {
+    ...options,
+    mode,
+    consumers,
+    pools,
+    idleTimeoutMs,
+    idleTimeoutChosen: options.idleTimeoutMs !== null,
+    log,
+    foreign,
+    breach,
+    data,
+    relayed: networkFaulted(plan),
+  };
 }
 
 /**
@@ -68,12 +105,7 @@ function clusterSpec(mode: Mode, options: Options, plan: RunPlan, log: LogSettin
  * once every child has stopped: removed, or with --keep-data said where it is. The CLI checked a
  * given one before anything started (run-command.ts), so bad input is still one line and exit 2.
  */
-function openModeData(
-  mode: Mode,
-  options: Options,
-  context: RunContext,
-  teardown: TeardownStack,
-): ModeDirs | null {
+function openModeData(mode: Mode, options: Options, context: RunContext, teardown: TeardownStack): ModeDirs | null {
   if (!modeSpec(mode).keepsLog) return null;
   const stderr = (line: string) => void process.stderr.write(`orchestrator: ${line}\n`);
   const say = context.say ?? stderr;
@@ -118,11 +150,28 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     teardown.defer('stop watching', () => watch.stop());
     let phase: PhaseName = 'converged';
     const faulted = faultedConsumers(plan);
-    const steps = new PlanSteps({ mode, phaseMs: plan.phaseMs, cluster, watch, eventLog, clock, logger, observer: context.observer, onPhase: (next) => (phase = next) });
+    const steps = new PlanSteps({
+      mode,
+      phaseMs: plan.phaseMs,
+      cluster,
+      watch,
+      eventLog,
+      clock,
+      logger,
+      observer: context.observer,
+      onPhase: (next) => (phase = next),
+    });
     const { record, nemesis } = steps;
     const monitor = new LiveMonitor({
-      ...cluster, broker: () => (nemesis.brokerAway ? null : cluster.broker), consumers: () => cluster.consumers, faulted: (name) => faulted.includes(name), faultOf: (name) => nemesis.activeFault(name),
-      keys: options.keys, totalSeconds: planLengthMs(plan) / 1000, faults: options.faults, mode,
+      ...cluster,
+      broker: () => (nemesis.brokerAway ? null : cluster.broker),
+      consumers: () => cluster.consumers,
+      faulted: (name) => faulted.includes(name),
+      faultOf: (name) => nemesis.activeFault(name),
+      keys: options.keys,
+      totalSeconds: planLengthMs(plan) / 1000,
+      faults: options.faults,
+      mode,
     });
     teardown.defer('end every fault', () => nemesis.stop());
     clock.markPublishing();
@@ -135,12 +184,42 @@ export async function runMode(mode: Mode, options: Options, context: RunContext)
     for (const child of children) child.send({ type: 'phase', phase: 'checking' });
     // Catching up is CPU-bound: allow more time the more consumers share the 2 cores.
     const drainTimeoutMs = Math.max(5_000, longestStallMs(plan)) + 100 * options.consumers;
-    // A restarted broker without a log counts its offsets from its own start: its head is not comparable with what was published.
+    // A restarted broker without a log counts its offsets from its own start: its head is not comparable with what was
+    // published.
     const published = record.brokerOutages.length > 0 ? null : record.published;
-    const collected = await collect(cluster, { watch, published, drainTimeoutMs, signal: context.signal, logger, eventLog, ...(spec.breach && { breach: spec.breach }) });
+    const collected = await collect(cluster, {
+      watch,
+      published,
+      drainTimeoutMs,
+      signal: context.signal,
+      logger,
+      eventLog,
+      ...(spec.breach && { breach: spec.breach }),
+    });
     await retireForeign(children, watch);
-    const foreign = { commands: Object.fromEntries(options.consumerCmd.map((c) => [c.consumer, c.command])), contract: contract.all() };
-    const outcome = assembleOutcome(gatheredRun({ mode, cluster, collected, record, faulted, faults: options.faults, names: consumerNames(options), exits: watch.exits, monitor, children, eventLog, origin: clock.origin(), seconds: clock.seconds(), intervalMs: sampleMs, foreign }));
+    const foreign = {
+      commands: Object.fromEntries(options.consumerCmd.map((c) => [c.consumer, c.command])),
+      contract: contract.all(),
+    };
+    const outcome = assembleOutcome(
+      gatheredRun({
+        mode,
+        cluster,
+        collected,
+        record,
+        faulted,
+        faults: options.faults,
+        names: consumerNames(options),
+        exits: watch.exits,
+        monitor,
+        children,
+        eventLog,
+        origin: clock.origin(),
+        seconds: clock.seconds(),
+        intervalMs: sampleMs,
+        foreign,
+      }),
+    );
     logOutcome(logger, outcome);
     return outcome;
   } finally {
@@ -195,8 +274,17 @@ function gatheredRun(parts: {
   return {
     mode: parts.mode,
     consumers: [
-      ...cluster.consumers.map((c, i) => ({ ...row(c.name), ...collected.consumers[i]!, died: parts.exits.get(c.name) ?? null })),
-      ...neverReady.map((name) => ({ ...row(name), report: null, digest: null, died: 'it never became ready (see its contract failures)' })),
+      ...cluster.consumers.map((c, i) => ({
+        ...row(c.name),
+        ...collected.consumers[i]!,
+        died: parts.exits.get(c.name) ?? null,
+      })),
+      ...neverReady.map((name) => ({
+        ...row(name),
+        report: null,
+        digest: null,
+        died: 'it never became ready (see its contract failures)',
+      })),
     ].sort((a, b) => order(a.name) - order(b.name)),
     ...parts.foreign,
     pools: Object.fromEntries(cluster.consumers.flatMap((c) => (c.pool === null ? [] : [[c.name, c.pool]]))),
@@ -211,7 +299,11 @@ function gatheredRun(parts: {
     drain: collected.drain,
     rogue: collected.rogue,
     relays: collected.relays,
-    wrongOverTime: { intervalMs: parts.intervalMs, ...parts.monitor.overTime(), publisherRate: parts.monitor.publisherRates() },
+    wrongOverTime: {
+      intervalMs: parts.intervalMs,
+      ...parts.monitor.overTime(),
+      publisherRate: parts.monitor.publisherRates(),
+    },
     processes: [
       { name: 'orchestrator', role: 'orchestrator', ...processResources() },
       ...parts.children.flatMap((c) => (c.resources ? [{ name: c.name, role: c.role, ...c.resources }] : [])),
@@ -233,5 +325,8 @@ function logOutcome(logger: Logger, outcome: ModeResult): void {
     digestMatch: c.digest?.match ?? null,
     endedEarly: c.endedEarly,
   }));
-  logger.info({ verdict: outcome.check.verdict, published: outcome.published, cost: outcome.cost, consumers }, 'outcome');
+  logger.info(
+    { verdict: outcome.check.verdict, published: outcome.published, cost: outcome.cost, consumers },
+    'outcome',
+  );
 }

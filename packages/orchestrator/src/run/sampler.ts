@@ -8,7 +8,12 @@ import type { LiveMonitor } from './live-monitor.js';
  * (the live view ~2/s, plain lines 1/s). A slow round is skipped, never queued:
  * on 2 cores a sample must not pile up behind the run.
  */
-export function startSampling(monitor: LiveMonitor, observer: RunObserver, sampleMs: number, now: () => { phase: PhaseName; seconds: number }): { stop(): void } {
+export function startSampling(
+  monitor: LiveMonitor,
+  observer: RunObserver,
+  sampleMs: number,
+  now: () => { phase: PhaseName; seconds: number },
+): { stop(): void } {
   let sampling = false;
   let lastTold = Number.NEGATIVE_INFINITY;
   const sample = () => {
@@ -17,12 +22,15 @@ export function startSampling(monitor: LiveMonitor, observer: RunObserver, sampl
     const { phase, seconds } = now();
     monitor
       .sample(phase, seconds)
-      .then((snapshot) => {
-        // A little slack, so a sample that lands a few ms early is not skipped for a whole interval.
-        if (performance.now() - lastTold < observer.intervalMs * 0.9) return;
-        lastTold = performance.now();
-        observer.tick(snapshot);
-      }, () => {})
+      .then(
+        (snapshot) => {
+          // A little slack, so a sample that lands a few ms early is not skipped for a whole interval.
+          if (performance.now() - lastTold < observer.intervalMs * 0.9) return;
+          lastTold = performance.now();
+          observer.tick(snapshot);
+        },
+        () => {},
+      )
       .finally(() => (sampling = false));
   };
   const ticker = setInterval(sample, sampleMs);

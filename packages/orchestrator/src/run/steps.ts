@@ -34,9 +34,11 @@ export interface PlanRecord {
   publishedBeforeStall: number;
   /** What the publisher said it published, in its `done`. */
   published: number;
-  /** Wall-clock ms each faulted consumer's last fault ended (a thaw once confirmed, unslow, restart): its own recovery starts there. */
+  /** Wall-clock ms each faulted consumer's last fault ended (a thaw once confirmed, unslow, restart): its own recovery
+   * starts there. */
   recoveredAt: Record<string, number>;
-  /** What the broker had sent each frozen consumer once its SIGSTOP and its SIGCONT were confirmed (check/transport.ts). */
+  /** What the broker had sent each frozen consumer once its SIGSTOP and its SIGCONT were confirmed
+   * (check/transport.ts). */
   stallBytes: StallBytes[];
   /** Each broker outage (--crash broker@FROM-TO), wall-clock ms: from its SIGKILL until its successor said ready. */
   brokerOutages: BrokerOutage[];
@@ -56,9 +58,17 @@ interface StepContext {
 }
 
 /** Every process of the run, for messages that go to all of them (a pool's members hear them through their pool). */
-const everyone = (cluster: Cluster): ChildHandle[] => [cluster.broker, cluster.publisher, ...(cluster.rogue ? [cluster.rogue] : []), ...cluster.pools, ...cluster.consumers, ...cluster.relays.values()];
+const everyone = (cluster: Cluster): ChildHandle[] => [
+  cluster.broker,
+  cluster.publisher,
+  ...(cluster.rogue ? [cluster.rogue] : []),
+  ...cluster.pools,
+  ...cluster.consumers,
+  ...cluster.relays.values(),
+];
 /** Who a confirmed freeze or thaw was, for its log line: name, pid, and how long /proc took to show it. */
-const confirmedPids = (done: Confirmed[]) => done.map((o) => ({ name: o.target.name, pid: o.target.pid, waitedMs: o.waitedMs }));
+const confirmedPids = (done: Confirmed[]) =>
+  done.map((o) => ({ name: o.target.name, pid: o.target.pid, waitedMs: o.waitedMs }));
 
 /**
  * The plan's steps, carried out against a running cluster: phase changes (told
@@ -67,14 +77,24 @@ const confirmedPids = (done: Confirmed[]) => done.map((o) => ({ name: o.target.n
  * measured; `nemesis` must be stopped on every path.
  */
 export class PlanSteps implements StepHandlers {
-  readonly record: PlanRecord = { stallWindow: { from: 0, to: Number.POSITIVE_INFINITY }, publishedInStall: 0, publishedBeforeStall: 0, published: 0, recoveredAt: {}, stallBytes: [], brokerOutages: [] };
+  readonly record: PlanRecord = {
+    stallWindow: { from: 0, to: Number.POSITIVE_INFINITY },
+    publishedInStall: 0,
+    publishedBeforeStall: 0,
+    published: 0,
+    recoveredAt: {},
+    stallBytes: [],
+    brokerOutages: [],
+  };
   /** Each crashed consumer's dead process, until its successor starts. */
   private readonly crashed = new Map<string, ChildHandle<'consumer'>>();
-  /** Each restarted consumer's successor until it is ready (settled either way): till then its handle is the dead predecessor's. */
+  /** Each restarted consumer's successor until it is ready (settled either way): till then its handle is the dead
+   * predecessor's. */
   private readonly successors = new Map<string, Promise<void>>();
   readonly nemesis: Nemesis;
   private readonly publisherDone: Promise<number>;
-  /** Joiners and restarted consumers subscribing while the plan's clock runs on; awaited at publishDone and at the end. */
+  /** Joiners and restarted consumers subscribing while the plan's clock runs on; awaited at publishDone and at the end.
+   * */
   private readonly starting: Array<Promise<unknown>> = [];
   /** Stalls not thawed yet, and the broker answers still on their way (sampleBytes). */
   private open: StallBytes[] = [];
@@ -89,7 +109,9 @@ export class PlanSteps implements StepHandlers {
 
   constructor(private readonly context: StepContext) {
     this.nemesis = new Nemesis(context.eventLog);
-    this.publisherDone = new Promise<number>((resolve) => context.cluster.publisher.on((m) => m.type === 'done' && resolve(m.published)));
+    this.publisherDone = new Promise<number>((resolve) =>
+      context.cluster.publisher.on((m) => m.type === 'done' && resolve(m.published)),
+    );
   }
 
   private async publishedNow(): Promise<number> {
@@ -107,7 +129,11 @@ export class PlanSteps implements StepHandlers {
       ({ at, subscribers }) => {
         for (const stall of stalls) put(stall, { at, bytesSent: subscribers[stall.consumer]?.bytesSent ?? 0 });
       },
-      (error: unknown) => this.context.logger.warn({ err: error, consumers: stalls.map((s) => s.consumer) }, 'no bytesSent from the broker: what the transport absorbed stays unknown'),
+      (error: unknown) =>
+        this.context.logger.warn(
+          { err: error, consumers: stalls.map((s) => s.consumer) },
+          'no bytesSent from the broker: what the transport absorbed stays unknown',
+        ),
     );
     this.sampling.push(asked);
   }
@@ -118,16 +144,21 @@ export class PlanSteps implements StepHandlers {
 
   private subscribe(name: string, event: 'joined' | 'restart'): void {
     const { cluster, eventLog, watch } = this.context;
-    const started = this.brokerBack.then(() => cluster.addConsumer(name)).then((c) => {
-      if (c === undefined) return; // a foreign consumer that did not start: its contract failure says so
-      eventLog.record({ type: event, consumer: c.name, pid: c.pid });
-      watch.watchConsumer(c);
-    });
+    const started = this.brokerBack
+      .then(() => cluster.addConsumer(name))
+      .then((c) => {
+        if (c === undefined) return; // a foreign consumer that did not start: its contract failure says so
+        eventLog.record({ type: event, consumer: c.name, pid: c.pid });
+        watch.watchConsumer(c);
+      });
     started.catch(() => {});
     this.starting.push(started);
     if (event === 'restart') {
       // A failed start fails the run through `starting`; whoever waits for the successor only waits.
-      const settled = started.then(() => {}, () => {});
+      const settled = started.then(
+        () => {},
+        () => {},
+      );
       this.successors.set(name, settled);
       void settled.then(() => this.successors.get(name) === settled && this.successors.delete(name));
     }
@@ -160,7 +191,8 @@ export class PlanSteps implements StepHandlers {
     logger.info({ at: clock.seconds() }, 'phase'); // the mixin adds `phase`
     this.context.onPhase(phase);
     observer.phase(mode, phase, clock.seconds());
-    if (phase === 'recovering') this.record.publishedInStall = (await this.publishedNow()) - this.record.publishedBeforeStall;
+    if (phase === 'recovering')
+      this.record.publishedInStall = (await this.publishedNow()) - this.record.publishedBeforeStall;
   }
 
   publish({ durationMs }: { durationMs: number }): void {
@@ -181,7 +213,11 @@ export class PlanSteps implements StepHandlers {
     const opens = this.opensWindow();
     const outcomes = await watch.guard(this.nemesis.freeze(targets));
     const frozen = outcomes.filter((o) => o.confirmed);
-    for (const o of outcomes.filter((o) => !o.confirmed)) logger.warn({ consumer: o.target.name, childPid: o.target.pid, waitedMs: o.waitedMs }, 'stall not started: the consumer exited before its SIGSTOP took effect');
+    for (const o of outcomes.filter((o) => !o.confirmed))
+      logger.warn(
+        { consumer: o.target.name, childPid: o.target.pid, waitedMs: o.waitedMs },
+        'stall not started: the consumer exited before its SIGSTOP took effect',
+      );
     if (frozen.length === 0) return;
     logger.info({ consumers: confirmedPids(frozen) }, 'stall started');
     const stalls = frozen.map((o): StallBytes => ({ consumer: o.target.name, atFreeze: null, atThaw: null }));
@@ -194,7 +230,8 @@ export class PlanSteps implements StepHandlers {
     }
   }
 
-  /** SIGCONT, and once each is confirmed running again: its recovery counts from then, the log line, and the broker's bytes at the thaw. */
+  /** SIGCONT, and once each is confirmed running again: its recovery counts from then, the log line, and the broker's
+   * bytes at the thaw. */
   async thaw({ consumers }: { consumers: string[] }): Promise<void> {
     const outcomes = await this.context.watch.guard(this.nemesis.thaw(this.named(consumers)));
     const thawed = outcomes.filter((o) => o.confirmed);
@@ -206,7 +243,8 @@ export class PlanSteps implements StepHandlers {
     this.sampleBytes(closing, (stall, sample) => (stall.atThaw = sample));
   }
 
-  /** True when no fault has started since the `stalled` phase began: the next one to take effect opens the fault window. */
+  /** True when no fault has started since the `stalled` phase began: the next one to take effect opens the fault
+   * window. */
   private opensWindow(): boolean {
     const { events } = this.context.eventLog;
     for (let i = events.length - 1; i >= 0; i--) {
@@ -297,7 +335,8 @@ export class PlanSteps implements StepHandlers {
     const { cluster, watch, logger } = this.context;
     const restarted = cluster.restartBroker().then((broker) => {
       watch.watchBroker(broker);
-      if (this.phaseNow !== undefined) broker.send({ type: 'phase', phase: this.phaseNow }); // it missed the phase changes of its predecessor's life
+      // it missed the phase changes of its predecessor's life
+      if (this.phaseNow !== undefined) broker.send({ type: 'phase', phase: this.phaseNow });
       this.nemesis.brokerRestarted(broker);
       this.record.brokerOutages.push({ from: this.brokerKilledAt, to: wallClockMs() });
       logger.info({ childPid: broker.pid, port: broker.port }, 'broker restarted');
@@ -316,7 +355,10 @@ export class PlanSteps implements StepHandlers {
   netFault({ target, fault }: { target: string; fault: Fault }): void {
     const relay = this.relayOf(target);
     this.nemesis.shapeLink(relay, fault);
-    this.context.logger.info({ client: target, relay: relay.name, fault: describeFault(fault) }, 'network fault started');
+    this.context.logger.info(
+      { client: target, relay: relay.name, fault: describeFault(fault) },
+      'network fault started',
+    );
   }
 
   netHeal({ target }: { target: string }): void {
@@ -332,7 +374,11 @@ export class PlanSteps implements StepHandlers {
 
   /** The publisher's `done` (what it published), bounded: a publisher that never says it fails the run. */
   private done(): Promise<number> {
-    const done = withDeadline(this.publisherDone, this.context.phaseMs + 10_000, 'the publisher did not report `done` after its publishing time; see its log');
+    const done = withDeadline(
+      this.publisherDone,
+      this.context.phaseMs + 10_000,
+      'the publisher did not report `done` after its publishing time; see its log',
+    );
     return this.context.watch.guard(done);
   }
 
@@ -354,7 +400,11 @@ export class PlanSteps implements StepHandlers {
     const { broker } = this.context.cluster;
     const deadline = performance.now() + this.context.phaseMs + 10_000;
     while ((await this.context.watch.guard(broker.status(STATUS_TIMEOUT_MS))).head < published) {
-      if (performance.now() > deadline) return this.context.logger.warn({ published }, 'the broker did not take the publisher\'s last change in time; going on');
+      if (performance.now() > deadline)
+        return this.context.logger.warn(
+          { published },
+          "the broker did not take the publisher's last change in time; going on",
+        );
       await sleep(LAST_CHANGE_POLL_MS);
     }
   }

@@ -12,7 +12,8 @@ export interface ClusterWatch {
   watchConsumer(consumer: ChildHandle<'consumer'>): void;
   /** A restarted broker: its death ends the run, as its predecessor's would have. */
   watchBroker(broker: ChildHandle<'broker'>): void;
-  /** This process is about to be killed on purpose (a planned crash, of a consumer or the broker): its exit is the plan, not a finding. */
+  /** This process is about to be killed on purpose (a planned crash, of a consumer or the broker): its exit is the
+   * plan, not a finding. */
   expectExit(child: ChildHandle): void;
   /** How each consumer that died mid-run died, by name. */
   readonly exits: ReadonlyMap<string, string>;
@@ -32,7 +33,12 @@ export interface ClusterWatch {
  */
 export function watchCluster(
   cluster: Cluster,
-  context: { eventLog: EventLog; logger: Logger; aborted: Promise<never>; breach?: (name: string, failure: string) => void },
+  context: {
+    eventLog: EventLog;
+    logger: Logger;
+    aborted: Promise<never>;
+    breach?: (name: string, failure: string) => void;
+  },
 ): ClusterWatch {
   const { eventLog, logger, aborted } = context;
   let running = true;
@@ -49,14 +55,23 @@ export function watchCluster(
     });
     void child.exited.then((how) => {
       const why = fatal === undefined ? '; see its log' : `: ${fatal}`;
-      if (running && !planned.has(child)) fail(new RunError('E_CHILD_EXIT', `${child.name} (pid ${child.pid})${role} ${how} in the middle of the run${why}`));
+      if (running && !planned.has(child))
+        fail(
+          new RunError('E_CHILD_EXIT', `${child.name} (pid ${child.pid})${role} ${how} in the middle of the run${why}`),
+        );
     });
   };
   [cluster.broker, cluster.publisher].forEach((child) => watchEssential(child));
   // A relay carries its client's every datagram: without it that client is cut off for good, which no fault asked for.
-  for (const [client, relay] of cluster.relays) watchEssential(relay, `, the fault relay of ${client}'s link to the broker,`);
+  for (const [client, relay] of cluster.relays)
+    watchEssential(relay, `, the fault relay of ${client}'s link to the broker,`);
   const watchConsumer = (consumer: ChildHandle<'consumer'>) => {
-    consumer.on((m) => running && m.type === 'ended' && eventLog.record({ type: 'consumer-ended', consumer: consumer.name, reason: m.reason }));
+    consumer.on(
+      (m) =>
+        running &&
+        m.type === 'ended' &&
+        eventLog.record({ type: 'consumer-ended', consumer: consumer.name, reason: m.reason }),
+    );
     void consumer.exited.then((how) => {
       if (!running) return;
       // A pooled consumer dies with its pool: each of the pool's members says so, naming the pool.
@@ -65,11 +80,24 @@ export function watchCluster(
       // Either way the broker forgets it now: a restart of the same name must find the name free.
       cluster.broker.send({ type: 'endSubscriber', name: consumer.name, reason: what });
       if (planned.has(consumer)) return;
-      exits.set(consumer.name, pool === null ? `its process ${how} mid-run (pid ${consumer.pid})` : `its pool ${pool} (pid ${consumer.pid}) ${how} mid-run`);
+      exits.set(
+        consumer.name,
+        pool === null
+          ? `its process ${how} mid-run (pid ${consumer.pid})`
+          : `its pool ${pool} (pid ${consumer.pid}) ${how} mid-run`,
+      );
       eventLog.record({ type: 'consumer-ended', consumer: consumer.name, reason: what });
-      logger.error({ consumer: consumer.name, childPid: consumer.pid, how, ...(pool !== null && { pool }) }, 'consumer process died');
+      logger.error(
+        { consumer: consumer.name, childPid: consumer.pid, how, ...(pool !== null && { pool }) },
+        'consumer process died',
+      );
       // A foreign consumer must live until it is told to stop (docs/CONSUMER.md): exiting early breaks the contract.
-      if (consumer.command !== null) context.breach?.(consumer.name, `${describeChild(consumer.name, consumer.pid, consumer.command)} ${how} mid-run (pid ${consumer.pid}), before it was told to stop`);
+      if (consumer.command !== null)
+        context.breach?.(
+          consumer.name,
+          `${describeChild(consumer.name, consumer.pid, consumer.command)} ${how} mid-run (pid ${consumer.pid}` +
+            `), before it was told to stop`,
+        );
     });
   };
   cluster.consumers.forEach(watchConsumer);

@@ -75,12 +75,20 @@ const spans = listOf(
   'a list of [from, to]',
 );
 /** removedBySnapshot: [key, version it had] per key. */
-const keyVersions = listOf(is((v) => isPair(v, isCount), '[key, version]'), 'a list of [key, version]');
+const keyVersions = listOf(
+  is((v) => isPair(v, isCount), '[key, version]'),
+  'a list of [key, version]',
+);
 const numbers = listOf(number, 'a list of numbers');
 
 /** A version is at least 1; a value is a u32. */
 const isEntry = (v: unknown): v is [number, number, number] =>
-  Array.isArray(v) && v.length === 3 && isCount(v[0]) && isCount(v[1]) && v[1] !== 0 && isCount(v[2]) &&
+  Array.isArray(v) &&
+  v.length === 3 &&
+  isCount(v[0]) &&
+  isCount(v[1]) &&
+  v[1] !== 0 &&
+  isCount(v[2]) &&
   v[2] <= 0xffff_ffff;
 
 /** The local copy: [key, version, value] per live key, each key once. */
@@ -110,7 +118,11 @@ const latency = both(
 
 const syncs = listOf(
   fields<SyncRecord>({
-    kind: oneOf(['snapshot', 'delta'], '"snapshot" or "delta"'), at: number, frames: count, keys: count, bytes: count,
+    kind: oneOf(['snapshot', 'delta'], '"snapshot" or "delta"'),
+    at: number,
+    frames: count,
+    keys: count,
+    bytes: count,
     offset: count,
   }),
   'a list of syncs',
@@ -118,8 +130,14 @@ const syncs = listOf(
 const OUTCOMES: ReadonlyArray<SubscriptionRecord['outcome']> = ['latest', 'snapshot', 'replayed', 'tooOld'];
 const subscriptions = listOf(
   fields<SubscriptionRecord>({
-    outcome: oneOf(OUTCOMES, quoted(OUTCOMES)), at: number, epoch: count, head: count, from: nullable(count),
-    catchUpBytes: count, lastOffset: nullable(count), lastVersion: nullable(count),
+    outcome: oneOf(OUTCOMES, quoted(OUTCOMES)),
+    at: number,
+    epoch: count,
+    head: count,
+    from: nullable(count),
+    catchUpBytes: count,
+    lastOffset: nullable(count),
+    lastVersion: nullable(count),
   }),
   'a list of subscriptions',
 );
@@ -134,9 +152,16 @@ const restoredFrom = nullable(
 type ForeignCounters = Pick<ConsumerCounters, 'applied' | 'lastOffset'> &
   Partial<Omit<ConsumerCounters, 'role' | 'applied' | 'lastOffset' | 'cpuMicros'>>;
 const COUNTERS = fields<ForeignCounters>({
-  repairedRanges: optional(ranges), stale: optional(flag), staleMs: optional(duration),
-  applied: count, lastOffset: count, endedEarly: optional(textOrNull), syncing: optional(flag),
-  reconnects: optional(count), skippedRanges: optional(ranges), coveredAfter: optional(count),
+  repairedRanges: optional(ranges),
+  stale: optional(flag),
+  staleMs: optional(duration),
+  applied: count,
+  lastOffset: count,
+  endedEarly: optional(textOrNull),
+  syncing: optional(flag),
+  reconnects: optional(count),
+  skippedRanges: optional(ranges),
+  coveredAfter: optional(count),
 });
 
 /** What a foreign consumer's report must carry (applied, lastOffset, entries) and may (the rest). */
@@ -145,17 +170,34 @@ type ForeignReport = Pick<ConsumerReport, 'applied' | 'lastOffset' | 'entries'> 
     latency?: ForeignLatency;
   };
 const REPORT = fields<ForeignReport>({
-  repairedRanges: optional(ranges), subscriptions: optional(subscriptions), removedBySnapshot: optional(keyVersions),
-  restoredFrom: optional(restoredFrom), staleMs: optional(duration), staleSpans: optional(spans),
-  applied: count, lastOffset: count, entries, coveredAfter: optional(count), latency: optional(latency),
-  lags: optional(count), resumes: optional(count), syncs: optional(syncs), endedEarly: optional(textOrNull),
-  disconnects: optional(count), reconnects: optional(count), skippedRanges: optional(ranges),
+  repairedRanges: optional(ranges),
+  subscriptions: optional(subscriptions),
+  removedBySnapshot: optional(keyVersions),
+  restoredFrom: optional(restoredFrom),
+  staleMs: optional(duration),
+  staleSpans: optional(spans),
+  applied: count,
+  lastOffset: count,
+  entries,
+  coveredAfter: optional(count),
+  latency: optional(latency),
+  lags: optional(count),
+  resumes: optional(count),
+  syncs: optional(syncs),
+  endedEarly: optional(textOrNull),
+  disconnects: optional(count),
+  reconnects: optional(count),
+  skippedRanges: optional(ranges),
 });
 
 type ForeignVerdict = Pick<DigestVerdict, 'match'> & Partial<Omit<DigestVerdict, 'match'>>;
 const VERDICT = fields<ForeignVerdict>({
-  match: oneOf([true, false, null], 'true, false or null'), local: optional(text), broker: optional(text),
-  brokerOffset: optional(count), localOffset: optional(count), error: optional(text),
+  match: oneOf([true, false, null], 'true, false or null'),
+  local: optional(text),
+  broker: optional(text),
+  brokerOffset: optional(count),
+  localOffset: optional(count),
+  error: optional(text),
 });
 
 const PID = fields<{ pid: number }>({ pid: count });
@@ -164,7 +206,12 @@ const MESSAGE = fields<{ message: string }>({ message: text });
 
 // Copies with only our types' fields: whatever else a foreign program sent reaches no report.
 const syncRecord = ({ kind, at, frames, keys, bytes, offset }: SyncRecord): SyncRecord => ({
-  kind, at, frames, keys, bytes, offset,
+  kind,
+  at,
+  frames,
+  keys,
+  bytes,
+  offset,
 });
 const subscriptionRecord = (s: SubscriptionRecord): SubscriptionRecord => {
   const { at, epoch, head, from, outcome, catchUpBytes, lastOffset, lastVersion } = s;
@@ -249,8 +296,11 @@ function readVersions(v: unknown): Float64Array {
 
 /** What the problem says the consumer answered with: "answered gather with a malformed map: ...". */
 const NOUNS: Record<RequestKind, string> = {
-  status: 'malformed counters', gather: 'a malformed report', digest: 'a malformed digest verdict',
-  versions: 'a malformed version list', lastWrites: 'a lastWrites reply',
+  status: 'malformed counters',
+  gather: 'a malformed report',
+  digest: 'a malformed digest verdict',
+  versions: 'a malformed version list',
+  lastWrites: 'a lastWrites reply',
 };
 
 function reply(id: number, kind: RequestKind, value: unknown): ChildMessage {
@@ -293,7 +343,13 @@ function message(raw: Record<string, unknown>): ChildMessage {
 }
 
 const SENT_BY_A_CONSUMER: ReadonlySet<unknown> = new Set([
-  'booted', 'ready', 'progress', 'reply', 'refused', 'ended', 'fatal',
+  'booted',
+  'ready',
+  'progress',
+  'reply',
+  'refused',
+  'ended',
+  'fatal',
 ]);
 
 /** Reads one JSON message from a foreign consumer: the orchestrator's ChildMessage, or where it is wrong. */

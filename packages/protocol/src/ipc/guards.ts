@@ -14,7 +14,11 @@ const said = (found: Misfit | undefined): string | undefined =>
   found === undefined ? undefined : found.absent ? `${found.path} is missing` : `${found.path} ${found.wrong}`;
 
 const REQUEST_KINDS: ReadonlySet<string> = new Set<RequestKind>([
-  'status', 'gather', 'digest', 'versions', 'lastWrites',
+  'status',
+  'gather',
+  'digest',
+  'versions',
+  'lastWrites',
 ]);
 export const isRequestKind = (value: unknown): value is RequestKind =>
   typeof value === 'string' && REQUEST_KINDS.has(value);
@@ -28,7 +32,7 @@ const REPLY_VALUE: Record<RequestKind, Check> = {
   status: counters,
   gather: (value, path) =>
     isRecord(value)
-      ? report(value.report, `${path}.report`) ?? resourcesShape(value.resources, `${path}.resources`)
+      ? (report(value.report, `${path}.report`) ?? resourcesShape(value.resources, `${path}.resources`))
       : misfit(value, path, 'an object'),
   digest: digestShape,
   versions: versionsShape,

@@ -140,7 +140,8 @@ export interface ConsumerInit {
   log: LogSettings;
 }
 
-/** A hostile client: it must change nothing about the run's outcome. rogueFrames: frames to send in all, across many connections. */
+/** A hostile client: it must change nothing about the run's outcome. rogueFrames: frames to send in all, across many
+ * connections. */
 export interface RogueInit extends Pick<Settings, KnobsOf<'rogue'>> {
   role: 'rogue';
   name: 'rogue';
@@ -164,7 +165,8 @@ export interface RelayInit extends Pick<Settings, KnobsOf<'relay'>> {
   client: string;
   /** The broker's address. A restarted broker binds the same port, so the relay never changes it. */
   upstream: { host: string; port: number };
-  /** The run's datagram size, for its log (`relay listening`). Its socket buffers are a fixed 4 MiB, 64 of the largest UDP datagrams: enough at any size. */
+  /** The run's datagram size, for its log (`relay listening`). Its socket buffers are a fixed 4 MiB, 64 of the largest
+   * UDP datagrams: enough at any size. */
   datagramBytes: Settings['datagramSize'];
   log: LogSettings;
 }
@@ -203,7 +205,8 @@ export type OrchestratorCommand =
    * the run's end, not a failure. Answered by nothing; a later request's reply confirms it was taken (IPC is ordered).
    */
   | { type: 'ending' }
-  /** Broker: forget a subscriber whose process the orchestrator saw die (QUIC would take the idle timeout to notice). */
+  /** Broker: forget a subscriber whose process the orchestrator saw die (QUIC would take the idle timeout to notice).
+   * */
   | { type: 'endSubscriber'; name: string; reason: string }
   /**
    * Publisher and our consumers: the broker was killed. A TCP peer would learn it at once from a
@@ -230,7 +233,10 @@ export type CountersOf<R extends ChildRole> = RoleMessages[R]['counters'];
 export type ReportOf<R extends ChildRole> = RoleMessages[R]['report'];
 
 /** True when `value` (an init, counters or report) belongs to `role`: how a message is narrowed, never by a cast. */
-export function isOfRole<R extends ChildRole, K extends keyof RoleMessages[ChildRole]>(value: RoleMessages[ChildRole][K], role: R): value is RoleMessages[R][K] {
+export function isOfRole<R extends ChildRole, K extends keyof RoleMessages[ChildRole]>(
+  value: RoleMessages[ChildRole][K],
+  role: R,
+): value is RoleMessages[R][K] {
   return value.role === role;
 }
 
@@ -244,13 +250,16 @@ export interface RequestReplies {
   digest: DigestVerdict;
   /** Publisher and consumers: each key's live version right now (0: absent or deleted), for the live view. */
   versions: Float64Array;
-  /** Broker: each key's last-write offset, and each subscriber name's drops and disconnection, right now (see LastWrites). */
+  /** Broker: each key's last-write offset, and each subscriber name's drops and disconnection, right now (see
+   * LastWrites). */
   lastWrites: LastWrites;
 }
 export type RequestKind = keyof RequestReplies;
 
 /** One reply per request kind, discriminated by `kind`, so a reply narrows without a cast. */
-export type ReplyMessage = { [K in RequestKind]: { type: 'reply'; id: number; kind: K; value: RequestReplies[K] } }[RequestKind];
+export type ReplyMessage = {
+  [K in RequestKind]: { type: 'reply'; id: number; kind: K; value: RequestReplies[K] };
+}[RequestKind];
 
 export type ChildMessage =
   /** Listening for its init message: modules loaded, nothing configured yet. */

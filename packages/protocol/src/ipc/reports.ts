@@ -45,7 +45,8 @@ export interface SubscriberMark {
   what: SubscriberMarkKind;
   offset: number;
 }
-export type SubscriberMarkKind = 'subscribed' | 'drops started' | 'drops ended' | 'lagged' | 'resume requested' | 'delta sent' | 'disconnected';
+export type SubscriberMarkKind =
+  'subscribed' | 'drops started' | 'drops ended' | 'lagged' | 'resume requested' | 'delta sent' | 'disconnected';
 
 export interface BrokerCounters {
   role: 'broker';
@@ -82,11 +83,13 @@ export interface ConsumerCounters {
   reconnects: number;
   /** Offsets it knowingly skipped by resubscribing at `latest` (see ConsumerReport). */
   skippedRanges: Array<[number, number]>;
-  /** The stream reached it from this offset on (see ConsumerReport): a late `latest` subscriber missed everything before. */
+  /** The stream reached it from this offset on (see ConsumerReport): a late `latest` subscriber missed everything
+   * before. */
   coveredAfter: number;
   /** Offsets deltas it asked for gave back so far (see ConsumerReport); absent: none. */
   repairedRanges?: Array<[number, number]>;
-  /** Stale right now, and stale time so far, closed spans plus the open one (see ConsumerReport.staleMs); absent: it does not track staleness. */
+  /** Stale right now, and stale time so far, closed spans plus the open one (see ConsumerReport.staleMs); absent: it
+   * does not track staleness. */
   stale?: boolean;
   staleMs?: number;
   /**
@@ -97,7 +100,8 @@ export interface ConsumerCounters {
   cpuMicros?: number;
 }
 
-export type Counters = BrokerCounters | PublisherCounters | ConsumerCounters | RogueCounters | RelayCounters | PoolCounters;
+export type Counters =
+  BrokerCounters | PublisherCounters | ConsumerCounters | RogueCounters | RelayCounters | PoolCounters;
 
 /**
  * The broker's figures for one subscriber name, summed over every subscription
@@ -123,14 +127,16 @@ export interface SubscriberReport extends SubscriberCounters {
   blockedWrites: BlockedWrite[];
   /** What happened to this name at the broker and when, oldest first: its first 512 marks (see SubscriberMark). */
   marks: SubscriberMark[];
-  /** Marks after those 512, not kept: while it is above 0 the marks stop before the run did (a later `drops ended` may be among them). */
+  /** Marks after those 512, not kept: while it is above 0 the marks stop before the run did (a later `drops ended` may
+   * be among them). */
   marksDropped: number;
   /** Resumes the subscriber asked for itself (it saw a gap in offsets). */
   resumes: number;
   /** Bytes and frames of LAG, STATE and SYNC_END sent to bring it back (snapshot at subscribe excluded). */
   resyncBytes: number;
   resyncFrames: number;
-  /** What a full snapshot would have cost at each of those recoveries (a resync delta, or a back-fill after a full queue under durable), summed. */
+  /** What a full snapshot would have cost at each of those recoveries (a resync delta, or a back-fill after a full
+   * queue under durable), summed. */
   fullSnapshotBytes: number;
   /**
    * Events discarded from its queue, unsent, because a delta replaces them: on a
@@ -167,7 +173,8 @@ export interface DurableReport {
   logBytes: number;
   /** fsync/fdatasync calls this incarnation made. */
   fsyncs: number;
-  /** Oldest retained offset (head + 1 when the log is empty). What the log replayed is each subscriber's own (replayedEvents, replayBytes). */
+  /** Oldest retained offset (head + 1 when the log is empty). What the log replayed is each subscriber's own
+   * (replayedEvents, replayBytes). */
   oldest: number;
 }
 
@@ -276,11 +283,14 @@ export interface SubscriptionRecord {
   head: number;
   /** The offset it asked to resume after (a checkpoint, or its last offset); null for latest and snapshot starts. */
   from: number | null;
-  /** latest / snapshot: how it started; replayed: the broker replayed from `from`; tooOld: refused, so it took a snapshot next. */
+  /** latest / snapshot: how it started; replayed: the broker replayed from `from`; tooOld: refused, so it took a
+   * snapshot next. */
   outcome: 'latest' | 'snapshot' | 'replayed' | 'tooOld';
-  /** Bytes of frames from WELCOME until its stream first reached WELCOME's head (a snapshot or a replay: what catching up cost). */
+  /** Bytes of frames from WELCOME until its stream first reached WELCOME's head (a snapshot or a replay: what catching
+   * up cost). */
   catchUpBytes: number;
-  /** When it ended (null: still live): its last offset contiguous from its start, and the highest version applied up to there. */
+  /** When it ended (null: still live): its last offset contiguous from its start, and the highest version applied up to
+   * there. */
   lastOffset: number | null;
   lastVersion: number | null;
 }
@@ -301,7 +311,8 @@ export interface ConsumerReport {
   endedEarly: string | null;
   /** ERROR frames the broker ended its stream with (slowConsumer, or the last one, which ended it early). */
   disconnects: number;
-  /** New subscriptions after its first (same name, new QUIC connection): after a slowConsumer ERROR (start `latest`) and after losing the broker (start as its mode says: see `subscriptions`). */
+  /** New subscriptions after its first (same name, new QUIC connection): after a slowConsumer ERROR (start `latest`)
+   * and after losing the broker (start as its mode says: see `subscriptions`). */
   reconnects: number;
   /**
    * Per reconnect, the offsets it knowingly skipped: [last offset it had + 1,
@@ -363,7 +374,8 @@ export interface RogueCounters {
   done: boolean;
 }
 
-/** One direction of a relayed link: datagrams forwarded and dropped, bytes forwarded, and the most held at once for a delay. */
+/** One direction of a relayed link: datagrams forwarded and dropped, bytes forwarded, and the most held at once for a
+ * delay. */
 export interface LinkCounters {
   forwarded: number;
   dropped: number;
@@ -381,7 +393,8 @@ export interface RelayCounters {
 export interface RelayReport extends RelayCounters {
   /** Client addresses it saw (each its own upstream socket): a reconnect is a new one. */
   clients: number;
-  /** CPU the process used from its first datagram to the report, µs (its boot excluded): the relay's cost per datagram is this over forwarded + dropped. */
+  /** CPU the process used from its first datagram to the report, µs (its boot excluded): the relay's cost per datagram
+   * is this over forwarded + dropped. */
   cpuMicros: number;
 }
 
@@ -397,7 +410,8 @@ export interface PoolCounters {
   ended: number;
   /** Events its members applied, summed: with cpuMicros, in one reply, the pool's CPU per event. */
   applied: number;
-  /** CPU this process has used since it started, µs (as BrokerCounters.cpuMicros): every member's share and the process's own. */
+  /** CPU this process has used since it started, µs (as BrokerCounters.cpuMicros): every member's share and the
+   * process's own. */
   cpuMicros: number;
 }
 

@@ -75,142 +75,284 @@ const ranges = listOf(range);
 const log = fields<LogSettings>({ level: oneOf(LOG_LEVELS), file: nullable(text), mode: nullable(oneOf(MODES)) });
 const datagramBytes = settingCheck('datagramSize');
 const broker = fields<BrokerEndpoint>({
-  host: text, port: count, caPem: text, idleTimeoutMs: settingCheck('idleTimeoutMs'), datagramBytes, token: text,
+  host: text,
+  port: count,
+  caPem: text,
+  idleTimeoutMs: settingCheck('idleTimeoutMs'),
+  datagramBytes,
+  token: text,
 });
 
 const subscriberCounters = {
-  queued: count, delivered: count, dropped: count, lastAccepted: count, bytesSent: count,
+  queued: count,
+  delivered: count,
+  dropped: count,
+  lastAccepted: count,
+  bytesSent: count,
 } satisfies Shape<SubscriberCounters>;
 const blockedWrite = fields<BlockedWrite>({ startedAt: number, bytesBefore: count, bytes: count, ms: number });
 /** Every kind, by key, so one added to the type must be added here too. */
 const MARK_KINDS: Record<SubscriberMarkKind, true> = {
-  subscribed: true, 'drops started': true, 'drops ended': true, lagged: true, 'resume requested': true,
-  'delta sent': true, disconnected: true,
+  subscribed: true,
+  'drops started': true,
+  'drops ended': true,
+  lagged: true,
+  'resume requested': true,
+  'delta sent': true,
+  disconnected: true,
 };
 const subscriberMark = fields<SubscriberMark>({ at: number, what: oneOf(Object.keys(MARK_KINDS)), offset: count });
 const transport = fields<TransportStats>({ sent: count, lost: count, retrans: count, retransBytes: count });
 const subscriberReport = fields<SubscriberReport>({
   ...subscriberCounters,
-  droppedRanges: ranges, maxQueued: count, endedEarly: nullable(text), disconnectedAt: nullable(count),
-  disconnects: count, lags: count, blockedWrites: listOf(blockedWrite), marks: listOf(subscriberMark),
-  marksDropped: count, resumes: count, resyncBytes: count, resyncFrames: count, fullSnapshotBytes: count,
-  discarded: count, replayedEvents: count, replayBytes: count, backfills: count, transport,
+  droppedRanges: ranges,
+  maxQueued: count,
+  endedEarly: nullable(text),
+  disconnectedAt: nullable(count),
+  disconnects: count,
+  lags: count,
+  blockedWrites: listOf(blockedWrite),
+  marks: listOf(subscriberMark),
+  marksDropped: count,
+  resumes: count,
+  resyncBytes: count,
+  resyncFrames: count,
+  fullSnapshotBytes: count,
+  discarded: count,
+  replayedEvents: count,
+  replayBytes: count,
+  backfills: count,
+  transport,
 });
 const durableSettings = fields<DurableSettings>({
-  dir: text, fsync: oneOf(FSYNC_POLICIES), retention: nullable(settingCheck('retention')),
+  dir: text,
+  fsync: oneOf(FSYNC_POLICIES),
+  retention: nullable(settingCheck('retention')),
 });
 const durableReport = fields<DurableReport>({
-  fsync: oneOf(FSYNC_POLICIES), logBytes: count, fsyncs: count, oldest: count,
+  fsync: oneOf(FSYNC_POLICIES),
+  logBytes: count,
+  fsyncs: count,
+  oldest: count,
 });
 const subscriptionRecord = fields<SubscriptionRecord>({
-  at: number, epoch: count, head: count, from: nullable(count),
-  outcome: oneOf(['latest', 'snapshot', 'replayed', 'tooOld']), catchUpBytes: count, lastOffset: nullable(count),
+  at: number,
+  epoch: count,
+  head: count,
+  from: nullable(count),
+  outcome: oneOf(['latest', 'snapshot', 'replayed', 'tooOld']),
+  catchUpBytes: count,
+  lastOffset: nullable(count),
   lastVersion: nullable(count),
 });
 const latency = fields<LatencySamples>({
-  appliedAt: typedArray('Float64Array'), latencyMs: typedArray('Float64Array'),
+  appliedAt: typedArray('Float64Array'),
+  latencyMs: typedArray('Float64Array'),
 });
 const percent = is((v) => typeof v === 'number' && v >= 0 && v <= 100, 'a percentage from 0 to 100');
 /** CLEAR_LINK holds nothing (0); --delay takes up to MAX_LINK_DELAY_MS, its jitter no more than that. */
-const delay = is((v) => typeof v === 'number' && v >= 0 && v <= MAX_LINK_DELAY_MS, `a delay from 0 to ${MAX_LINK_DELAY_MS} ms`);
+const delay = is(
+  (v) => typeof v === 'number' && v >= 0 && v <= MAX_LINK_DELAY_MS,
+  `a delay from 0 to ${MAX_LINK_DELAY_MS} ms`,
+);
 /** The relay's `shape` command carries one per direction (guards.ts). */
 export const linkShape = fields<LinkShape>({
-  lossPct: percent, correlationPct: percent, delayMs: delay, jitterMs: delay,
+  lossPct: percent,
+  correlationPct: percent,
+  delayMs: delay,
+  jitterMs: delay,
 });
 const linkCounters = fields<LinkCounters>({ forwarded: count, dropped: count, bytes: count, maxHeld: count });
 const sync = fields<SyncRecord>({
-  kind: oneOf(['snapshot', 'delta']), at: number, frames: count, keys: count, bytes: count, offset: count,
+  kind: oneOf(['snapshot', 'delta']),
+  at: number,
+  frames: count,
+  keys: count,
+  bytes: count,
+  offset: count,
 });
 const recovered = fields<NonNullable<BrokerReport['recovered']>>({ records: count, tornTail: count });
 const restoredFrom = fields<NonNullable<ConsumerReport['restoredFrom']>>({
-  offset: count, epoch: count, keys: count,
+  offset: count,
+  epoch: count,
+  keys: count,
 });
 
 const consumerInit = fields<ConsumerInit>({
-  role: oneOf(['consumer']), name: text, broker, subscribeWith: oneOf(['latest', 'snapshot']), detectGaps: flag,
-  resumable: flag, checkpointDir: nullable(text),
-  staleAfterMs: nullable(settingCheck('staleAfterMs')), log,
+  role: oneOf(['consumer']),
+  name: text,
+  broker,
+  subscribeWith: oneOf(['latest', 'snapshot']),
+  detectGaps: flag,
+  resumable: flag,
+  checkpointDir: nullable(text),
+  staleAfterMs: nullable(settingCheck('staleAfterMs')),
+  log,
 });
 
 /** Every check of one role, found by the value's `role` field. */
 const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } } = {
   broker: {
     init: fields<BrokerInit>({
-      role: oneOf(['broker']), name: oneOf(['broker']), host: text, port: count,
-      queuePolicy: oneOf(QUEUE_POLICIES), durableLog: nullable(durableSettings),
+      role: oneOf(['broker']),
+      name: oneOf(['broker']),
+      host: text,
+      port: count,
+      queuePolicy: oneOf(QUEUE_POLICIES),
+      durableLog: nullable(durableSettings),
       ...settingShapes('broker'),
-      batchMaxEvents: count, streamWindowBytes: count, datagramBytes, heartbeatMs: nullable(number),
-      certPem: text, keyPem: text, token: text, log,
+      batchMaxEvents: count,
+      streamWindowBytes: count,
+      datagramBytes,
+      heartbeatMs: nullable(number),
+      certPem: text,
+      keyPem: text,
+      token: text,
+      log,
     }),
     counters: fields<BrokerCounters>({
-      role: oneOf(['broker']), at: number, head: count,
-      subscribers: recordOf(fields<SubscriberCounters>(subscriberCounters)), cpuMicros: count,
+      role: oneOf(['broker']),
+      at: number,
+      head: count,
+      subscribers: recordOf(fields<SubscriberCounters>(subscriberCounters)),
+      cpuMicros: count,
     }),
     report: fields<BrokerReport>({
-      role: oneOf(['broker']), epoch: count, recovered: nullable(recovered), durable: nullable(durableReport),
-      head: count, subscribers: recordOf(subscriberReport), lastWriteOffsets: listOf(count), digest: text,
+      role: oneOf(['broker']),
+      epoch: count,
+      recovered: nullable(recovered),
+      durable: nullable(durableReport),
+      head: count,
+      subscribers: recordOf(subscriberReport),
+      lastWriteOffsets: listOf(count),
+      digest: text,
     }),
   },
   publisher: {
     init: fields<PublisherInit>({
-      role: oneOf(['publisher']), name: oneOf(['publisher']), broker, ...settingShapes('publisher'), log,
+      role: oneOf(['publisher']),
+      name: oneOf(['publisher']),
+      broker,
+      ...settingShapes('publisher'),
+      log,
     }),
     counters: fields<PublisherCounters>({ role: oneOf(['publisher']), published: count, done: flag, cpuMicros: count }),
     report: fields<PublisherReport>({
-      role: oneOf(['publisher']), published: count,
+      role: oneOf(['publisher']),
+      published: count,
       authority: fields<PublisherReport['authority']>({
-        versions: listOf(count), values: listOf(count), deleted: listOf(count),
+        versions: listOf(count),
+        values: listOf(count),
+        deleted: listOf(count),
       }),
       history: fields<PublisherReport['history']>({
-        keys: typedArray('Uint32Array'), values: typedArray('Uint32Array'), deleted: typedArray('Uint8Array'),
+        keys: typedArray('Uint32Array'),
+        values: typedArray('Uint32Array'),
+        deleted: typedArray('Uint8Array'),
       }),
-      startedAt: number, stoppedAt: number, blockedMs: number, discarded: listOf(range), acknowledgedLost: count,
-      reconnects: count, outageMs: number,
+      startedAt: number,
+      stoppedAt: number,
+      blockedMs: number,
+      discarded: listOf(range),
+      acknowledgedLost: count,
+      reconnects: count,
+      outageMs: number,
     }),
   },
   consumer: {
     init: consumerInit,
     counters: fields<ConsumerCounters>({
-      role: oneOf(['consumer']), applied: count, lastOffset: count, endedEarly: nullable(text), syncing: flag,
-      reconnects: count, skippedRanges: ranges, coveredAfter: count,
-      repairedRanges: optional(ranges), stale: optional(flag), staleMs: optional(number), cpuMicros: optional(count),
+      role: oneOf(['consumer']),
+      applied: count,
+      lastOffset: count,
+      endedEarly: nullable(text),
+      syncing: flag,
+      reconnects: count,
+      skippedRanges: ranges,
+      coveredAfter: count,
+      repairedRanges: optional(ranges),
+      stale: optional(flag),
+      staleMs: optional(number),
+      cpuMicros: optional(count),
     }),
     report: fields<ConsumerReport>({
-      role: oneOf(['consumer']), applied: count, lastOffset: count, coveredAfter: count, latency, lags: count,
-      resumes: count, syncs: listOf(sync), entries: listOf(tupleOf(count, count, count)), endedEarly: nullable(text),
-      disconnects: count, reconnects: count, skippedRanges: ranges, repairedRanges: optional(ranges),
-      subscriptions: optional(listOf(subscriptionRecord)), removedBySnapshot: optional(listOf(range)),
-      restoredFrom: optional(nullable(restoredFrom)), staleMs: optional(number),
+      role: oneOf(['consumer']),
+      applied: count,
+      lastOffset: count,
+      coveredAfter: count,
+      latency,
+      lags: count,
+      resumes: count,
+      syncs: listOf(sync),
+      entries: listOf(tupleOf(count, count, count)),
+      endedEarly: nullable(text),
+      disconnects: count,
+      reconnects: count,
+      skippedRanges: ranges,
+      repairedRanges: optional(ranges),
+      subscriptions: optional(listOf(subscriptionRecord)),
+      removedBySnapshot: optional(listOf(range)),
+      restoredFrom: optional(nullable(restoredFrom)),
+      staleMs: optional(number),
       staleSpans: optional(listOf(tupleOf(number, number))),
     }),
   },
   rogue: {
     init: fields<RogueInit>({
-      role: oneOf(['rogue']), name: oneOf(['rogue']), broker, decoyCaPem: text, ...settingShapes('rogue'), log,
+      role: oneOf(['rogue']),
+      name: oneOf(['rogue']),
+      broker,
+      decoyCaPem: text,
+      ...settingShapes('rogue'),
+      log,
     }),
     counters: fields<RogueCounters>({ role: oneOf(['rogue']), connections: count, framesSent: count, done: flag }),
     report: fields<RogueReport>({
-      role: oneOf(['rogue']), connections: count, framesSent: count, refusals: recordOf(count),
-      closedWithoutError: count, wrongPinRejected: nullable(flag), done: flag, byAttack: recordOf(recordOf(count)),
+      role: oneOf(['rogue']),
+      connections: count,
+      framesSent: count,
+      refusals: recordOf(count),
+      closedWithoutError: count,
+      wrongPinRejected: nullable(flag),
+      done: flag,
+      byAttack: recordOf(recordOf(count)),
     }),
   },
   relay: {
     init: fields<RelayInit>({
-      role: oneOf(['relay']), name: text, client: text,
-      upstream: fields<RelayInit['upstream']>({ host: text, port: count }), datagramBytes, ...settingShapes('relay'), log,
+      role: oneOf(['relay']),
+      name: text,
+      client: text,
+      upstream: fields<RelayInit['upstream']>({ host: text, port: count }),
+      datagramBytes,
+      ...settingShapes('relay'),
+      log,
     }),
     counters: fields<RelayCounters>({ role: oneOf(['relay']), up: linkCounters, down: linkCounters }),
     report: fields<RelayReport>({
-      role: oneOf(['relay']), up: linkCounters, down: linkCounters, clients: count, cpuMicros: number,
+      role: oneOf(['relay']),
+      up: linkCounters,
+      down: linkCounters,
+      clients: count,
+      cpuMicros: number,
     }),
   },
   pool: {
     init: fields<PoolInit>({ role: oneOf(['pool']), name: text, members: nonEmptyListOf(consumerInit), log }),
     counters: fields<PoolCounters>({
-      role: oneOf(['pool']), members: count, ended: count, applied: count, cpuMicros: number,
+      role: oneOf(['pool']),
+      members: count,
+      ended: count,
+      applied: count,
+      cpuMicros: number,
     }),
     report: fields<PoolReport>({
-      role: oneOf(['pool']), members: count, ended: count, applied: count, cpuMicros: number, names: listOf(text),
+      role: oneOf(['pool']),
+      members: count,
+      ended: count,
+      applied: count,
+      cpuMicros: number,
+      names: listOf(text),
     }),
   },
 };
@@ -228,9 +370,17 @@ export const roleShape =
 
 export const resourcesShape = fields<ProcessResources>({ cpuMs: number, maxRssKb: number });
 export const digestShape = fields<DigestVerdict>({
-  match: nullable(flag), error: optional(text), local: text, broker: text, brokerOffset: count, localOffset: count,
+  match: nullable(flag),
+  error: optional(text),
+  local: text,
+  broker: text,
+  brokerOffset: count,
+  localOffset: count,
 });
 export const lastWritesShape = fields<LastWrites>({
-  head: count, offsets: typedArray('Float64Array'), dropped: recordOf(ranges), disconnectedAt: recordOf(count),
+  head: count,
+  offsets: typedArray('Float64Array'),
+  dropped: recordOf(ranges),
+  disconnectedAt: recordOf(count),
 });
 export const versionsShape = typedArray('Float64Array');

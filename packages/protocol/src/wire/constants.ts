@@ -139,4 +139,5 @@ export const EVENT_FIXED_LENGTH = 8 + CHANGE_FIXED_LENGTH;
 export const MAX_U64_HIGH_WORD = 0x1f_ffff;
 
 /** Bytes of a whole EVENT or STATE frame carrying `payloadLength` bytes of padding. */
-export const eventFrameBytes = (payloadLength: number): number => FRAME_HEADER_LENGTH + EVENT_FIXED_LENGTH + payloadLength;
+export const eventFrameBytes = (payloadLength: number): number =>
+  FRAME_HEADER_LENGTH + EVENT_FIXED_LENGTH + payloadLength;

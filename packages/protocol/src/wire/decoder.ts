@@ -44,7 +44,10 @@ export class FrameDecoder {
       this.buffered = 0;
       // Anything but a FrameDecodeError is a bug in this decoder: it stays failed,
       // but the original error propagates so tests (and logs) see it for what it is.
-      this.failure = error instanceof FrameDecodeError ? error : new FrameDecodeError(ErrorCode.malformedFrame, 'the decoder failed earlier');
+      this.failure =
+        error instanceof FrameDecodeError
+          ? error
+          : new FrameDecodeError(ErrorCode.malformedFrame, 'the decoder failed earlier');
       throw error;
     }
   }
@@ -55,13 +58,20 @@ export class FrameDecoder {
     if (this.buffered < LENGTH_BYTES) return null;
     const length = this.peek(LENGTH_BYTES).readUInt32BE(0);
     if (length > this.maxFrameLength) {
-      throw new FrameDecodeError(ErrorCode.frameTooLarge, `frame length ${length} exceeds the limit of ${this.maxFrameLength}`);
+      throw new FrameDecodeError(
+        ErrorCode.frameTooLarge,
+        `frame length ${length} exceeds the limit of ${this.maxFrameLength}`,
+      );
     }
-    if (length === 0) throw new FrameDecodeError(ErrorCode.malformedFrame, 'frame length 0 leaves no room for its type');
+    if (length === 0)
+      throw new FrameDecodeError(ErrorCode.malformedFrame, 'frame length 0 leaves no room for its type');
     if (this.buffered < FRAME_HEADER_LENGTH) return null;
     const type = this.peek(FRAME_HEADER_LENGTH).readUInt8(4);
     if (!FRAME_TYPE_NAMES.has(type)) {
-      throw new FrameDecodeError(ErrorCode.unknownFrameType, `unknown frame type 0x${type.toString(16).padStart(2, '0')}`);
+      throw new FrameDecodeError(
+        ErrorCode.unknownFrameType,
+        `unknown frame type 0x${type.toString(16).padStart(2, '0')}`,
+      );
     }
     if (this.buffered < LENGTH_BYTES + length) return null;
     this.consume(FRAME_HEADER_LENGTH);

@@ -135,7 +135,11 @@ export function encodeError(code: ErrorCode, message: string): Buffer {
 }
 
 /** tooOld (offset = the oldest retained) and inFuture (offset = the head): code, u64 offset, message. */
-export function encodeOffsetError(code: typeof ErrorCode.tooOld | typeof ErrorCode.inFuture, offset: number, message: string): Buffer {
+export function encodeOffsetError(
+  code: typeof ErrorCode.tooOld | typeof ErrorCode.inFuture,
+  offset: number,
+  message: string,
+): Buffer {
   const text = truncateUtf8(Buffer.from(message, 'utf8'), MAX_ERROR_MESSAGE_BYTES);
   const buf = frame(FrameType.error, 2 + 8 + text.length);
   buf.writeUInt16BE(code, 5);

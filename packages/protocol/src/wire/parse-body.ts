@@ -36,11 +36,13 @@ function readU64(buf: Buffer, at: number, field: string): number {
 
 function readChange(body: Buffer, at: number): Change {
   const flags = body.readUInt8(at + 16);
-  if ((flags & ~KNOWN_FLAGS) !== 0) throw new FrameDecodeError(ErrorCode.malformedFrame, `unknown change flags 0x${flags.toString(16)}`);
+  if ((flags & ~KNOWN_FLAGS) !== 0)
+    throw new FrameDecodeError(ErrorCode.malformedFrame, `unknown change flags 0x${flags.toString(16)}`);
   const value = body.readUInt32BE(at + 12);
   const deleted = (flags & ChangeFlag.delete) !== 0;
   // A delete carries no value; one that does is ambiguous (which one would a replica keep?).
-  if (deleted && value !== 0) throw new FrameDecodeError(ErrorCode.malformedFrame, `a delete must carry value 0, got ${value}`);
+  if (deleted && value !== 0)
+    throw new FrameDecodeError(ErrorCode.malformedFrame, `a delete must carry value 0, got ${value}`);
   return {
     key: body.readUInt32BE(at),
     version: readU64(body, at + 4, 'version'),
@@ -80,7 +82,11 @@ function requireLength(type: string, body: Buffer, min: number, exact = false): 
  */
 function readName(body: Buffer, at: number, length: number): string {
   const bytes = body.subarray(at, at + length);
-  if (!isUtf8(bytes)) throw new FrameDecodeError(ErrorCode.malformedFrame, `hello name is not valid UTF-8 (bytes ${bytes.toString('hex')})`);
+  if (!isUtf8(bytes))
+    throw new FrameDecodeError(
+      ErrorCode.malformedFrame,
+      `hello name is not valid UTF-8 (bytes ${bytes.toString('hex')})`,
+    );
   return bytes.toString('utf8');
 }
 
@@ -96,16 +102,23 @@ function parseHello(body: Buffer): Frame {
   const nameLength = body.readUInt8(2);
   requireLength('hello', body, 3 + nameLength + 10);
   const start = body.readUInt8(3 + nameLength);
-  if (!START_KINDS.has(start)) throw new FrameDecodeError(ErrorCode.malformedFrame, `hello has unknown start kind ${start}`);
+  if (!START_KINDS.has(start))
+    throw new FrameDecodeError(ErrorCode.malformedFrame, `hello has unknown start kind ${start}`);
   const tokenAt = 3 + nameLength + 9;
   const tokenLength = body.readUInt8(tokenAt);
   requireLength('hello', body, tokenAt + 1 + tokenLength, true);
   const startOffset = readU64(body, 4 + nameLength, 'start offset');
   if (role === Role.publisher && start !== StartKind.latest) {
-    throw new FrameDecodeError(ErrorCode.malformedFrame, `a publisher's hello must have start kind 0 (latest), got ${start}`);
+    throw new FrameDecodeError(
+      ErrorCode.malformedFrame,
+      `a publisher's hello must have start kind 0 (latest), got ${start}`,
+    );
   }
   if (start !== StartKind.offset && startOffset !== 0) {
-    throw new FrameDecodeError(ErrorCode.malformedFrame, `hello has start offset ${startOffset} with start kind ${start}; only start kind 2 (offset) carries one`);
+    throw new FrameDecodeError(
+      ErrorCode.malformedFrame,
+      `hello has start offset ${startOffset} with start kind ${start}; only start kind 2 (offset) carries one`,
+    );
   }
   return {
     type: 'hello',
@@ -141,7 +154,8 @@ export function parseBody(type: number, body: Buffer): Frame {
     case FrameType.syncEnd: {
       requireLength('syncEnd', body, 9, true);
       const kind = body.readUInt8(0);
-      if (!SYNC_KINDS.has(kind)) throw new FrameDecodeError(ErrorCode.malformedFrame, `syncEnd has unknown kind ${kind}`);
+      if (!SYNC_KINDS.has(kind))
+        throw new FrameDecodeError(ErrorCode.malformedFrame, `syncEnd has unknown kind ${kind}`);
       return { type: 'syncEnd', kind: kind as SyncKind, offset: readU64(body, 1, 'offset') };
     }
     case FrameType.lag:
@@ -164,8 +178,7 @@ export function parseBody(type: number, body: Buffer): Frame {
         digest: hex32(body.readUInt32BE(8)) + hex32(body.readUInt32BE(12)),
         liveKeys: body.readUInt32BE(16),
       };
-    case FrameType.error:
-    {
+    case FrameType.error: {
       requireLength('error', body, 2);
       const code = body.readUInt16BE(0) as ErrorCode;
       if (!OFFSET_ERROR_CODES.has(code)) return { type: 'error', code, message: body.toString('utf8', 2) };

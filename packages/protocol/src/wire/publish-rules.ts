@@ -28,16 +28,23 @@ export function publishRefusal(change: Change, limits: PublishLimits): Refusal |
   if (change.payloadLength > MAX_PAYLOAD_BYTES) {
     return {
       code: ErrorCode.payloadTooLarge,
-      message: `payload is ${change.payloadLength} bytes, at most ${MAX_PAYLOAD_BYTES}: its EVENT would be a ${eventFrameBytes(change.payloadLength) - 4}-byte frame, above the cap of ${MAX_FRAME_LENGTH}`,
+      message:
+        `payload is ${change.payloadLength} bytes, at most ${MAX_PAYLOAD_BYTES}: its EVENT would be a ` +
+        `${eventFrameBytes(change.payloadLength) - 4}-byte frame, above the cap of ${MAX_FRAME_LENGTH}`,
     };
   }
   if (change.key >= limits.keys) {
-    return { code: ErrorCode.keyOutOfRange, message: `key ${change.key} is outside this run's keyspace (0-${limits.keys - 1})` };
+    return {
+      code: ErrorCode.keyOutOfRange,
+      message: `key ${change.key} is outside this run's keyspace (0-${limits.keys - 1})`,
+    };
   }
   if (change.version <= limits.highestVersion) {
     return {
       code: ErrorCode.versionNotIncreasing,
-      message: `version ${change.version} does not exceed ${limits.highestVersion}, the highest accepted; versions must strictly increase across all keys`,
+      message:
+        `version ${change.version} does not exceed ${limits.highestVersion}, the highest accepted; versions must ` +
+        `strictly increase across all keys`,
     };
   }
   return null;

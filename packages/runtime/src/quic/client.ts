@@ -1,5 +1,13 @@
 import { QUICClient } from '@matrixai/quic';
-import { encodeHello, StartKind, type BrokerEndpoint, type ErrorFrame, type Frame, type Role, type WelcomeFrame } from '@state-divergence/protocol';
+import {
+  encodeHello,
+  StartKind,
+  type BrokerEndpoint,
+  type ErrorFrame,
+  type Frame,
+  type Role,
+  type WelcomeFrame,
+} from '@state-divergence/protocol';
 import { CodedError } from '../coded-error.js';
 import { errorMessage } from '../error-message.js';
 import { withDeadline } from '../deadline.js';
@@ -53,7 +61,13 @@ export interface QuicByteStream {
  * per-run certificate) and checking it was issued to TLS_SERVER_NAME (BoringSSL
  * does not match IP SANs), and opens the one bidirectional stream.
  */
-export async function openBrokerStream(endpoint: BrokerEndpoint, logger: Logger, caPem: string = endpoint.caPem, timeoutMs = CONNECT_TIMEOUT_MS, streamWindowBytes = CLIENT_STREAM_WINDOW_BYTES): Promise<BrokerStream> {
+export async function openBrokerStream(
+  endpoint: BrokerEndpoint,
+  logger: Logger,
+  caPem: string = endpoint.caPem,
+  timeoutMs = CONNECT_TIMEOUT_MS,
+  streamWindowBytes = CLIENT_STREAM_WINDOW_BYTES,
+): Promise<BrokerStream> {
   const { reader, write, close } = await openQuicStream(endpoint, logger, caPem, timeoutMs, streamWindowBytes);
   return { frames: readFrames(reader), write, close };
 }
@@ -65,7 +79,8 @@ export async function openBrokerStream(endpoint: BrokerEndpoint, logger: Logger,
  * writes nothing (measured: with --idle-timeout 2 and one-second phases the publisher reconnected
  * three more times after publishing ended, one idle timeout apart). 0: no idle timeout, no PING.
  */
-const keepAlive = (idleTimeoutMs: number) => (idleTimeoutMs > 0 ? { keepAliveIntervalTime: Math.floor(idleTimeoutMs / 3) } : {});
+const keepAlive = (idleTimeoutMs: number) =>
+  idleTimeoutMs > 0 ? { keepAliveIntervalTime: Math.floor(idleTimeoutMs / 3) } : {};
 
 /**
  * What the broker may send on a client's stream before the client's first window update: 16 MiB
@@ -88,24 +103,52 @@ export const CLIENT_STREAM_WINDOW_BYTES = 16 * 1024 * 1024;
  * default; a test client that stops reading offers less, so the broker's writes to it block
  * after a few events instead of after the library's 10 MiB connection window).
  */
-export async function openQuicStream(endpoint: BrokerEndpoint, logger: Logger, caPem: string = endpoint.caPem, timeoutMs = CONNECT_TIMEOUT_MS, streamWindowBytes = CLIENT_STREAM_WINDOW_BYTES): Promise<QuicByteStream> {
-  const connecting = QUICClient.createQUICClient({
-    host: endpoint.host,
-    port: endpoint.port,
-    serverName: TLS_SERVER_NAME,
-    crypto: clientCrypto(),
-    config: { verifyPeer: true, ca: caPem, maxIdleTimeout: endpoint.idleTimeoutMs, initialMaxStreamDataBidiLocal: streamWindowBytes, ...keepAlive(endpoint.idleTimeoutMs), ...datagramConfig(endpoint.datagramBytes) },
-    logger: quicLogger(logger),
-  }, { timer: timeoutMs }).catch((error: unknown) => {
+export async function openQuicStream(
+  endpoint: BrokerEndpoint,
+  logger: Logger,
+  caPem: string = endpoint.caPem,
+  timeoutMs = CONNECT_TIMEOUT_MS,
+  streamWindowBytes = CLIENT_STREAM_WINDOW_BYTES,
+): Promise<QuicByteStream> {
+  const connecting = QUICClient.createQUICClient(
+    {
+      host: endpoint.host,
+      port: endpoint.port,
+      serverName: TLS_SERVER_NAME,
+      crypto: clientCrypto(),
+      config: {
+        verifyPeer: true,
+        ca: caPem,
+        maxIdleTimeout: endpoint.idleTimeoutMs,
+        initialMaxStreamDataBidiLocal: streamWindowBytes,
+        ...keepAlive(endpoint.idleTimeoutMs),
+        ...datagramConfig(endpoint.datagramBytes),
+      },
+      logger: quicLogger(logger),
+    },
+    { timer: timeoutMs },
+  ).catch((error: unknown) => {
     // A certificate that does not match the pin fails the TLS handshake (E_TLS); anything else,
     // an unreachable broker included, is E_CONNECT: a caller can tell a rejected pin from no broker.
     const tls = error instanceof Error && /TLS$/.test(error.name);
     const timedOut = error instanceof Error && error.name === 'ErrorQUICClientCreateTimeout';
-    const why = tls ? 'TLS handshake failed' : timedOut ? `no handshake within ${timeoutMs / 1000} s` : errorMessage(error);
-    throw new CodedError(tls ? 'E_TLS' : 'E_CONNECT', `no QUIC connection to the broker at ${endpoint.host}:${endpoint.port}: ${why}`, { cause: error });
+    const why = tls
+      ? 'TLS handshake failed'
+      : timedOut
+        ? `no handshake within ${timeoutMs / 1000} s`
+        : errorMessage(error);
+    throw new CodedError(
+      tls ? 'E_TLS' : 'E_CONNECT',
+      `no QUIC connection to the broker at ${endpoint.host}:${endpoint.port}: ${why}`,
+      { cause: error },
+    );
   });
   // The library's timer rejects first; this deadline is only a backstop.
-  const client = await withDeadline(connecting, timeoutMs + 1_000, `no QUIC handshake with the broker at ${endpoint.host}:${endpoint.port} within ${timeoutMs / 1000} s`);
+  const client = await withDeadline(
+    connecting,
+    timeoutMs + 1_000,
+    `no QUIC handshake with the broker at ${endpoint.host}:${endpoint.port} within ${timeoutMs / 1000} s`,
+  );
   const stream = client.connection.newStream('bidi');
   const writer = stream.writable.getWriter();
   return {
@@ -117,10 +160,25 @@ export async function openQuicStream(endpoint: BrokerEndpoint, logger: Logger, c
   };
 }
 
-/** The broker learns of the stream only when bytes arrive, so the client speaks first; the broker's first frame answers. */
-async function sayHello(frames: AsyncGenerator<Frame>, write: (bytes: Uint8Array) => Promise<void>, endpoint: BrokerEndpoint, hello: Hello, timeoutMs: number) {
+/** The broker learns of the stream only when bytes arrive, so the client speaks first; the broker's first frame
+ * answers. */
+async function sayHello(
+  frames: AsyncGenerator<Frame>,
+  write: (bytes: Uint8Array) => Promise<void>,
+  endpoint: BrokerEndpoint,
+  hello: Hello,
+  timeoutMs: number,
+) {
   const token = Buffer.from(endpoint.token, 'hex');
-  await write(encodeHello({ role: hello.role, name: hello.name, token, start: hello.start ?? StartKind.latest, startOffset: hello.startOffset ?? 0 }));
+  await write(
+    encodeHello({
+      role: hello.role,
+      name: hello.name,
+      token,
+      start: hello.start ?? StartKind.latest,
+      startOffset: hello.startOffset ?? 0,
+    }),
+  );
   return withDeadline(frames.next(), timeoutMs, 'the broker sent no WELCOME after hello');
 }
 
@@ -130,7 +188,12 @@ async function sayHello(frames: AsyncGenerator<Frame>, write: (bytes: Uint8Array
  * instead is a BrokerRefusal. `timeoutMs` bounds the handshake and, again, the
  * wait for WELCOME (a reconnecting client keeps each attempt short).
  */
-export async function connectToBroker(endpoint: BrokerEndpoint, hello: Hello, logger: Logger, timeoutMs = CONNECT_TIMEOUT_MS): Promise<BrokerSession> {
+export async function connectToBroker(
+  endpoint: BrokerEndpoint,
+  hello: Hello,
+  logger: Logger,
+  timeoutMs = CONNECT_TIMEOUT_MS,
+): Promise<BrokerSession> {
   const { frames, write, close } = await openBrokerStream(endpoint, logger, endpoint.caPem, timeoutMs);
   const first = await sayHello(frames, write, endpoint, hello, timeoutMs).catch(async (error: unknown) => {
     await close();
@@ -139,7 +202,10 @@ export async function connectToBroker(endpoint: BrokerEndpoint, hello: Hello, lo
   if (first.done || first.value.type !== 'welcome') {
     await close();
     if (!first.done && first.value.type === 'error') throw new BrokerRefusal(first.value, hello.name);
-    throw new CodedError('E_REFUSED', `the broker refused ${hello.name}: ${first.done ? 'the stream ended' : first.value.type}`);
+    throw new CodedError(
+      'E_REFUSED',
+      `the broker refused ${hello.name}: ${first.done ? 'the stream ended' : first.value.type}`,
+    );
   }
   return { welcome: first.value, frames, write, close };
 }

@@ -3,7 +3,6 @@ import Logger, { Handler, LogLevel } from '@matrixai/logger';
 import type { ClientCryptoOps, ServerCryptoOps } from '@matrixai/quic';
 import type { Logger as PinoLogger } from '../logger.js';
 
-
 /** Routes the QUIC library's own warnings into our NDJSON log instead of plain text on stderr. */
 class PinoHandler extends Handler {
   constructor(private readonly pinoLogger: PinoLogger) {
@@ -57,6 +56,9 @@ export function clientCrypto(): { ops: ClientCryptoOps } {
  * on one side only it silently stays at the library's 1,350 bytes. The
  * library's cost is per datagram, so this is its throughput knob.
  */
-export function datagramConfig(datagramBytes: number): { maxSendUdpPayloadSize: number; maxRecvUdpPayloadSize: number } {
+export function datagramConfig(datagramBytes: number): {
+  maxSendUdpPayloadSize: number;
+  maxRecvUdpPayloadSize: number;
+} {
   return { maxSendUdpPayloadSize: datagramBytes, maxRecvUdpPayloadSize: datagramBytes };
 }

@@ -16,7 +16,8 @@ export interface QuicServerOptions {
   /** Largest UDP payload sent and accepted; the client must use the same (see datagramConfig). */
   datagramBytes: number;
   logger: Logger;
-  /** `transport`: the stream's connection's QUIC counters, one object per connection (however many streams it opens). */
+  /** `transport`: the stream's connection's QUIC counters, one object per connection (however many streams it opens).
+   * */
   onStream: (stream: QUICStream, connection: QUICConnection, transport: ConnectionTransport) => void;
 }
 

@@ -34,17 +34,9 @@ async function watchFrom(
   sink: Sink,
   onCancel: () => void,
 ): Promise<Watcher> {
-  const watcher = client
-    .watch()
-    .prefix(keyPrefix(prefix))
-    .startRevision(String(fromRevision))
-    .watcher();
+  const watcher = client.watch().prefix(keyPrefix(prefix)).startRevision(String(fromRevision)).watcher();
   const apply = (kv: IKeyValue, deleted: boolean) =>
-    sink.apply(
-      keyOf(prefix, kv.key.toString()),
-      deleted ? null : kv.value.toString(),
-      Number(kv.mod_revision),
-    );
+    sink.apply(keyOf(prefix, kv.key.toString()), deleted ? null : kv.value.toString(), Number(kv.mod_revision));
   watcher.on('put', (kv) => apply(kv, false));
   watcher.on('delete', (kv) => apply(kv, true));
   watcher.on('disconnected', (error: Error) => sink.signal('disconnect', error.message));
@@ -91,8 +83,7 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
   const relist = async (first: boolean): Promise<void> => {
     const listing = await list(client, prefix);
     sink.replace(listing.entries);
-    if (!first)
-      sink.signal('relist', `at revision ${listing.revision}, ${listing.entries.size} keys`);
+    if (!first) sink.signal('relist', `at revision ${listing.revision}, ${listing.entries.size} keys`);
     watcher = await watchFrom(client, prefix, listing.revision + 1, sink, () => relistSoon(0));
   };
   // A relist that fails (the server is down) is tried again: a careful consumer never stops.

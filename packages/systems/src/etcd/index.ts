@@ -16,8 +16,7 @@ async function withClient<T>(url: string, use: (client: Etcd3) => Promise<T>): P
 
 export const etcd: TargetSystem = {
   name: 'etcd',
-  summary:
-    'etcd: put/delete; consumers list the prefix, then watch from revision + 1 (informer)',
+  summary: 'etcd: put/delete; consumers list the prefix, then watch from revision + 1 (informer)',
   package: 'etcd-server',
   server: etcdServer,
   knobs: etcdKnobs,

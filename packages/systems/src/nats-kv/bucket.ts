@@ -3,10 +3,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import type { Endpoint } from '../target-system.js';
 
 /** The run's bucket is named by its prefix (bucket names take the same characters). */
-export async function openBucket(
-  endpoint: Endpoint,
-  prefix: string,
-): Promise<{ connection: NatsConnection; kv: KV }> {
+export async function openBucket(endpoint: Endpoint, prefix: string): Promise<{ connection: NatsConnection; kv: KV }> {
   const connection = await connect({ servers: endpoint.url });
   try {
     return { connection, kv: await new Kvm(connection).open(prefix) };

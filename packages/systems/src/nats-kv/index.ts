@@ -22,12 +22,7 @@ export const natsKv: TargetSystem = {
   server: natsServer(true),
   knobs: [
     ...natsKnobs,
-    integerKnob(
-      'history',
-      'KV bucket history: values kept per key (JetStream allows 1-64)',
-      '1',
-      1,
-    ),
+    integerKnob('history', 'KV bucket history: values kept per key (JetStream allows 1-64)', '1', 1),
   ],
   prepare: (endpoint, prefix, knobs) =>
     withKvm(endpoint, async (kvm) => {

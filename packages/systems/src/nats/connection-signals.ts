@@ -5,11 +5,7 @@ import type { Sink } from '../target-system.js';
  * Reports the connection's status events to the sink until it closes; `onReconnect` runs after
  * each reconnect (the client has resubscribed by then: it sends its subscriptions first).
  */
-export function reportStatus(
-  connection: NatsConnection,
-  sink: Sink,
-  onReconnect: () => void = () => {},
-): void {
+export function reportStatus(connection: NatsConnection, sink: Sink, onReconnect: () => void = () => {}): void {
   void (async () => {
     for await (const status of connection.status()) {
       switch (status.type) {

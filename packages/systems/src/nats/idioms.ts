@@ -57,8 +57,7 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
     waiting = [];
     const known = await snapshotOf(connection, prefix);
     sink.replace(liveEntries(known));
-    for (const change of waiting)
-      if (change.seq > (known.get(change.key)?.seq ?? 0)) apply(sink, change);
+    for (const change of waiting) if (change.seq > (known.get(change.key)?.seq ?? 0)) apply(sink, change);
     waiting = undefined;
     if (!first) sink.signal('relist', `${known.size} keys`);
   };

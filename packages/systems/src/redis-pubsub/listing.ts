@@ -24,8 +24,7 @@ export async function listKeys(client: Redis, prefix: string): Promise<Listing> 
   const entries = new Map<string, Versioned>();
   names.forEach((name, i) => {
     const stored = values[i];
-    if (stored !== null && stored !== undefined)
-      entries.set(keyOf(prefix, name), decodeStored(stored));
+    if (stored !== null && stored !== undefined) entries.set(keyOf(prefix, name), decodeStored(stored));
   });
   return {
     entries,

@@ -24,8 +24,7 @@ export async function redisPubsubWriter(endpoint: Endpoint, prefix: string): Pro
       multi.publish(channelName(prefix), encodeChange({ key, value, seq: own }));
       const replies = await multi.exec();
       const failed = replies?.find(([error]) => error !== null)?.[0];
-      if (replies === null || failed)
-        throw new Error(`redis MULTI failed: ${failed?.message ?? 'aborted'}`);
+      if (replies === null || failed) throw new Error(`redis MULTI failed: ${failed?.message ?? 'aborted'}`);
       return own;
     },
     close: async () => {

@@ -14,7 +14,6 @@ export function decodeEntry(id: string, fields: string[]): StreamChange {
   };
   const key = get('k');
   const seq = Number(get('s'));
-  if (key === undefined || !Number.isInteger(seq))
-    throw new Error(`stream entry ${id} is not a change`);
+  if (key === undefined || !Number.isInteger(seq)) throw new Error(`stream entry ${id} is not a change`);
   return { id, key, value: get('v') ?? null, seq };
 }

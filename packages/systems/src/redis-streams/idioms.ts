@@ -87,8 +87,7 @@ async function snapshot(client: Redis, prefix: string): Promise<Snapshot> {
   const failure = replies === null ? 'the MULTI was aborted' : (hashError ?? rangeError)?.message;
   if (failure !== undefined) throw new Error(`snapshot failed: ${failure}`);
   const entries = new Map<string, Versioned>();
-  for (const [key, stored] of Object.entries(hash as Record<string, string>))
-    entries.set(key, decodeStored(stored));
+  for (const [key, stored] of Object.entries(hash as Record<string, string>)) entries.set(key, decodeStored(stored));
   const newest = (range as [string, string[]][])[0];
   if (newest === undefined) return { entries, lastId: '0-0', lastSeq: 0 };
   const change = decodeEntry(newest[0], newest[1]);
@@ -121,15 +120,11 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
         const start = await streamStart(client, prefix);
         sink.signal(
           'trimmed',
-          `after ${position.lastId} (seq ${position.lastSeq}) ` +
-            `came ${change.id} (seq ${change.seq}); ${start}`,
+          `after ${position.lastId} (seq ${position.lastSeq}) came ${change.id} (seq ${change.seq}); ${start}`,
         );
         position = await snapshot(client, prefix);
         sink.replace(position.entries);
-        sink.signal(
-          'relist',
-          `at ${position.lastId} (seq ${position.lastSeq}), ${position.entries.size} keys`,
-        );
+        sink.signal('relist', `at ${position.lastId} (seq ${position.lastSeq}), ${position.entries.size} keys`);
         return;
       }
       sink.apply(change.key, change.value, change.seq);

@@ -7,8 +7,7 @@ import { redisStreamsWriter } from './writer.js';
 
 export const redisStreams: TargetSystem = {
   name: 'redis-streams',
-  summary:
-    'Redis Streams: XADD with MAXLEN ~ N (and a hash of current values); XREAD from the last id',
+  summary: 'Redis Streams: XADD with MAXLEN ~ N (and a hash of current values); XREAD from the last id',
   package: 'redis-server',
   server: redisServer,
   knobs: [

@@ -10,11 +10,7 @@ import { MAXLEN_KNOB, stateName, streamName } from './names.js';
  * what a reader relists from once the feed has been trimmed past it. The writer's seq goes in
  * every entry; one connection keeps the stream in seq order.
  */
-export async function redisStreamsWriter(
-  endpoint: Endpoint,
-  prefix: string,
-  knobs: KnobValues,
-): Promise<Writer> {
+export async function redisStreamsWriter(endpoint: Endpoint, prefix: string, knobs: KnobValues): Promise<Writer> {
   const maxlen = Number(knob(knobs, MAXLEN_KNOB));
   const client = redisClient(endpoint);
   await client.connect();
@@ -26,14 +22,12 @@ export async function redisStreamsWriter(
       const multi = client.multi();
       if (value === null) multi.hdel(stateName(prefix), key);
       else multi.hset(stateName(prefix), key, encodeStored(own, value));
-      const fields =
-        value === null ? ['k', key, 's', String(own)] : ['k', key, 's', String(own), 'v', value];
+      const fields = value === null ? ['k', key, 's', String(own)] : ['k', key, 's', String(own), 'v', value];
       if (maxlen > 0) multi.xadd(streamName(prefix), 'MAXLEN', '~', String(maxlen), '*', ...fields);
       else multi.xadd(streamName(prefix), '*', ...fields);
       const replies = await multi.exec();
       const failed = replies?.find(([error]) => error !== null)?.[0];
-      if (replies === null || failed)
-        throw new Error(`redis MULTI failed: ${failed?.message ?? 'aborted'}`);
+      if (replies === null || failed) throw new Error(`redis MULTI failed: ${failed?.message ?? 'aborted'}`);
       return own;
     },
     close: async () => {

@@ -30,9 +30,7 @@ export function natsServer(jetstream: boolean): ServerRecipe {
     binary: 'nats-server',
     ports: 2,
     files: (_ports, _dataDir, knobs) => ({
-      'nats.conf':
-        `write_deadline: "${knob(knobs, 'write-deadline')}"\n` +
-        `max_pending: ${knob(knobs, 'max-pending')}\n`,
+      'nats.conf': `write_deadline: "${knob(knobs, 'write-deadline')}"\nmax_pending: ${knob(knobs, 'max-pending')}\n`,
     }),
     argv: (ports, dataDir) => [
       '-c',
@@ -57,14 +55,7 @@ export function natsServer(jetstream: boolean): ServerRecipe {
   };
 }
 
-const VARZ = [
-  'slow_consumers',
-  'connections',
-  'total_connections',
-  'out_msgs',
-  'out_bytes',
-  'in_msgs',
-];
+const VARZ = ['slow_consumers', 'connections', 'total_connections', 'out_msgs', 'out_bytes', 'in_msgs'];
 
 export async function natsCounters(endpoint: Endpoint): Promise<ServerCounters> {
   if (endpoint.monitorUrl === undefined) return {};

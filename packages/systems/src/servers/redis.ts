@@ -72,8 +72,7 @@ export async function redisCounters(endpoint: Endpoint): Promise<ServerCounters>
     const counters: Record<string, number> = {};
     for (const line of text.split('\r\n')) {
       const [name, value] = line.split(':');
-      if (name !== undefined && EVIDENCE.includes(name) && value !== undefined)
-        counters[name] = Number(value);
+      if (name !== undefined && EVIDENCE.includes(name) && value !== undefined) counters[name] = Number(value);
     }
     return counters;
   } finally {

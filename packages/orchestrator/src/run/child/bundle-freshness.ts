@@ -3,7 +3,15 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Every package that runs as a process from its bundle: the CLI's own and each child's. */
-export const BUNDLED_PACKAGES = ['orchestrator', 'broker', 'publisher', 'consumer', 'guardian', 'rogue', 'relay'] as const;
+export const BUNDLED_PACKAGES = [
+  'orchestrator',
+  'broker',
+  'publisher',
+  'consumer',
+  'guardian',
+  'rogue',
+  'relay',
+] as const;
 export type BundledPackage = (typeof BUNDLED_PACKAGES)[number];
 
 /** What scripts/bundle.mjs writes beside each bundle: the project's own files it was built from. */
@@ -16,7 +24,8 @@ interface BundleInputs {
 const modified = (path: string): number | undefined => statSync(path, { throwIfNoEntry: false })?.mtimeMs;
 
 /** The package's bundle, `packages/<pkg>/dist/bundle/main.js` (its `./bundle` export). */
-export const bundlePath = (pkg: BundledPackage): string => fileURLToPath(import.meta.resolve(`@state-divergence/${pkg}/bundle`));
+export const bundlePath = (pkg: BundledPackage): string =>
+  fileURLToPath(import.meta.resolve(`@state-divergence/${pkg}/bundle`));
 
 function readInputs(listPath: string): BundleInputs | undefined {
   let list: unknown;
@@ -27,7 +36,12 @@ function readInputs(listPath: string): BundleInputs | undefined {
   }
   if (typeof list !== 'object' || list === null || !('root' in list) || !('inputs' in list)) return undefined;
   const { root, inputs } = list;
-  if (typeof root !== 'string' || !Array.isArray(inputs) || !inputs.every((input): input is string => typeof input === 'string')) return undefined;
+  if (
+    typeof root !== 'string' ||
+    !Array.isArray(inputs) ||
+    !inputs.every((input): input is string => typeof input === 'string')
+  )
+    return undefined;
   return { root, inputs };
 }
 

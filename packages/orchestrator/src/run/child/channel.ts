@@ -1,4 +1,14 @@
-import { childMessageProblem, isChildMessage, readForeignMessage, type ChildInit, type ChildMessage, type ForeignRead, type OrchestratorCommand, type RequestKind, type RequestReplies } from '@state-divergence/protocol';
+import {
+  childMessageProblem,
+  isChildMessage,
+  readForeignMessage,
+  type ChildInit,
+  type ChildMessage,
+  type ForeignRead,
+  type OrchestratorCommand,
+  type RequestKind,
+  type RequestReplies,
+} from '@state-divergence/protocol';
 import { withDeadline, type Logger } from '@state-divergence/runtime';
 import { RunError } from '../../model/errors.js';
 import type { Listener } from './child-handle.js';
@@ -24,9 +34,12 @@ export type ContractBreach = (failure: string) => void;
 
 /** Our own children's messages are checked for shape; a foreign consumer's are read field by field from JSON. */
 function readOwn(raw: unknown): ForeignRead {
-  return isChildMessage(raw) ? { ok: true, message: raw } : { ok: false, problem: `sent a malformed message: ${childMessageProblem(raw) ?? 'unreadable'}` };
+  return isChildMessage(raw)
+    ? { ok: true, message: raw }
+    : { ok: false, problem: `sent a malformed message: ${childMessageProblem(raw) ?? 'unreadable'}` };
 }
-const readForeign = (raw: unknown): ForeignRead => (raw instanceof UnreadableLine ? { ok: false, problem: raw.problem } : readForeignMessage(raw));
+const readForeign = (raw: unknown): ForeignRead =>
+  raw instanceof UnreadableLine ? { ok: false, problem: raw.problem } : readForeignMessage(raw);
 
 /**
  * The IPC channel to one child: every message it sends goes to the listeners
@@ -77,7 +90,8 @@ export class ChildChannel {
   }
 
   private malformed(raw: unknown, read: Extract<ForeignRead, { ok: false }>): void {
-    if (!this.breach) return void this.logger.warn({ child: this.who, message: raw }, 'ignored a malformed IPC message');
+    if (!this.breach)
+      return void this.logger.warn({ child: this.who, message: raw }, 'ignored a malformed IPC message');
     const failure = `${this.who} ${read.problem}`;
     this.breach(failure); // logged by whoever keeps the record (one line per failure)
     if (read.request) this.failedReplies.get(read.request.id)?.(new RunError('E_CONTRACT', failure));
@@ -99,7 +113,8 @@ export class ChildChannel {
     // everything it needs in its init, so a phase or `ending` meant for the running ones is not for
     // it (the review saw "init.role is missing" from a broker booting when Ctrl-C came). `stop` is.
     if (!this.configured && message.type !== 'stop') return;
-    const failed = (error: unknown) => this.logger.warn({ child: this.who, type: message.type, err: error }, 'IPC send failed');
+    const failed = (error: unknown) =>
+      this.logger.warn({ child: this.who, type: message.type, err: error }, 'IPC send failed');
     try {
       this.subprocess.sendMessage(message).catch(failed);
     } catch (error) {
@@ -111,7 +126,9 @@ export class ChildChannel {
   async configure(init: ChildInit): Promise<void> {
     this.configured = true; // IPC is ordered: every command sent from now on arrives after the init
     await this.subprocess.sendMessage(init).catch((error: unknown) => {
-      throw new RunError('E_IPC', `${this.who} could not be sent its configuration: ${(error as Error).message}`, { cause: error });
+      throw new RunError('E_IPC', `${this.who} could not be sent its configuration: ${(error as Error).message}`, {
+        cause: error,
+      });
     });
   }
 
@@ -119,7 +136,13 @@ export class ChildChannel {
    * Resolves with the first message `pick` accepts; rejects if `pick` throws, or when `failed` does.
    * `who`: how its errors name the one waited for (a pool's member, by default the child).
    */
-  waitFor<T>(pick: (m: ChildMessage) => T | undefined, timeoutMs: number, what: string, failed?: Promise<never>, who = this.who): Promise<T> {
+  waitFor<T>(
+    pick: (m: ChildMessage) => T | undefined,
+    timeoutMs: number,
+    what: string,
+    failed?: Promise<never>,
+    who = this.who,
+  ): Promise<T> {
     let off: () => void = () => {};
     const arrived = new Promise<T>((resolve, reject) => {
       failed?.catch(reject);
@@ -133,7 +156,8 @@ export class ChildChannel {
         if (value !== undefined) resolve(value);
         else if (m.type === 'fatal') reject(new RunError('E_CHILD_FATAL', `${who} failed: ${m.message}`));
       });
-      const onExit = (how: string) => reject(new RunError('E_CHILD_EXIT', `${who} ${how} while the orchestrator waited for ${what}`));
+      const onExit = (how: string) =>
+        reject(new RunError('E_CHILD_EXIT', `${who} ${how} while the orchestrator waited for ${what}`));
       this.waitingForExit.add(onExit);
       const stopWaiting = off;
       off = () => {
@@ -141,25 +165,43 @@ export class ChildChannel {
         this.waitingForExit.delete(onExit);
       };
     });
-    return withDeadline(arrived, timeoutMs, `${who} sent no ${what} within ${timeoutMs / 1000} s; see its log`).finally(off);
+    return withDeadline(arrived, timeoutMs, `${who} sent no ${what} within ${timeoutMs / 1000} s; see its log`).finally(
+      off,
+    );
   }
 
   /**
    * One request, one reply, typed by the request's kind. `member`: a pool's consumer that must
    * answer, and how errors name it (`who`); absent: the child answers for itself.
    */
-  request<K extends RequestKind>(kind: K, timeoutMs: number, member?: { name: string; who: string }): Promise<RequestReplies[K]> {
+  request<K extends RequestKind>(
+    kind: K,
+    timeoutMs: number,
+    member?: { name: string; who: string },
+  ): Promise<RequestReplies[K]> {
     const who = member?.who ?? this.who;
-    if (!this.configured) return Promise.reject(new RunError('E_REFUSED', `${who} cannot serve a ${kind} request: it has not been configured yet`));
+    if (!this.configured)
+      return Promise.reject(
+        new RunError('E_REFUSED', `${who} cannot serve a ${kind} request: it has not been configured yet`),
+      );
     const id = ++this.lastId;
     const read = REPLY_VALUE[kind];
     const failed = new Promise<never>((_, reject) => this.failedReplies.set(id, reject));
     failed.catch(() => {}); // observed by waitFor; a request that ends otherwise never rejects it
-    const reply = this.waitFor((m) => {
-      if (m.type === 'refused' && m.id === id) throw new RunError('E_REFUSED', `${who} cannot serve a ${kind} request: ${m.message}`);
-      return read(m, id);
-    }, timeoutMs, `${kind} reply`, failed, who).finally(() => this.failedReplies.delete(id));
-    this.send(member === undefined ? { type: 'request', id, kind } : { type: 'request', id, kind, member: member.name });
+    const reply = this.waitFor(
+      (m) => {
+        if (m.type === 'refused' && m.id === id)
+          throw new RunError('E_REFUSED', `${who} cannot serve a ${kind} request: ${m.message}`);
+        return read(m, id);
+      },
+      timeoutMs,
+      `${kind} reply`,
+      failed,
+      who,
+    ).finally(() => this.failedReplies.delete(id));
+    this.send(
+      member === undefined ? { type: 'request', id, kind } : { type: 'request', id, kind, member: member.name },
+    );
     return reply;
   }
 }

@@ -1,4 +1,13 @@
-import type { ChildMessage, ChildRole, CountersOf, DigestVerdict, LastWrites, OrchestratorCommand, ProcessResources, ReportOf } from '@state-divergence/protocol';
+import type {
+  ChildMessage,
+  ChildRole,
+  CountersOf,
+  DigestVerdict,
+  LastWrites,
+  OrchestratorCommand,
+  ProcessResources,
+  ReportOf,
+} from '@state-divergence/protocol';
 import type { Confirmation, Wanted } from './confirm-state.js';
 
 export type Listener = (message: ChildMessage) => void;
@@ -38,7 +47,8 @@ export interface ChildHandle<out R extends ChildRole = ChildRole> {
   /** SIGSTOP and SIGCONT to its process group: they only ask; see `confirm`. */
   freeze(): void;
   thaw(): void;
-  /** Waits (bounded) until /proc shows every process of its group stopped (state T), or none; or that it exited first. */
+  /** Waits (bounded) until /proc shows every process of its group stopped (state T), or none; or that it exited first.
+   * */
   confirm(wanted: Wanted): Promise<Confirmation>;
   /** One read of its own state, no wait: stopped (T) right now? */
   stoppedNow(): boolean;

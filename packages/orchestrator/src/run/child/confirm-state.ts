@@ -32,7 +32,11 @@ const isStopped = (state: string) => state === 'T';
  * the state of their threads. A member other than the leader that exits meanwhile (or a thread
  * of it) counts as stopped and as running alike: it runs nothing.
  */
-export async function confirmGroup(pgid: number, wanted: Wanted, options: { timeoutMs?: number; root?: string } = {}): Promise<Confirmation> {
+export async function confirmGroup(
+  pgid: number,
+  wanted: Wanted,
+  options: { timeoutMs?: number; root?: string } = {},
+): Promise<Confirmation> {
   const { timeoutMs = CONFIRM_TIMEOUT_MS, root = PROC } = options;
   requireProc(root);
   const started = performance.now();
@@ -43,7 +47,9 @@ export async function confirmGroup(pgid: number, wanted: Wanted, options: { time
   for (;;) {
     if (hasExited(processStat(pgid, root))) return { outcome: 'gone', waitedMs: waited() };
     const states = Object.fromEntries(members.map((pid) => [pid, threadStates(pid, root)]));
-    const all = Object.values(states).flat().filter((state) => state !== 'Z' && state !== 'X');
+    const all = Object.values(states)
+      .flat()
+      .filter((state) => state !== 'Z' && state !== 'X');
     const done = wanted === 'stopped' ? all.every(isStopped) : !all.some(isStopped);
     if (done) return { outcome: 'confirmed', waitedMs: waited() };
     if (performance.now() - started >= timeoutMs) return { outcome: 'timeout', waitedMs: waited(), states };
@@ -52,7 +58,8 @@ export async function confirmGroup(pgid: number, wanted: Wanted, options: { time
   }
 }
 
-/** One read, no wait: is the process itself (its main thread) stopped right now? The check a slow's every period can afford. */
+/** One read, no wait: is the process itself (its main thread) stopped right now? The check a slow's every period can
+ * afford. */
 export function stoppedNow(pid: number, root = PROC): boolean {
   return processStat(pid, root)?.state === 'T';
 }

@@ -32,14 +32,19 @@ export function startGuardian(log: LogSettings, logger: Logger): Guardian {
   const subprocess = startNodeProcess('guardian');
   let reachable = true;
   const send = (command: GuardianCommand) => {
-    if (reachable) subprocess.sendMessage(command).catch((error: unknown) => logger.warn({ err: error, command: command.type }, 'guardian unreachable'));
+    if (reachable)
+      subprocess
+        .sendMessage(command)
+        .catch((error: unknown) => logger.warn({ err: error, command: command.type }, 'guardian unreachable'));
   };
   const ready = subprocess.getOneMessage();
   send({ type: 'init', log });
-  withDeadline(ready, READY_TIMEOUT_MS, `the guardian process said nothing within ${READY_TIMEOUT_MS / 1000} s`).catch((error: unknown) => {
-    reachable = false;
-    logger.warn({ err: error }, 'no guardian: a SIGKILL of the orchestrator would leave its processes behind');
-  });
+  withDeadline(ready, READY_TIMEOUT_MS, `the guardian process said nothing within ${READY_TIMEOUT_MS / 1000} s`).catch(
+    (error: unknown) => {
+      reachable = false;
+      logger.warn({ err: error }, 'no guardian: a SIGKILL of the orchestrator would leave its processes behind');
+    },
+  );
   return {
     guard: (child) => send({ type: 'guard', pgid: child.pid, name: child.name }),
     release: (child) => send({ type: 'release', pgid: child.pid }),

@@ -33,7 +33,8 @@ export class JsonLineChannel {
     socket.on('error', () => {});
   }
 
-  /** Every line the child writes, parsed, until it closes its end (or the cap is passed: then one UnreadableLine and the end). */
+  /** Every line the child writes, parsed, until it closes its end (or the cap is passed: then one UnreadableLine and
+   * the end). */
   async *getEachMessage(): AsyncGenerator<unknown> {
     // The parts of the line so far: a newline is looked for only in what just arrived,
     // so a 30 MB gather reply in 64 KiB chunks is scanned once, not once per chunk.
@@ -53,7 +54,10 @@ export class JsonLineChannel {
       if (text !== '') parts.push(text);
       size += text.length;
       if (size > MAX_LINE_BYTES) {
-        yield new UnreadableLine(`sent a line longer than ${MAX_LINE_BYTES / 1024 / 1024} MiB without a newline; its channel is no longer read`);
+        yield new UnreadableLine(
+          `sent a line longer than ${MAX_LINE_BYTES / 1024 / 1024} MiB without a newline; its channel is no ` +
+            `longer read`,
+        );
         this.socket.destroy();
         return;
       }
@@ -67,7 +71,8 @@ export class JsonLineChannel {
     });
   }
 
-  /** Closing our end is the child's `disconnect`: a Node child's IPC channel closes, anything else reads end of file. */
+  /** Closing our end is the child's `disconnect`: a Node child's IPC channel closes, anything else reads end of file.
+   * */
   close(): void {
     this.socket.end();
   }

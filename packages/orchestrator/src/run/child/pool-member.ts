@@ -1,10 +1,20 @@
-import { isOfRole, type ChildMessage, type ConsumerCounters, type ConsumerReport, type DigestVerdict, type LastWrites, type OrchestratorCommand } from '@state-divergence/protocol';
+import {
+  isOfRole,
+  type ChildMessage,
+  type ConsumerCounters,
+  type ConsumerReport,
+  type DigestVerdict,
+  type LastWrites,
+  type OrchestratorCommand,
+} from '@state-divergence/protocol';
 import { RunError } from '../../model/errors.js';
 import type { ChildHandle, Listener } from './child-handle.js';
 import { ofRole, type RoleProcess } from './role-process.js';
 
-/** What a pool's member hears of its pool's messages: its own counters and early end, and the pool's failure (its too). */
-const concerns = (m: ChildMessage, name: string): boolean => ((m.type === 'progress' || m.type === 'ended') && m.member === name) || m.type === 'fatal';
+/** What a pool's member hears of its pool's messages: its own counters and early end, and the pool's failure (its too).
+ * */
+const concerns = (m: ChildMessage, name: string): boolean =>
+  ((m.type === 'progress' || m.type === 'ended') && m.member === name) || m.type === 'fatal';
 
 /**
  * One consumer hosted by a pool process (--pool-size), driven like a consumer process of its own:
@@ -67,7 +77,11 @@ export class PoolMember implements ChildHandle<'consumer'> {
   }
 
   async status(timeoutMs: number): Promise<ConsumerCounters> {
-    return ofRole<'consumer', 'counters'>(await this.host.channel.request('status', timeoutMs, this.ask()), 'consumer', this.who);
+    return ofRole<'consumer', 'counters'>(
+      await this.host.channel.request('status', timeoutMs, this.ask()),
+      'consumer',
+      this.who,
+    );
   }
 
   /** Its report; what its pool's process has cost so far comes with it, and is the pool's. */
@@ -94,7 +108,11 @@ export class PoolMember implements ChildHandle<'consumer'> {
   }
 
   private refuse(what: string): never {
-    throw new RunError('E_POOLED', `${this.who} cannot be ${what} alone: it shares its process with the other consumers of ${this.host.name} (a faulted consumer always runs in a process of its own)`);
+    throw new RunError(
+      'E_POOLED',
+      `${this.who} cannot be ${what} alone: it shares its process with the other consumers of ${this.host.name}` +
+        ` (a faulted consumer always runs in a process of its own)`,
+    );
   }
 
   freeze(): void {

@@ -9,13 +9,15 @@ import { RunError } from '../../model/errors.js';
  */
 export const PROC = '/proc';
 
-/** A task's state letter (field 3 of stat: R, S, D, T, t, Z, X, ...) and its process group (field 5); null once it is gone. */
+/** A task's state letter (field 3 of stat: R, S, D, T, t, Z, X, ...) and its process group (field 5); null once it is
+ * gone. */
 export interface TaskStat {
   state: string;
   pgrp: number;
 }
 
-/** Parses one stat line. The command name (field 2) may hold spaces and parentheses, so fields are counted from its last ')'. */
+/** Parses one stat line. The command name (field 2) may hold spaces and parentheses, so fields are counted from its
+ * last ')'. */
 export function parseStat(line: string): TaskStat | null {
   const close = line.lastIndexOf(')');
   if (close < 0) return null;
@@ -39,10 +41,15 @@ function list(dir: string): string[] {
   }
 }
 
-/** Refuses to go on without /proc (not Linux, or not mounted): no freeze could ever be confirmed, so waiting for one would only hang. */
+/** Refuses to go on without /proc (not Linux, or not mounted): no freeze could ever be confirmed, so waiting for one
+ * would only hang. */
 export function requireProc(root = PROC): void {
   if (!existsSync(`${root}/self/stat`)) {
-    throw new RunError('E_NO_PROC', `cannot confirm a SIGSTOP or SIGCONT: ${root}/self/stat is not readable (this project runs on Linux, with /proc mounted: see README)`);
+    throw new RunError(
+      'E_NO_PROC',
+      `cannot confirm a SIGSTOP or SIGCONT: ${root}/self/stat is not readable (this project runs on Linux, with ` +
+        `/proc mounted: see README)`,
+    );
   }
 }
 

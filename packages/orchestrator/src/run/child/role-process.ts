@@ -1,4 +1,14 @@
-import { isOfRole, type ChildRole, type CountersOf, type DigestVerdict, type LastWrites, type OrchestratorCommand, type ProcessResources, type ReportOf, type RoleMessages } from '@state-divergence/protocol';
+import {
+  isOfRole,
+  type ChildRole,
+  type CountersOf,
+  type DigestVerdict,
+  type LastWrites,
+  type OrchestratorCommand,
+  type ProcessResources,
+  type ReportOf,
+  type RoleMessages,
+} from '@state-divergence/protocol';
 import type { Logger } from '@state-divergence/runtime';
 import { RunError } from '../../model/errors.js';
 import { ChildChannel, type ContractBreach } from './channel.js';
@@ -11,13 +21,18 @@ import type { StartedProcess } from './started-process.js';
 export const STOP_GRACE_MS = 1_500;
 
 /** A reply of the wrong role is the child's bug, said plainly rather than cast away. */
-export function ofRole<R extends ChildRole, K extends 'counters' | 'report'>(value: RoleMessages[ChildRole][K], role: R, who: string): RoleMessages[R][K] {
+export function ofRole<R extends ChildRole, K extends 'counters' | 'report'>(
+  value: RoleMessages[ChildRole][K],
+  role: R,
+  who: string,
+): RoleMessages[R][K] {
   if (!isOfRole<R, K>(value, role)) throw new RunError('E_IPC', `${who} answered as a ${value.role}, not a ${role}`);
   return value;
 }
 
 /** A foreign consumer's name says so, with its command: "consumer-3 (foreign: node examples/consumer-js/main.js)". */
-export const describeChild = (name: string, pid: number, command: string | null): string => (command === null ? `${name} (pid ${pid})` : `${name} (foreign: ${command})`);
+export const describeChild = (name: string, pid: number, command: string | null): string =>
+  command === null ? `${name} (pid ${pid})` : `${name} (foreign: ${command})`;
 
 /** One running child: its IPC channel, its process group, and the stop escalation. */
 export class RoleProcess<R extends ChildRole> implements ChildHandle<R> {
@@ -149,7 +164,10 @@ export class RoleProcess<R extends ChildRole> implements ChildHandle<R> {
     if (this.command !== null) {
       this.group.signal('SIGTERM');
       if (await this.gone(STOP_GRACE_MS)) return;
-      this.breach?.(`${this.who} did not exit within ${STOP_GRACE_MS / 1000} s of \`stop\`, nor within ${STOP_GRACE_MS / 1000} s of SIGTERM: it was killed with SIGKILL`);
+      this.breach?.(
+        `${this.who} did not exit within ${STOP_GRACE_MS / 1000} s of \`stop\`, nor within ` +
+          `${STOP_GRACE_MS / 1000} s of SIGTERM: it was killed with SIGKILL`,
+      );
     }
     this.logger.warn({ child: this.name, childPid: this.pid }, `no exit within ${STOP_GRACE_MS} ms of stop; SIGKILL`);
     this.group.kill();

@@ -36,8 +36,10 @@ export interface SpawnOptions<R extends ChildRole> {
 
 function start<R extends ChildRole>(options: SpawnOptions<R>): StartedProcess {
   // A pool of consumers is the consumer's bundle, told by its init to host several (packages/consumer/src/pool.ts).
-  if (options.foreign === undefined) return fromExeca(startNodeProcess(options.role === 'pool' ? 'consumer' : options.role));
-  if (options.role !== 'consumer') throw new RunError('E_SPAWN', `only a consumer can be foreign, not the ${options.role}`);
+  if (options.foreign === undefined)
+    return fromExeca(startNodeProcess(options.role === 'pool' ? 'consumer' : options.role));
+  if (options.role !== 'consumer')
+    throw new RunError('E_SPAWN', `only a consumer can be foreign, not the ${options.role}`);
   return startForeign(options.foreign.argv);
 }
 
@@ -59,7 +61,14 @@ export async function spawnRole<R extends ChildRole>(options: SpawnOptions<R>): 
     const who = command === null ? options.name : `${options.name} (foreign: ${command})`;
     throw new RunError('E_SPAWN', `${who} could not be started: ${failure ?? 'no pid'}`);
   }
-  const child = new RoleProcess({ ...started, pid }, options.role, options.name, options.logger, command, options.breach);
+  const child = new RoleProcess(
+    { ...started, pid },
+    options.role,
+    options.name,
+    options.logger,
+    command,
+    options.breach,
+  );
   options.track?.(child);
   try {
     const timeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;

@@ -3,7 +3,8 @@ import { execa } from 'execa';
 import type { IpcSubprocess } from './channel.js';
 import { JsonLineChannel } from './json-lines.js';
 
-/** A started child process as the orchestrator drives it, whoever wrote it: ours (startNodeProcess) or foreign (startForeign). */
+/** A started child process as the orchestrator drives it, whoever wrote it: ours (startNodeProcess) or foreign
+ * (startForeign). */
 export interface StartedProcess {
   pid: number | undefined;
   /** Settles once the process has ended: how, in words ("killed by SIGKILL"); `failure` when it never started. */
@@ -19,7 +20,9 @@ interface ExecaResult {
 }
 
 /** Adapts an execa subprocess whose IPC is execa's own (our children). */
-export function fromExeca(subprocess: PromiseLike<ExecaResult> & IpcSubprocess & { pid?: number | undefined }): StartedProcess {
+export function fromExeca(
+  subprocess: PromiseLike<ExecaResult> & IpcSubprocess & { pid?: number | undefined },
+): StartedProcess {
   return { pid: subprocess.pid, ended: endedOf(subprocess), ipc: subprocess };
 }
 
