@@ -9,6 +9,12 @@
  * only by the run completing (runDemo fails on any other exit code). (Each window was a second
  * longer: a 1 s slow at 2000/s still overflows the 64-event queue many times over, and the crashed
  * one still misses half a second of changes, 1,000 at rate.)
+ *
+ * 256-byte payloads: each 90 ms stop must outgrow the queue plus what the transport absorbs
+ * (~12.5 KB). With 64-byte events the transport took ~125 of them, so a stop held 64 + 125 = 189
+ * against the 180 a stop brings at 2000/s: under a loaded suite the publisher ran slower, the
+ * resync queue never filled and the consumer never lagged. At 256 bytes the transport takes ~40,
+ * so a stop overflows down to ~1,200 changes/s.
  */
 import { brokerOf, consumerOf as consumer, runDemo, type ModeRun } from './helpers/run-demo.js';
 
@@ -28,6 +34,8 @@ beforeAll(async () => {
     '2000',
     '--queue-capacity',
     '64',
+    '--payload',
+    '256',
     '--slow',
     `${SLOW.consumer}@${SLOW.from}-${SLOW.to}:${SLOW.percent}`,
     '--crash',
