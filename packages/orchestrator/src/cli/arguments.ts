@@ -9,7 +9,7 @@ import {
   type KnobName,
 } from '@state-divergence/protocol';
 import { DEFAULTS, MODE_CHOICES } from '../model/options.js';
-import { OUR_BROKER } from '../systems-run/our-broker.js';
+import { OUR_BROKER } from '../model/our-broker.js';
 
 /** How yargs is told of a knob's flag. */
 function knobSpec(name: KnobName) {
@@ -43,9 +43,10 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
           type: 'string' as const,
           default: OUR_BROKER,
           describe:
-            `The system under test: ${OUR_BROKER} (our broker, with its --mode), a real system's server started ` +
-            'here (etcd, nats, nats-kv, redis-pubsub, redis-streams: docs/SYSTEMS.md), or all (every installed ' +
-            'one, both idioms, then a table). A real system takes the workload, --stall, --consumers and --json',
+            `The system under test: ${OUR_BROKER} (our broker, with its --mode), a real system whose server is ` +
+            'started here (docs/SYSTEMS.md lists them; an unknown name is refused with the list), or all (every ' +
+            'installed one, both idioms, then a table). A real system takes the workload, --stall, --consumers ' +
+            'and --json',
         },
         idiom: {
           type: 'string' as const,

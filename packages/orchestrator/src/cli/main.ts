@@ -8,7 +8,7 @@ import { runArguments } from './arguments.js';
 import { normalizeOptions } from './normalize-options.js';
 import { runCommand } from './run-command.js';
 import { EXIT } from './session.js';
-import { OUR_BROKER } from '../systems-run/our-broker.js';
+import { OUR_BROKER } from '../model/our-broker.js';
 import { planSweep, sweepCommand, type SweepArguments } from '../experiments/sweep-command.js';
 import { experimentsArguments, experimentsCommand, EXPERIMENTS_SUMMARY } from '../experiments/experiments-command.js';
 

@@ -4,7 +4,7 @@ import { publishingEnds, type Fault } from '../model/faults.js';
 import { consumerName, DEFAULTS, type RawOptions } from '../model/options.js';
 import { checkSchedule, parseFaults } from '../cli/parse-faults.js';
 import { resolveKnobs } from '../cli/resolve-knobs.js';
-import { OUR_BROKER } from './our-broker.js';
+import { OUR_BROKER } from '../model/our-broker.js';
 
 /** `--system all`: every installed system, both idioms, one after another. */
 export const EVERY_SYSTEM = 'all';
