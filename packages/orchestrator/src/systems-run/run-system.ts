@@ -13,6 +13,7 @@ import {
   type TargetSystem,
   type Writer,
 } from '@state-divergence/systems';
+import type { Session } from '../cli/session.js';
 import type { Fault } from '../model/faults.js';
 import { judgeConsumer, latestWrites } from './judge.js';
 import { publish, type Published } from './publish.js';
@@ -98,8 +99,9 @@ export async function runSystem(
   system: TargetSystem,
   idiom: IdiomName,
   options: SystemRunOptions,
-  signal: AbortSignal,
+  session: Pick<Session, 'signal' | 'guard' | 'release'>,
 ): Promise<SystemRun> {
+  const { signal } = session;
   const knobs = knobValues(system, {});
   const prefix = runPrefix();
   const probes = new Map<string, Probe>();
@@ -107,13 +109,16 @@ export async function runSystem(
   let writer: Writer | undefined;
   let stalls: ReturnType<typeof scheduleStalls> | undefined;
   try {
-    server = await startServer(system.name, system.server, knobs);
+    const watch = { started: (pid: number) => session.guard(pid, system.name), ended: session.release };
+    server = await startServer(system.name, system.server, knobs, { watch });
     const { endpoint } = server;
     await system.prepare?.(endpoint, prefix, knobs);
     writer = await system.writer(endpoint, prefix, knobs);
     for (const name of options.consumers) {
       if (signal.aborted) throw signal.reason;
-      probes.set(name, await startProbe(system.name, idiom, endpoint, prefix));
+      const probe = await startProbe(system.name, idiom, endpoint, prefix);
+      probes.set(name, probe);
+      session.guard(probe.pid, name);
     }
     const before = await system.counters(endpoint);
     const authority = new Authority();
@@ -162,7 +167,7 @@ export async function runSystem(
   } finally {
     stalls?.cancel();
     // stop() thaws a frozen probe before it asks it to exit.
-    await Promise.all([...probes.values()].map((probe) => probe.stop()));
+    await Promise.all([...probes.values()].map((probe) => probe.stop().then(() => session.release(probe.pid))));
     await writer?.close().catch(() => {});
     if (server !== undefined) {
       await system.cleanup(server.endpoint, prefix).catch(() => {});

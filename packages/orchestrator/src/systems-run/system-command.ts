@@ -28,7 +28,7 @@ export function systemCommand(options: SystemRunOptions): Promise<number> {
     const runs: SystemRun[] = [];
     for (const { system, idiom } of options.runs) {
       if (!options.json) process.stdout.write(`\n${system.name} (${idiom}): running\n`);
-      const run = await runSystem(system, idiom, options, session.signal);
+      const run = await runSystem(system, idiom, options, session);
       runs.push(run);
       if (!options.json) process.stdout.write(renderSystemRun(run, config));
     }
