@@ -32,12 +32,12 @@ test('no test imports a package source file by path', () => {
   expect(offenders).toEqual([]);
 });
 
-test("nothing but tests imports a package's ./internal export", () => {
+test("nothing but tests imports a package's ./internal (or ./systems-internal) export", () => {
   const outside = ['packages', 'bench', 'examples', 'scripts'].flatMap((dir) => sources(join(root, dir)));
   expect(outside.length).toBeGreaterThan(50); // the scan found the code it guards
   const offenders = outside.flatMap((file) =>
     specifiers(file)
-      .filter((s) => /^@state-divergence\/[^/]+\/internal$/.test(s))
+      .filter((s) => /^@state-divergence\/[^/]+\/(systems-)?internal$/.test(s))
       .map((s) => `${relative(root, file)}: ${s}`),
   );
   expect(offenders).toEqual([]);
