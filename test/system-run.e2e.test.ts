@@ -5,7 +5,9 @@
  * entries, past the stream's MAXLEN ~1000. Then a Ctrl-C mid-stall: every process reaped, the
  * frozen probe included.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { systemNamed } from '@state-divergence/systems';
 import { describeIfInstalled } from './helpers/system-run.js';
@@ -117,5 +119,22 @@ describeIfInstalled(systemNamed('redis-streams'))('orchestrator --system redis-s
     expect(result.stderr).toMatch(/SIGINT, stopping every process of the run/);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(started.filter(alive)).toEqual([]);
+  });
+
+  test('a server that fails to start: exit 1 with its log, no probe started', async () => {
+    // A redis-server ahead on PATH that says why it will not start and exits.
+    const bin = mkdtempSync(join(tmpdir(), 'sd-bad-redis-'));
+    writeFileSync(join(bin, 'redis-server'), '#!/bin/sh\necho "refusing to start" >&2\nexit 1\n');
+    chmodSync(join(bin, 'redis-server'), 0o755);
+    const child = execa(process.execPath, [ORCHESTRATOR, '--system', 'redis-streams', '--duration', '1'], {
+      reject: false,
+      env: { NODE_OPTIONS: '', PATH: `${bin}:${process.env['PATH'] ?? ''}` },
+    });
+    const result = await child.finally(() => rmSync(bin, { recursive: true, force: true }));
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(
+      'orchestrator: redis-streams server exited before it was ready; its log ends: refusing to start',
+    );
+    expect(result.stdout).not.toMatch(/consumer-1/);
   });
 });
