@@ -2,12 +2,23 @@ import type { SystemConsumer, SystemRun, SystemRunConfig, SystemStall } from './
 
 const bytes = (n: number) => `${n.toLocaleString('en-US')} B`;
 
-/** Where a stall was held, in words: the kernel's socket buffers when they hold anything, else the server. */
-export function heldWhere(stall: SystemStall): string {
+/**
+ * Where a stall was held, in words. What the kernel's socket buffers held at the thaw against what
+ * was written in the stall (the payloads alone, so less than the wire carried): when the kernel
+ * held less, the rest waited in the server (its buffers, its log or stream) or was never sent.
+ */
+export function heldWhere(stall: SystemStall, payload: number, short = false): string {
   const kernel = stall.heldReceiveQueue + stall.heldServerSendQueue;
-  if (stall.heldConnections === 0) return 'no connection to the server left';
-  if (kernel === 0) return "the server's own buffers or log (kernel queues empty)";
-  return `kernel: ${bytes(stall.heldReceiveQueue)} rx + ${bytes(stall.heldServerSendQueue)} server tx`;
+  const written = stall.acknowledged * payload;
+  const queues = `${bytes(stall.heldReceiveQueue)} rx + ${bytes(stall.heldServerSendQueue)} server tx`;
+  if (stall.heldConnections === 0) return short ? 'no connection' : 'no connection to the server was left at the thaw';
+  if (kernel >= written)
+    return short
+      ? `kernel (${bytes(kernel)})`
+      : `kernel socket buffers: ${queues} (~${bytes(written)} written in the stall)`;
+  return short
+    ? `server (kernel ${bytes(kernel)} of ~${bytes(written)})`
+    : `the server (buffers, log or stream): the kernel held only ${queues} of ~${bytes(written)} written`;
 }
 
 function consumerLines(consumer: SystemConsumer, keys: number): string[] {
@@ -45,7 +56,7 @@ export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string
     ...run.stalls.map(
       (s) =>
         `  stall of ${s.consumer} [${s.from}, ${s.to}) s: the publisher wrote ${s.ratePerSec}/s ` +
-        `(${s.acknowledged} acknowledged); held at the thaw in ${heldWhere(s)}`,
+        `(${s.acknowledged} acknowledged); held in ${heldWhere(s, config.payload)}`,
     ),
     `  server counters before: ${counterText(run.counters.before)}`,
     `  server counters after:  ${counterText(run.counters.after)}`,
@@ -67,7 +78,7 @@ export function renderSystemTable(runs: readonly SystemRun[], config: SystemRunC
       `${wrong}${run.unexplained > 0 ? ` (${run.unexplained} unexplained)` : ''}`,
       signals.size === 0 ? 'none' : [...signals].map(([kind, n]) => `${kind} ${n}`).join(', '),
       run.stalls.map((s) => `${s.ratePerSec}/s`).join(', '),
-      run.stalls.map(heldWhere).join('; '),
+      run.stalls.map((s) => heldWhere(s, config.payload, true)).join('; '),
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
