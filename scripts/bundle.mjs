@@ -22,8 +22,14 @@ const ENTRIES = [
   // (node-gyp-build-optional-packages), which a bundle cannot hold; it stays in node_modules.
   { pkg: 'broker', entry: 'dist/main.js', external: ['lmdb'] },
   ...['publisher', 'consumer', 'guardian', 'rogue', 'relay'].map((role) => ({ pkg: role, entry: 'dist/main.js' })),
-  // The CLI: ink and react stay outside and load only for the live view (a dynamic import, its own chunk).
-  { pkg: 'orchestrator', entry: 'dist/cli/main.js', external: ['ink', 'react'], splitting: true },
+  // The CLI: ink and react stay outside and load only for the live view (a dynamic import, its own chunk); so do
+  // the real systems' clients, loaded only under --system, whose probe consumer is a file of their package.
+  {
+    pkg: 'orchestrator',
+    entry: 'dist/cli/main.js',
+    external: ['ink', 'react', '@state-divergence/systems'],
+    splitting: true,
+  },
 ];
 
 const outdir = (pkg) => `${root}packages/${pkg}/dist/bundle`;

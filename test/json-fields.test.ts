@@ -5,7 +5,7 @@
  * here, naming the path.
  */
 import { readFileSync } from 'node:fs';
-import { jsonTypePaths } from './helpers/json-type-paths.js';
+import { jsonTypePaths, SYSTEM_DOCUMENT } from './helpers/json-type-paths.js';
 
 const logs = readFileSync(new URL('../docs/LOGS.md', import.meta.url), 'utf8');
 
@@ -29,10 +29,10 @@ const cells = (line: string): string[] =>
  * Every row of the section's tables, its path made whole: a table's heading names the objects
  * it lists the fields of (each in backticks; none: the document itself).
  */
-function documentedRows(markdown: string): Row[] {
+function documentedRows(markdown: string, section = '## The --json document'): Row[] {
   const lines = markdown.split('\n');
-  const start = lines.indexOf('## The --json document');
-  if (start === -1) throw new Error('docs/LOGS.md has no "## The --json document" section');
+  const start = lines.indexOf(section);
+  if (start === -1) throw new Error(`docs/LOGS.md has no "${section}" section`);
   const end = lines.findIndex((line, i) => i > start && line.startsWith('## '));
   const rows: Row[] = [];
   let prefixes = [''];
@@ -102,4 +102,19 @@ test('a field missing from either side, or given another type, is named', () => 
     documentedTwice: [],
     typeDiffers: [`${second!.path}: documented boolean, declared ${declared.get(second!.path)} (line ${second!.line})`],
   });
+});
+
+/** The document of a run against a real system (systems-run/system-document.ts), in its own section. */
+const SYSTEM_SECTION = '## The --system --json document';
+const systemDeclared = jsonTypePaths([], SYSTEM_DOCUMENT);
+
+test("the real system's document is read to its leaves", () => {
+  expect(systemDeclared.get('kind')).toBe('string');
+  expect(systemDeclared.get('runs[].consumers[].explained[].evidence')).toBe('string');
+  expect(systemDeclared.get('runs[].counters.before.*')).toBe('number');
+  expect(systemDeclared.get('runs[].consumers[].signals[].detail')).toBe('string | null');
+});
+
+test('docs/LOGS.md lists every field of the --system --json document, once, with its declared type', () => {
+  expect(compare(systemDeclared, documentedRows(logs, SYSTEM_SECTION))).toEqual(AGREE);
 });

@@ -15,6 +15,11 @@ import ts from 'typescript';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const JSON_DOCUMENT_SOURCE = `${root}packages/orchestrator/src/report/json-document.ts`;
+/** The other --json document: a run against a real system (`--system NAME --json`). */
+export const SYSTEM_DOCUMENT = {
+  source: `${root}packages/orchestrator/src/systems-run/system-document.ts`,
+  name: 'SystemRunDocument',
+};
 
 type Paths = Map<string, string>;
 
@@ -106,10 +111,14 @@ class Walker {
 }
 
 /**
- * JsonDocument's key paths and their JSON types. `opaque`: paths whose fields another document
- * lists (`config`: docs/FLAGS.md), given as one row.
+ * JsonDocument's key paths and their JSON types (or another document's, declared as an interface
+ * `name` in `source`). `opaque`: paths whose fields another document lists (`config`:
+ * docs/FLAGS.md), given as one row.
  */
-export function jsonTypePaths(opaque: string[]): Paths {
+export function jsonTypePaths(
+  opaque: string[],
+  document: { source: string; name: string } = { source: JSON_DOCUMENT_SOURCE, name: 'JsonDocument' },
+): Paths {
   const tsconfig = `${root}packages/orchestrator/tsconfig.json`;
   const config = ts.getParsedCommandLineOfConfigFile(
     tsconfig,
@@ -121,13 +130,13 @@ export function jsonTypePaths(opaque: string[]): Paths {
       },
     },
   )!;
-  const program = ts.createProgram([JSON_DOCUMENT_SOURCE], { ...config.options, noEmit: true });
+  const program = ts.createProgram([document.source], { ...config.options, noEmit: true });
   const checker = program.getTypeChecker();
-  const source = program.getSourceFile(JSON_DOCUMENT_SOURCE)!;
+  const source = program.getSourceFile(document.source)!;
   const declaration = source.statements.find(
-    (s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'JsonDocument',
+    (s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === document.name,
   );
-  if (declaration === undefined) throw new Error(`no JsonDocument in ${JSON_DOCUMENT_SOURCE}`);
+  if (declaration === undefined) throw new Error(`no ${document.name} in ${document.source}`);
   const walker = new Walker(checker, new Set(opaque));
   walker.describe([checker.getTypeAtLocation(declaration.name)], '');
   return walker.paths;

@@ -37,3 +37,28 @@ export function keyProbabilities(keys: number): number[] {
   const total = weights.reduce((a, b) => a + b, 0);
   return weights.map((w) => w / total);
 }
+
+/**
+ * A chooser mapping a uniform u32 to a key index, by binary search over the cumulative weights:
+ * the publisher's sampler, here so that every writer of the workload (ours, or a real system's
+ * under `--system`) draws the same keys from the same seed.
+ */
+export function createKeyChooser(keys: number): (u32: number) => number {
+  const cumulative = new Float64Array(keys);
+  let total = 0;
+  for (let i = 0; i < keys; i++) {
+    total += keyWeight(i, keys);
+    cumulative[i] = total;
+  }
+  return (u32) => {
+    const target = (u32 / 0x1_0000_0000) * total;
+    let low = 0;
+    let high = keys - 1;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (cumulative[mid]! > target) high = mid;
+      else low = mid + 1;
+    }
+    return low;
+  };
+}

@@ -37,6 +37,7 @@ for await (const raw of getEachMessage()) {
       entries: [...copy.entries].map(([key, { value, seq }]) => [key, value, seq]),
       applied: copy.applied.length,
       highestSeq: copy.applied.reduce((high, seq) => Math.max(high, seq), 0),
+      appliedSeqs: copy.applied,
       relists: copy.relists,
       signals: copy.signals,
     });

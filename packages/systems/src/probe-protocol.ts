@@ -12,6 +12,11 @@ export interface ProbeReport {
   /** How many changes it applied, and the highest seq among them. */
   readonly applied: number;
   readonly highestSeq: number;
+  /**
+   * Every seq it applied, in the order it applied them (LocalCopy.applied): the checker's
+   * evidence of what reached it, and whether a key's writes arrived in order.
+   */
+  readonly appliedSeqs: number[];
   readonly relists: number;
   readonly signals: Signal[];
 }

@@ -9,6 +9,7 @@ import {
   type KnobName,
 } from '@state-divergence/protocol';
 import { DEFAULTS, MODE_CHOICES } from '../model/options.js';
+import { OUR_BROKER } from '../model/our-broker.js';
 
 /** How yargs is told of a knob's flag. */
 function knobSpec(name: KnobName) {
@@ -34,7 +35,28 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
           describe: `${knob(name).describe}: a single value, or a comma list to sweep (e.g. 100,400,1600)`,
         }
       : knobSpec(name);
+  // A real system is one run, not a sweep: `sweep` does not take --system or --idiom.
+  const systems = sweep
+    ? {}
+    : {
+        system: {
+          type: 'string' as const,
+          default: OUR_BROKER,
+          describe:
+            `The system under test: ${OUR_BROKER} (our broker, with its --mode), a real system whose server is ` +
+            'started here (docs/SYSTEMS.md lists them; an unknown name is refused with the list), or all (every ' +
+            'installed one, both idioms, then a table). A real system takes the workload, --stall, --consumers ' +
+            'and --json',
+        },
+        idiom: {
+          type: 'string' as const,
+          describe:
+            "With --system NAME: how each consumer keeps its copy, naive (the system's quickstart) or careful " +
+            '(what its docs recommend not to miss a change) [default: naive; all: both]',
+        },
+      };
   return parser.options({
+    ...systems,
     rate: swept('rate'),
     keys: swept('keys'),
     ...knobFlag('consumers'),

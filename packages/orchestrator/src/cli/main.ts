@@ -8,6 +8,7 @@ import { runArguments } from './arguments.js';
 import { normalizeOptions } from './normalize-options.js';
 import { runCommand } from './run-command.js';
 import { EXIT } from './session.js';
+import { OUR_BROKER } from '../model/our-broker.js';
 import { planSweep, sweepCommand, type SweepArguments } from '../experiments/sweep-command.js';
 import { experimentsArguments, experimentsCommand, EXPERIMENTS_SUMMARY } from '../experiments/experiments-command.js';
 
@@ -41,7 +42,11 @@ async function main(argv: string[]): Promise<number> {
         'Run the demo (the default command)',
         (y) => runArguments(y.usage(`$0 [run] [options]\n\n${DESCRIPTION}`)),
         async (args) => {
-          exitCode = await runCommand(normalizeOptions(args as RawOptions, environment()));
+          // A real system's run lives in systems-run/, loaded only then (its clients are not small).
+          if ((args.system ?? OUR_BROKER) !== OUR_BROKER || args.idiom !== undefined) {
+            const { systemEntry } = await import('../systems-run/system-entry.js');
+            exitCode = await systemEntry(args as RawOptions);
+          } else exitCode = await runCommand(normalizeOptions(args as RawOptions, environment()));
         },
       )
       .command(

@@ -20,6 +20,13 @@ export interface Session {
   /** Every child started in this invocation: reaped when the session ends, killed on a second signal, and by the
    * guardian if this process is killed. */
   registry: ChildRegistry;
+  /**
+   * A process group this invocation started outside the registry (a real system's server, a probe:
+   * packages/systems reaps them on every exit path it sees), put under the guardian's watch for the
+   * one it cannot see, a SIGKILL of this process; `release` once it has exited.
+   */
+  guard(pgid: number, name: string): void;
+  release(pgid: number): void;
   /** The process's one root logger (pino's habit: modes log through children of it). */
   logger: Logger;
   /** A quit from the live view: an interruption like Ctrl-C (exit 130). */
@@ -82,6 +89,8 @@ export async function runSession(
   const session: Session = {
     signal: controller.signal,
     registry,
+    guard: (pgid, name) => guardian?.guard({ pid: pgid, name }),
+    release: (pgid) => guardian?.release({ pid: pgid }),
     logger,
     quit: () => interruptedBy ?? interrupt('SIGINT', 'quit from the live view; every process of the run was stopped'),
   };

@@ -12,8 +12,9 @@ const READY_TIMEOUT_MS = 10_000;
  * of the run; on a normal end it is told `done` and exits quietly.
  */
 export interface Guardian {
-  guard(child: ChildHandle): void;
-  release(child: ChildHandle): void;
+  /** Only the child's pid (its process group's id) and name are sent: a server the run started is guarded alike. */
+  guard(child: Pick<ChildHandle, 'pid' | 'name'>): void;
+  release(child: Pick<ChildHandle, 'pid'>): void;
   /** The run ended normally (every child reaped): the guardian exits without acting. */
   done(): void;
 }

@@ -1,0 +1,64 @@
+import type { Authority, Writer } from '@state-divergence/systems';
+import type { Change } from './workload.js';
+
+/** Most writes awaiting their acknowledgement at once: the publisher is bounded, never a flood. */
+const MAX_IN_FLIGHT = 256;
+
+/** One acknowledged write: what the checker needs to tell a value the run wrote from one it never did. */
+export interface Acknowledged {
+  readonly key: string;
+  readonly value: string | null;
+  readonly seq: number;
+  /** ms since publishing started, when the acknowledgement came. */
+  readonly atMs: number;
+}
+
+export interface Published {
+  issued: number;
+  /** Every acknowledged write, by its seq in the system's order. */
+  bySeq: Map<number, Acknowledged>;
+  /** When publishing ended, ms since it started (earlier than planned if the run was aborted). */
+  endedMs: number;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Writes the workload at `rate` changes/s for `durationMs`, one acknowledged write per change and
+ * at most MAX_IN_FLIGHT unacknowledged, recording each acknowledgement in `authority`. Stops early
+ * (after the writes in flight) when `signal` aborts; a failed write fails the run.
+ */
+export async function publish(
+  writer: Writer,
+  next: () => Change,
+  authority: Authority,
+  plan: { rate: number; durationMs: number; startedAt: number; signal: AbortSignal },
+): Promise<Published> {
+  const inFlight = new Set<Promise<void>>();
+  const bySeq = new Map<number, Acknowledged>();
+  let issued = 0;
+  let failure: unknown;
+  const elapsed = () => Date.now() - plan.startedAt;
+  const due = () => Math.floor((plan.rate * Math.min(elapsed(), plan.durationMs)) / 1000);
+  while (elapsed() < plan.durationMs && !plan.signal.aborted && failure === undefined) {
+    while (issued < due() && inFlight.size < MAX_IN_FLIGHT) {
+      issued += 1;
+      const { key, value } = next();
+      const one: Promise<void> = writer.write(key, value).then(
+        (seq) => {
+          authority.record(key, value, seq);
+          bySeq.set(seq, { key, value, seq, atMs: elapsed() });
+        },
+        (error: unknown) => {
+          failure ??= error;
+        },
+      );
+      inFlight.add(one);
+      void one.finally(() => inFlight.delete(one));
+    }
+    await pause(inFlight.size >= MAX_IN_FLIGHT ? 1 : 5);
+  }
+  await Promise.all(inFlight);
+  if (failure !== undefined) throw failure;
+  return { issued, bySeq, endedMs: elapsed() };
+}

@@ -1,0 +1,47 @@
+import { EXIT, runSession } from '../cli/session.js';
+import { runSystem } from './run-system.js';
+import {
+  SYSTEM_DOCUMENT_VERSION,
+  type SystemRun,
+  type SystemRunConfig,
+  type SystemRunDocument,
+} from './system-document.js';
+import type { SystemRunOptions } from './system-options.js';
+import { renderSystemRun, renderSystemTable } from './system-text.js';
+
+function configOf(options: SystemRunOptions): SystemRunConfig {
+  const { rate, keys, payload, deleteRatio, seed, duration, publishEndsAt } = options;
+  return { consumers: options.consumers.length, rate, keys, payload, deleteRatio, seed, duration, publishEndsAt };
+}
+
+/**
+ * `orchestrator --system NAME`: each system × idiom in turn, through the session's interrupt path
+ * (a Ctrl-C mid-stall aborts the run, whose own teardown thaws and stops every probe and the
+ * server); each run's report as it ends, and with `--system all` the closing table. The exit code:
+ * 0 completed (a wrong consumer is a result), 3 a key the evidence did not explain.
+ */
+export function systemCommand(options: SystemRunOptions): Promise<number> {
+  const log = { level: 'warn' as const, file: null, mode: null };
+  return runSession('orchestrator', log, async (session) => {
+    const config = configOf(options);
+    for (const line of options.skipped) process.stderr.write(`orchestrator: skipped: ${line}\n`);
+    const runs: SystemRun[] = [];
+    for (const { system, idiom } of options.runs) {
+      if (!options.json) process.stdout.write(`\n${system.name} (${idiom}): running\n`);
+      const run = await runSystem(system, idiom, options, session);
+      runs.push(run);
+      if (!options.json) process.stdout.write(renderSystemRun(run, config));
+    }
+    if (options.json) {
+      const document: SystemRunDocument = {
+        kind: 'system-run',
+        version: SYSTEM_DOCUMENT_VERSION,
+        config,
+        skipped: options.skipped,
+        runs,
+      };
+      process.stdout.write(JSON.stringify(document) + '\n');
+    } else if (runs.length > 1) process.stdout.write('\n' + renderSystemTable(runs, config));
+    return runs.some((run) => run.unexplained > 0) ? EXIT.incomplete : EXIT.ok;
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * The --json document of a run against a real system (`orchestrator --system NAME --json`): a
+ * document of its own kind, not our broker's (report/json-document.ts), since a real system has
+ * no modes, no broker report and no transport of ours. Each field's comment is its contract;
+ * docs/LOGS.md's "The --system --json document" says the same per path, and
+ * test/json-fields.test.ts fails on a field one of them has and the other lacks.
+ */
+
+/** Any change to the shape bumps it, so a reader can refuse a document it would misread. */
+export const SYSTEM_DOCUMENT_VERSION = 1;
+
+export interface SystemRunDocument {
+  /** `system-run`: tells this document from our broker's (which has no `kind`). */
+  kind: 'system-run';
+  /** The document's shape (SYSTEM_DOCUMENT_VERSION). */
+  version: typeof SYSTEM_DOCUMENT_VERSION;
+  /** The workload and the stalls every run of the document shared. */
+  config: SystemRunConfig;
+  /** Systems `--system all` left out, each as the line that says which package installs it. */
+  skipped: string[];
+  /** One entry per system × idiom run, in the order they ran. */
+  runs: SystemRun[];
+}
+
+export interface SystemRunConfig {
+  /** How many consumers (probe processes) each run started. */
+  consumers: number;
+  /** Changes published per second (--rate). */
+  rate: number;
+  /** Size of the keyspace (--keys): our publisher's key names and Zipf skew. */
+  keys: number;
+  /** Bytes per value (--payload). */
+  payload: number;
+  /** Fraction of changes that delete their key (--delete-ratio). */
+  deleteRatio: number;
+  /** The PRNG seed (--seed): the same seed writes the same changes as our publisher's. */
+  seed: number;
+  /** Seconds per phase (--duration): the default stall is [d, 3d), and the consumers get 2d to drain. */
+  duration: number;
+  /** When publishing ended, seconds after it started. */
+  publishEndsAt: number;
+}
+
+export interface SystemRun {
+  /** The system's name (`--system`). */
+  system: string;
+  /** `naive` (the system's quickstart) or `careful` (what its docs recommend not to miss a change). */
+  idiom: string;
+  /** The run's namespace (key prefix, subject, bucket or stream name), removed at the end. */
+  prefix: string;
+  /** Changes the publisher issued. */
+  published: number;
+  /** Of them, acknowledged by the system: the authority. */
+  acknowledged: number;
+  /** Keys live in the authority at the end. */
+  authorityKeys: number;
+  /** Each stall, with what it cost the publisher and where it was held. */
+  stalls: SystemStall[];
+  /** The server's own counters (NATS /varz, Redis INFO, etcd /metrics) before publishing and at the end. */
+  counters: { before: Record<string, number>; after: Record<string, number> };
+  /** Every consumer, in name order. */
+  consumers: SystemConsumer[];
+  /** Keys wrong for a reason the evidence does not give, over every consumer: each a finding. */
+  unexplained: number;
+}
+
+export interface SystemStall {
+  /** The frozen consumer. */
+  consumer: string;
+  /** Its window, seconds since publishing started. */
+  from: number;
+  to: number;
+  /** Writes the system acknowledged inside the window. */
+  acknowledged: number;
+  /** Their rate, per second: a frozen consumer that slowed the publisher shows here. */
+  ratePerSec: number;
+  /** Bytes in the frozen consumer's TCP receive queues towards the server, read just before the thaw. */
+  heldReceiveQueue: number;
+  /** Bytes in the server's send queues on those connections, read at the same moment. */
+  heldServerSendQueue: number;
+  /** How many of the consumer's TCP connections to the server were found. */
+  heldConnections: number;
+}
+
+export interface SystemConsumer {
+  /** `consumer-1` …; the stalled ones are in `stalls[]`. */
+  name: string;
+  /** Whether it was frozen at some point. */
+  stalled: boolean;
+  /** Changes it applied one by one (a relist's entries not counted). */
+  applied: number;
+  /** Times it replaced its copy with a listing of the system's state. */
+  relists: number;
+  /** `correct` when its copy equals the authority at the end, else `wrong`. */
+  state: 'correct' | 'wrong';
+  /** The keys its copy has wrong at the end (missing, extra or stale), sorted. */
+  wrongKeys: string[];
+  /** Wrong keys whose last acknowledged write never reached it, with the evidence its signals give. */
+  explained: { keys: number; evidence: string }[];
+  /** Wrong keys the evidence does not explain (a value never written, a reached write, writes out of order). */
+  unexplained: { key: string; why: string }[];
+  /** Changes it applied with a lower seq than one it had already applied to the same key: a finding. */
+  outOfOrder: number;
+  /** What it was told or noticed, in order: kind, seconds since publishing started, the library's words. */
+  signals: { kind: string; at: number; detail: string | null }[];
+}

@@ -1,0 +1,97 @@
+import type { SystemConsumer, SystemRun, SystemRunConfig, SystemStall } from './system-document.js';
+
+const bytes = (n: number) => `${n.toLocaleString('en-US')} B`;
+
+/**
+ * Where a stall was held, in words. What the kernel's socket buffers held at the thaw against what
+ * was written in the stall (the payloads alone, so less than the wire carried): when the kernel
+ * held less, the rest waited in the server (its buffers, its log or stream) or was never sent.
+ */
+export function heldWhere(stall: SystemStall, payload: number, short = false): string {
+  const kernel = stall.heldReceiveQueue + stall.heldServerSendQueue;
+  const written = stall.acknowledged * payload;
+  const queues = `${bytes(stall.heldReceiveQueue)} rx + ${bytes(stall.heldServerSendQueue)} server tx`;
+  if (stall.heldConnections === 0) return short ? 'no connection' : 'no connection to the server was left at the thaw';
+  if (kernel >= written)
+    return short
+      ? `kernel (${bytes(kernel)})`
+      : `kernel socket buffers: ${queues} (~${bytes(written)} written in the stall)`;
+  return short
+    ? `server (kernel ${bytes(kernel)} of ~${bytes(written)})`
+    : `the server (buffers, log or stream): the kernel held only ${queues} of ~${bytes(written)} written`;
+}
+
+function consumerLines(consumer: SystemConsumer, keys: number): string[] {
+  const state =
+    consumer.state === 'correct' ? 'state CORRECT' : `${consumer.wrongKeys.length} of ${keys} keys PERMANENTLY WRONG`;
+  const signals =
+    consumer.signals.length === 0
+      ? 'none'
+      : consumer.signals
+          .map((s) => `${s.kind} at ${s.at.toFixed(3)} s${s.detail === null ? '' : ` (${s.detail})`}`)
+          .join('; ');
+  const lines = [
+    `  ${consumer.name}${consumer.stalled ? ' (stalled)' : ''}: applied ${consumer.applied}, ` +
+      `relists ${consumer.relists}, ${state}`,
+    `    signals: ${signals}`,
+  ];
+  for (const { keys, evidence } of consumer.explained) lines.push(`    explained: ${keys} keys, ${evidence}`);
+  if (consumer.outOfOrder > 0) lines.push(`    FINDING: ${consumer.outOfOrder} changes applied out of order`);
+  for (const { key, why } of consumer.unexplained.slice(0, 5)) lines.push(`    UNEXPLAINED: ${key} ${why}`);
+  if (consumer.unexplained.length > 5) lines.push(`    UNEXPLAINED: and ${consumer.unexplained.length - 5} more`);
+  return lines;
+}
+
+const counterText = (counters: Record<string, number>) =>
+  Object.entries(counters)
+    .map(([name, value]) => `${name} ${value}`)
+    .join(', ') || 'none';
+
+/** One system × idiom run, as a person reads it: per consumer, then the stalls, then the server's counters. */
+export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string {
+  return [
+    `${run.system} (${run.idiom}): published ${run.published}, acknowledged ${run.acknowledged}, ` +
+      `${run.authorityKeys} keys live at the end (prefix ${run.prefix})`,
+    ...run.consumers.flatMap((consumer) => consumerLines(consumer, config.keys)),
+    ...run.stalls.map(
+      (s) =>
+        `  stall of ${s.consumer} [${s.from}, ${s.to}) s: the publisher wrote ${s.ratePerSec}/s ` +
+        `(${s.acknowledged} acknowledged); held in ${heldWhere(s, config.payload)}`,
+    ),
+    `  server counters before: ${counterText(run.counters.before)}`,
+    `  server counters after:  ${counterText(run.counters.after)}`,
+    `  unexplained keys: ${run.unexplained}`,
+    '',
+  ].join('\n');
+}
+
+/** The closing table of `--system all`: system × idiom → keys wrong, signal, rate in the stall, where it was held. */
+export function renderSystemTable(runs: readonly SystemRun[], config: SystemRunConfig): string {
+  const header = ['system', 'idiom', 'keys wrong', 'signals', 'rate in stall', 'stall held in'];
+  const rows = runs.map((run) => {
+    const signals = new Map<string, number>();
+    for (const c of run.consumers) for (const s of c.signals) signals.set(s.kind, (signals.get(s.kind) ?? 0) + 1);
+    const wrong = run.consumers.reduce((sum, c) => sum + c.wrongKeys.length, 0);
+    return [
+      run.system,
+      run.idiom,
+      `${wrong}${run.unexplained > 0 ? ` (${run.unexplained} unexplained)` : ''}`,
+      signals.size === 0 ? 'none' : [...signals].map(([kind, n]) => `${kind} ${n}`).join(', '),
+      run.stalls.map((s) => `${s.ratePerSec}/s`).join(', '),
+      run.stalls.map((s) => heldWhere(s, config.payload, true)).join('; '),
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [
+    `every system, ${config.consumers} consumers, ${config.rate}/s over ${config.keys} keys:`,
+    line(header),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+    '',
+  ].join('\n');
+}
