@@ -30,16 +30,19 @@ const isStopped = (state: string) => state === 'T';
  * Waits (bounded) until the process group `pgid` (its leader's pid) is as wanted after a signal
  * to it. The group's members are listed once (the processes the signal reached); each poll reads
  * the state of their threads. A member other than the leader that exits meanwhile (or a thread
- * of it) counts as stopped and as running alike: it runs nothing.
+ * of it) counts as stopped and as running alike: it runs nothing. `since` (performance.now()) is
+ * when the signal was sent, read before kill(2): `waitedMs` and the bound count from it, so a
+ * confirmation's time less its `waitedMs` is never later than the signal took effect (the wait
+ * starts after kill returns, which a busy machine delays past the moment the signal acted).
  */
 export async function confirmGroup(
   pgid: number,
   wanted: Wanted,
-  options: { timeoutMs?: number; root?: string } = {},
+  options: { timeoutMs?: number; root?: string; since?: number } = {},
 ): Promise<Confirmation> {
   const { timeoutMs = CONFIRM_TIMEOUT_MS, root = PROC } = options;
   requireProc(root);
-  const started = performance.now();
+  const started = options.since ?? performance.now();
   const waited = () => Math.round((performance.now() - started) * 10) / 10;
   // The leader is checked even if the scan missed it (it may have left the group: it is still the role's process).
   const members = [...new Set([pgid, ...groupMembers(pgid, root)])];
