@@ -6,12 +6,13 @@ export type Wanted = 'stopped' | 'running';
 
 /**
  * `confirmed`: every thread of every process of the group is in state T (stopped), or none is
- * (running). `gone`: the group's leader exited first (a zombie or no /proc entry): it is neither
- * frozen nor running, and its death is the watcher's to report. `timeout`: neither within the
- * bound; `states` is what was seen last, per pid.
+ * (running), as of `decidedAt` (performance.now() after the read that showed it: whoever records
+ * it may run ms later). `gone`: the group's leader exited first (a zombie or no /proc entry): it is
+ * neither frozen nor running, and its death is the watcher's to report. `timeout`: neither within
+ * the bound; `states` is what was seen last, per pid.
  */
 export type Confirmation =
-  | { outcome: 'confirmed'; waitedMs: number }
+  | { outcome: 'confirmed'; waitedMs: number; decidedAt: number }
   | { outcome: 'gone'; waitedMs: number }
   | { outcome: 'timeout'; waitedMs: number; states: Record<number, string[]> };
 
@@ -54,7 +55,10 @@ export async function confirmGroup(
       .flat()
       .filter((state) => state !== 'Z' && state !== 'X');
     const done = wanted === 'stopped' ? all.every(isStopped) : !all.some(isStopped);
-    if (done) return { outcome: 'confirmed', waitedMs: waited() };
+    if (done) {
+      const decidedAt = performance.now();
+      return { outcome: 'confirmed', waitedMs: Math.round((decidedAt - started) * 10) / 10, decidedAt };
+    }
     if (performance.now() - started >= timeoutMs) return { outcome: 'timeout', waitedMs: waited(), states };
     await sleep(poll);
     poll = Math.min(poll * 2, MAX_POLL_MS);
