@@ -132,6 +132,27 @@ test('a signal to the group is confirmed for every process in it, not only its l
   expect(groupThreadStates(pgid)).not.toContain('T');
 });
 
+test("a freeze's and a thaw's wait counts from the signal, not from when the orchestrator got the CPU back after it", async () => {
+  const consumer = realConsumer('consumer-3');
+  await booted(consumer.pid);
+  // A busy machine can hold the orchestrator inside or right after kill(2) while the signal has long acted (the woken
+  // consumer runs first): a wait counted from there would date the SIGCONT later than it was (modes.e2e's bound).
+  const heldAfterKill = () => {
+    const until = performance.now() + 30;
+    while (performance.now() < until);
+  };
+  for (const [signal, wanted] of [
+    [() => consumer.freeze(), 'stopped'],
+    [() => consumer.thaw(), 'running'],
+  ] as const) {
+    signal();
+    heldAfterKill();
+    const confirmation = await consumer.confirm(wanted);
+    expect(confirmation.outcome).toBe('confirmed');
+    expect(confirmation.waitedMs).toBeGreaterThanOrEqual(30);
+  }
+});
+
 test('a consumer killed while its SIGSTOP is pending is not frozen: the wait ends when it is gone, and nothing is recorded', async () => {
   const consumer = realConsumer('consumer-2');
   await booted(consumer.pid);

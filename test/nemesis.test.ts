@@ -8,7 +8,12 @@ import type { ChildHandle } from '@state-divergence/orchestrator';
 import { Nemesis, EventLog } from '@state-divergence/orchestrator/internal';
 
 type Confirmation = Awaited<ReturnType<ChildHandle['confirm']>>;
-const CONFIRMED: Confirmation = { outcome: 'confirmed', waitedMs: 3 };
+/** A confirmation decided as it is given (the nemesis dates its event by `decidedAt`). */
+const confirmed = (waitedMs: number): Confirmation => ({
+  outcome: 'confirmed',
+  waitedMs,
+  decidedAt: performance.now(),
+});
 
 /**
  * Just enough of a child for the nemesis: it records what it was sent. `confirm` answers with
@@ -33,7 +38,7 @@ function fakeChild(name: string, options: { answer?: () => Promise<Confirmation>
       frozen = false;
       signals.push('SIGCONT');
     },
-    confirm: options.answer ?? (() => Promise.resolve(CONFIRMED)),
+    confirm: options.answer ?? (() => Promise.resolve(confirmed(3))),
     stoppedNow: options.stopped ?? (() => frozen),
   };
   return { child: child as unknown as ChildHandle, signals };
@@ -110,7 +115,7 @@ test('a freeze is recorded, and the consumer STALLED, only once its stop is conf
   expect(nemesis.activeFault('consumer-3')).toBeNull(); // sent, not yet seen to take effect
   expect(eventLog.events).toEqual([]);
   clock = 1_040;
-  stop.answer({ outcome: 'confirmed', waitedMs: 40 });
+  stop.answer(confirmed(40));
   const [frozen] = await freezing;
   expect(frozen).toMatchObject({ confirmed: true, waitedMs: 40, wallMs: expect.any(Number) });
   expect(nemesis.activeFault('consumer-3')).toBe('stall');
@@ -123,9 +128,29 @@ test('a freeze is recorded, and the consumer STALLED, only once its stop is conf
   expect(nemesis.activeFault('consumer-3')).toBeNull(); // no longer STALLED from the SIGCONT on
   expect(eventLog.events).toHaveLength(1);
   clock = 3_001;
-  cont.answer({ outcome: 'confirmed', waitedMs: 1 });
+  cont.answer(confirmed(1));
   await thawing;
   expect(eventLog.events.at(-1)).toEqual({ at: 3_001, type: 'thaw', consumer: 'consumer-3', pid: 4242, waitedMs: 1 });
+});
+
+test("a freeze's and a thaw's event is dated when /proc showed it, not when the nemesis got to run after: its time less waitedMs is the signal's", async () => {
+  let clock = 1_040;
+  const eventLog = new EventLog(() => clock);
+  const nemesis = new Nemesis(eventLog);
+  // Decided 30 ms before the continuation that records it ran (a busy machine or a GC in between).
+  const decidedLate = (): Confirmation => ({ outcome: 'confirmed', waitedMs: 5, decidedAt: performance.now() - 30 });
+  const { child } = fakeChild('consumer-3', { answer: () => Promise.resolve(decidedLate()) });
+  await nemesis.freeze([child]);
+  clock = 3_040;
+  await nemesis.thaw([child]);
+  const [freeze, thaw] = eventLog.events;
+  expect([freeze?.type, thaw?.type]).toEqual(['freeze', 'thaw']);
+  // 30 ms back, and the microseconds from the answer to the record, in tenths.
+  expect(freeze!.at).toBeLessThanOrEqual(1_010);
+  expect(freeze!.at).toBeGreaterThanOrEqual(1_009);
+  expect(thaw!.at).toBeLessThanOrEqual(3_010);
+  expect(thaw!.at).toBeGreaterThanOrEqual(3_009);
+  expect(eventLog.events).toMatchObject([{ waitedMs: 5 }, { waitedMs: 5 }]);
 });
 
 test('a consumer that exits before its SIGSTOP takes effect is not frozen: nothing recorded, no thaw later; one never seen stopped fails the run, naming it', async () => {

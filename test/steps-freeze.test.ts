@@ -7,7 +7,7 @@
 import { PlanSteps, EventLog } from '@state-divergence/orchestrator/internal';
 
 type Steps = ConstructorParameters<typeof PlanSteps>[0];
-type Confirmation = { outcome: 'confirmed'; waitedMs: number };
+type Confirmation = { outcome: 'confirmed'; waitedMs: number; decidedAt: number };
 
 /** A confirmation the test answers when it chooses. */
 function heldBack() {
@@ -56,7 +56,8 @@ function fakeCluster() {
     cluster,
     asked,
     publish: (n: number) => void (published = n),
-    confirmNow: (waitedMs: number) => confirmation.answer({ outcome: 'confirmed', waitedMs }),
+    confirmNow: (waitedMs: number) =>
+      confirmation.answer({ outcome: 'confirmed', waitedMs, decidedAt: performance.now() }),
     holdNext: () => void (confirmation = heldBack()),
   };
 }

@@ -103,8 +103,10 @@ export function consumerOf(run: ModeRun, name: string): ConsumerResult {
 /**
  * The least time `consumer` of this run was certainly stopped, ms: from its freeze's confirmation (the
  * event's time, once /proc showed it stopped) to the SIGCONT of its thaw (the thaw event's time less
- * its `waitedMs`). Whatever a busy machine delays, it read no frame in between: a stale span it counts
- * from its last frame before the freeze to its first after the thaw is at least this long.
+ * its `waitedMs`: that is timed from just before kill(2), and the event dated at the /proc read, so it
+ * is never after the SIGCONT acted). Whatever a busy machine delays, it read no frame in between: a
+ * stale span it counts from its last frame before the freeze to its first after the thaw is at least
+ * this long.
  */
 export function surelyFrozenMs(run: ModeRun, consumer: string): number {
   const event = (type: 'freeze' | 'thaw') => {

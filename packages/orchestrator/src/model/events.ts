@@ -22,7 +22,8 @@ export type RunEvent =
   | { at: number; type: 'crash' | 'restart' | 'joined'; consumer: string; pid: number }
   /**
    * A stall's start and end, `at` when /proc showed it done (every process of the consumer's group
-   * in state T; none): `waitedMs` after the SIGSTOP or SIGCONT was sent (run/nemesis.ts).
+   * in state T; none): `waitedMs` after the SIGSTOP or SIGCONT was sent (run/nemesis.ts), so `at`
+   * less `waitedMs` is a moment before the signal took effect.
    */
   | { at: number; type: 'freeze' | 'thaw'; consumer: string; pid: number; waitedMs: number }
   | { at: number; type: 'slow'; consumer: string; pid: number; percent: number }

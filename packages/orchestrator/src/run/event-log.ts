@@ -8,7 +8,14 @@ export class EventLog {
 
   constructor(private readonly now: () => number) {}
 
-  record(event: UntimedEvent): void {
-    this.events.push({ at: this.now(), ...event } as RunEvent);
+  /**
+   * Stamps `event` now, or `agoMs` before now: when what it records was seen, if that was earlier
+   * than this call (a confirmation's continuation can wait ms behind a busy machine or a GC). In
+   * whole tenths, the clock's grid, so a thing seen a few microseconds ago is stamped now.
+   */
+  record(event: UntimedEvent, agoMs = 0): void {
+    const tenthsAgo = Math.floor(agoMs * 10) / 10;
+    const at = tenthsAgo === 0 ? this.now() : Math.round((this.now() - tenthsAgo) * 10) / 10;
+    this.events.push({ at, ...event } as RunEvent);
   }
 }

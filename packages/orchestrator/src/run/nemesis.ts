@@ -42,6 +42,14 @@ export interface Confirmed {
 }
 
 /**
+ * How long ago /proc showed a confirmed freeze or thaw: its event is dated then, so that its time
+ * less its `waitedMs` is the moment just before the signal (measured: a thaw's continuation ran
+ * 5.9 ms after its confirmation once in 16 under two CPU hogs).
+ */
+const sinceDecided = (confirmation: Confirmation): number =>
+  confirmation.outcome === 'confirmed' ? performance.now() - confirmation.decidedAt : 0;
+
+/**
  * How a network fault shapes its link, the same both ways (the flags have one value for both):
  * a partition drops everything, a loss drops its share (correlated as asked), a delay holds each datagram.
  */
@@ -90,7 +98,10 @@ export class Nemesis {
         const done = this.settle(target, confirmation, 'SIGSTOP');
         if (done.confirmed) {
           this.frozen.add(target.name);
-          this.eventLog.record({ type: 'freeze', consumer: target.name, pid: target.pid, waitedMs: done.waitedMs });
+          this.eventLog.record(
+            { type: 'freeze', consumer: target.name, pid: target.pid, waitedMs: done.waitedMs },
+            sinceDecided(confirmation),
+          );
         }
         return done;
       }),
@@ -108,9 +119,13 @@ export class Nemesis {
     for (const target of targets) if (target.frozen) target.thaw();
     return Promise.all(
       thawing.map(async (target) => {
-        const done = this.settle(target, await target.confirm('running'), 'SIGCONT');
+        const confirmation = await target.confirm('running');
+        const done = this.settle(target, confirmation, 'SIGCONT');
         if (done.confirmed)
-          this.eventLog.record({ type: 'thaw', consumer: target.name, pid: target.pid, waitedMs: done.waitedMs });
+          this.eventLog.record(
+            { type: 'thaw', consumer: target.name, pid: target.pid, waitedMs: done.waitedMs },
+            sinceDecided(confirmation),
+          );
         return done;
       }),
     );

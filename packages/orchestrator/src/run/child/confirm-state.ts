@@ -6,12 +6,13 @@ export type Wanted = 'stopped' | 'running';
 
 /**
  * `confirmed`: every thread of every process of the group is in state T (stopped), or none is
- * (running). `gone`: the group's leader exited first (a zombie or no /proc entry): it is neither
- * frozen nor running, and its death is the watcher's to report. `timeout`: neither within the
- * bound; `states` is what was seen last, per pid.
+ * (running), as of `decidedAt` (performance.now() after the read that showed it: whoever records
+ * it may run ms later). `gone`: the group's leader exited first (a zombie or no /proc entry): it is
+ * neither frozen nor running, and its death is the watcher's to report. `timeout`: neither within
+ * the bound; `states` is what was seen last, per pid.
  */
 export type Confirmation =
-  | { outcome: 'confirmed'; waitedMs: number }
+  | { outcome: 'confirmed'; waitedMs: number; decidedAt: number }
   | { outcome: 'gone'; waitedMs: number }
   | { outcome: 'timeout'; waitedMs: number; states: Record<number, string[]> };
 
@@ -30,16 +31,19 @@ const isStopped = (state: string) => state === 'T';
  * Waits (bounded) until the process group `pgid` (its leader's pid) is as wanted after a signal
  * to it. The group's members are listed once (the processes the signal reached); each poll reads
  * the state of their threads. A member other than the leader that exits meanwhile (or a thread
- * of it) counts as stopped and as running alike: it runs nothing.
+ * of it) counts as stopped and as running alike: it runs nothing. `since` (performance.now()) is
+ * when the signal was sent, read before kill(2): `waitedMs` and the bound count from it, so a
+ * confirmation's time less its `waitedMs` is never later than the signal took effect (the wait
+ * starts after kill returns, which a busy machine delays past the moment the signal acted).
  */
 export async function confirmGroup(
   pgid: number,
   wanted: Wanted,
-  options: { timeoutMs?: number; root?: string } = {},
+  options: { timeoutMs?: number; root?: string; since?: number } = {},
 ): Promise<Confirmation> {
   const { timeoutMs = CONFIRM_TIMEOUT_MS, root = PROC } = options;
   requireProc(root);
-  const started = performance.now();
+  const started = options.since ?? performance.now();
   const waited = () => Math.round((performance.now() - started) * 10) / 10;
   // The leader is checked even if the scan missed it (it may have left the group: it is still the role's process).
   const members = [...new Set([pgid, ...groupMembers(pgid, root)])];
@@ -51,7 +55,10 @@ export async function confirmGroup(
       .flat()
       .filter((state) => state !== 'Z' && state !== 'X');
     const done = wanted === 'stopped' ? all.every(isStopped) : !all.some(isStopped);
-    if (done) return { outcome: 'confirmed', waitedMs: waited() };
+    if (done) {
+      const decidedAt = performance.now();
+      return { outcome: 'confirmed', waitedMs: Math.round((decidedAt - started) * 10) / 10, decidedAt };
+    }
     if (performance.now() - started >= timeoutMs) return { outcome: 'timeout', waitedMs: waited(), states };
     await sleep(poll);
     poll = Math.min(poll * 2, MAX_POLL_MS);
