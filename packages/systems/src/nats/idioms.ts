@@ -1,12 +1,12 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { decodeChange, type Change } from '../change-codec.js';
+import { serialRelister } from '../serial-relist.js';
 import type { Idiom, Sink } from '../target-system.js';
 import { reportStatus } from './connection-signals.js';
 import { allChanges, snapshotSubject } from './names.js';
 import { liveEntries, type Known, type SnapshotPage, type SnapshotRequest } from './snapshot.js';
 
 const SNAPSHOT_TIMEOUT_MS = 5_000;
-const RELIST_RETRY_MS = 500;
 
 function apply(sink: Sink, change: Change): void {
   sink.apply(change.key, change.value, change.seq);
@@ -51,7 +51,6 @@ async function snapshotOf(connection: NatsConnection, prefix: string): Promise<K
 export const careful: Idiom = async (endpoint, prefix, sink) => {
   const connection = await connect({ servers: endpoint.url });
   let waiting: Change[] | undefined = [];
-  let relists = Promise.resolve();
   let open = true;
   const relist = async (first: boolean) => {
     waiting = [];
@@ -61,16 +60,8 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
     waiting = undefined;
     if (!first) sink.signal('relist', `${known.size} keys`);
   };
-  const queueRelist = (first: boolean) => {
-    relists = relists
-      .then(() => relist(first))
-      .catch((error: Error) => {
-        // Changes keep waiting for the next try: applied now, they would land on a stale copy.
-        sink.signal('error', `relist: ${error.message}`);
-        if (open) setTimeout(() => queueRelist(first), RELIST_RETRY_MS);
-      });
-  };
-  reportStatus(connection, sink, () => queueRelist(false));
+  const relister = serialRelister(relist, sink, () => open);
+  reportStatus(connection, sink, () => relister.queue(false));
   connection.subscribe(allChanges(prefix), {
     callback: (error, message) => {
       if (error !== null) return;
@@ -80,8 +71,8 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
     },
   });
   await connection.flush();
-  queueRelist(true);
-  await relists;
+  relister.queue(true);
+  await relister.settled();
   return {
     close: async () => {
       open = false;

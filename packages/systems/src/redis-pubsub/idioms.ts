@@ -1,20 +1,16 @@
 import { Redis } from 'ioredis';
 import { decodeChange, type Change } from '../change-codec.js';
+import { serialRelister } from '../serial-relist.js';
 import type { Idiom, Sink } from '../target-system.js';
+import { quitRedis } from '../servers/redis.js';
 import { reportConnection } from './connection-signals.js';
 import { listKeys } from './listing.js';
 import { channelName } from './names.js';
-
-const RELIST_RETRY_MS = 500;
 
 /** A subscriber as the quickstart makes one: ioredis's defaults (retry forever, resubscribe). */
 function subscriberOf(url: string): Redis {
   return new Redis(url, { lazyConnect: true });
 }
-
-const quit = async (client: Redis) => {
-  await client.quit().catch(() => client.disconnect());
-};
 
 /** The quickstart: read every key, then SUBSCRIBE and apply each message. */
 export const naive: Idiom = async (endpoint, prefix, sink) => {
@@ -22,7 +18,7 @@ export const naive: Idiom = async (endpoint, prefix, sink) => {
   await reader.connect();
   const listing = await listKeys(reader, prefix);
   for (const [key, { value, seq }] of listing.entries) sink.apply(key, value, seq);
-  await quit(reader);
+  await quitRedis(reader);
   const subscriber = subscriberOf(endpoint.url);
   reportConnection(subscriber, sink);
   subscriber.on('message', (_channel: string, text: string) => {
@@ -31,7 +27,7 @@ export const naive: Idiom = async (endpoint, prefix, sink) => {
   });
   await subscriber.connect();
   await subscriber.subscribe(channelName(prefix));
-  return { close: () => quit(subscriber) };
+  return { close: () => quitRedis(subscriber) };
 };
 
 /**
@@ -46,7 +42,6 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
   await reader.connect();
   const subscriber = subscriberOf(endpoint.url);
   let waiting: Change[] | undefined = [];
-  let relists = Promise.resolve();
   let open = true;
 
   const relist = async (first: boolean) => {
@@ -61,17 +56,9 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
     waiting = undefined;
     if (!first) sink.signal('relist', `at seq ${listing.seq}, ${listing.entries.size} keys`);
   };
-  const queueRelist = (first: boolean) => {
-    relists = relists
-      .then(() => relist(first))
-      .catch((error: Error) => {
-        // Messages keep waiting for the next try: applied now, they would land on a stale copy.
-        sink.signal('error', `relist: ${error.message}`);
-        if (open) setTimeout(() => queueRelist(first), RELIST_RETRY_MS);
-      });
-  };
+  const relister = serialRelister(relist, sink, () => open);
 
-  reportConnection(subscriber, sink, () => queueRelist(false));
+  reportConnection(subscriber, sink, () => relister.queue(false));
   subscriber.on('message', (_channel: string, text: string) => {
     const change = decodeChange(text);
     if (waiting === undefined) apply(sink, change);
@@ -79,12 +66,12 @@ export const careful: Idiom = async (endpoint, prefix, sink) => {
   });
   await subscriber.connect();
   await subscriber.subscribe(channelName(prefix));
-  queueRelist(true);
-  await relists;
+  relister.queue(true);
+  await relister.settled();
   return {
     close: async () => {
       open = false;
-      await Promise.all([quit(subscriber), quit(reader)]);
+      await Promise.all([quitRedis(subscriber), quitRedis(reader)]);
     },
   };
 };

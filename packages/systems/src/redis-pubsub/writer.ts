@@ -1,5 +1,5 @@
 import { encodeChange, encodeStored } from '../change-codec.js';
-import { redisClient } from '../servers/redis.js';
+import { execMulti, quitRedis, redisClient } from '../servers/redis.js';
 import type { Endpoint, Writer } from '../target-system.js';
 import { channelName, keyName, seqName } from './names.js';
 
@@ -22,13 +22,9 @@ export async function redisPubsubWriter(endpoint: Endpoint, prefix: string): Pro
       else multi.set(keyName(prefix, key), encodeStored(own, value));
       multi.set(seqName(prefix), String(own));
       multi.publish(channelName(prefix), encodeChange({ key, value, seq: own }));
-      const replies = await multi.exec();
-      const failed = replies?.find(([error]) => error !== null)?.[0];
-      if (replies === null || failed) throw new Error(`redis MULTI failed: ${failed?.message ?? 'aborted'}`);
+      await execMulti(multi);
       return own;
     },
-    close: async () => {
-      await client.quit().catch(() => client.disconnect());
-    },
+    close: () => quitRedis(client),
   };
 }

@@ -1,6 +1,6 @@
 import { encodeStored } from '../change-codec.js';
 import { knob } from '../knobs.js';
-import { redisClient } from '../servers/redis.js';
+import { execMulti, quitRedis, redisClient } from '../servers/redis.js';
 import type { Endpoint, KnobValues, Writer } from '../target-system.js';
 import { MAXLEN_KNOB, stateName, streamName } from './names.js';
 
@@ -25,13 +25,9 @@ export async function redisStreamsWriter(endpoint: Endpoint, prefix: string, kno
       const fields = value === null ? ['k', key, 's', String(own)] : ['k', key, 's', String(own), 'v', value];
       if (maxlen > 0) multi.xadd(streamName(prefix), 'MAXLEN', '~', String(maxlen), '*', ...fields);
       else multi.xadd(streamName(prefix), '*', ...fields);
-      const replies = await multi.exec();
-      const failed = replies?.find(([error]) => error !== null)?.[0];
-      if (replies === null || failed) throw new Error(`redis MULTI failed: ${failed?.message ?? 'aborted'}`);
+      await execMulti(multi);
       return own;
     },
-    close: async () => {
-      await client.quit().catch(() => client.disconnect());
-    },
+    close: () => quitRedis(client),
   };
 }

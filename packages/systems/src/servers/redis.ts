@@ -1,5 +1,5 @@
 import { createConnection } from 'node:net';
-import { Redis } from 'ioredis';
+import { Redis, type ChainableCommander } from 'ioredis';
 import type { Endpoint, KnobValues, ServerCounters, ServerRecipe } from '../target-system.js';
 
 /** Redis's own name for the pub/sub output buffer limit; a knob of redis-pubsub only. */
@@ -53,6 +53,18 @@ export const redisServer: ServerRecipe = {
  */
 export function redisClient(endpoint: Endpoint): Redis {
   return new Redis(endpoint.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+}
+
+/** Runs a MULTI and fails if it was aborted or any of its commands failed (ioredis resolves either way). */
+export async function execMulti(multi: ChainableCommander): Promise<void> {
+  const replies = await multi.exec();
+  const failed = replies?.find(([error]) => error !== null)?.[0];
+  if (replies === null || failed) throw new Error(`redis MULTI failed: ${failed?.message ?? 'aborted'}`);
+}
+
+/** QUIT, or drop the connection if the server cannot answer one (it is down). */
+export async function quitRedis(client: Redis): Promise<void> {
+  await client.quit().catch(() => client.disconnect());
 }
 
 /** INFO's counters that show the server acted on a slow client, and its clients now. */
