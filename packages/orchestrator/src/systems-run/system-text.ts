@@ -8,10 +8,17 @@ const bytes = (n: number) => `${n.toLocaleString('en-US')} B`;
  * held less, the rest waited in the server (its buffers, its log or stream) or was never sent.
  */
 export function heldWhere(stall: SystemStall, payload: number, short = false): string {
-  const kernel = stall.heldReceiveQueue + stall.heldServerSendQueue;
   const written = stall.acknowledged * payload;
-  const queues = `${bytes(stall.heldReceiveQueue)} rx + ${bytes(stall.heldServerSendQueue)} server tx`;
   if (stall.heldConnections === 0) return short ? 'no connection' : 'no connection to the server was left at the thaw';
+  if (stall.heldServerSendQueue === null)
+    // A server on another machine: its send queue (and whatever it holds itself) is out of sight.
+    return short
+      ? `rx ${bytes(stall.heldReceiveQueue)} of ~${bytes(written)}; server side not visible`
+      : `the consumer's receive queue held ${bytes(stall.heldReceiveQueue)} of ~${bytes(written)} written; ` +
+          "the rest is the remote server's (its kernel's send queue, its buffers, log or stream), " +
+          'which this machine cannot see';
+  const kernel = stall.heldReceiveQueue + stall.heldServerSendQueue;
+  const queues = `${bytes(stall.heldReceiveQueue)} rx + ${bytes(stall.heldServerSendQueue)} server tx`;
   if (kernel >= written)
     return short
       ? `kernel (${bytes(kernel)})`
@@ -52,6 +59,7 @@ export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string
   return [
     `${run.system} (${run.idiom}): published ${run.published}, acknowledged ${run.acknowledged}, ` +
       `${run.authorityKeys} keys live at the end (prefix ${run.prefix})`,
+    ...(run.endpoint === null ? [] : [`  against ${run.endpoint}: a server the run did not start, left as it was`]),
     ...run.consumers.flatMap((consumer) => consumerLines(consumer, config.keys)),
     ...run.stalls.map(
       (s) =>
