@@ -2,7 +2,15 @@ import { credentialKinds, type Credentials, type Endpoint, type TargetSystem } f
 import { UsageError } from '../model/errors.js';
 import { BROKER } from '../model/faults.js';
 import { KIND_NAMES, readCredentials } from './credentials-source.js';
-import type { RawSystemFlags } from './system-options.js';
+import type { RawOptions } from '../model/options.js';
+
+/** The flags this file reads, as yargs hands them over (system-options.ts's RawSystemFlags has them). */
+export interface EndpointFlags extends Pick<RawOptions, 'crash'> {
+  /** A server someone runs, instead of one started here. */
+  endpoint?: string | undefined;
+  /** The KEY=VALUE file its credentials are in (credentials-source.ts). */
+  credentials?: string | undefined;
+}
 
 const where = (system: TargetSystem) => {
   const { schemes, defaultPort } = system.remote;
@@ -15,7 +23,7 @@ const where = (system: TargetSystem) => {
  * is the store's, not a prefix's) would reach past the run's prefix into someone's deployment.
  * A consumer's faults stay: the consumers are ours. `--system all` is one URL for five servers.
  */
-export function refuseServerFaults(raw: RawSystemFlags, everySystem: boolean): void {
+export function refuseServerFaults(raw: EndpointFlags, everySystem: boolean): void {
   if (raw.endpoint === undefined) {
     if (raw.credentials !== undefined)
       throw new UsageError('--credentials is for --endpoint URL (a server someone runs)');
@@ -55,8 +63,9 @@ export function parseEndpoint(system: TargetSystem, text: string, given: Credent
   if (url.password !== '')
     throw new UsageError('--endpoint holds a password: put it in --credentials FILE (SD_PASSWORD=…) or SD_PASSWORD');
   const { remote } = system;
+  // The scheme given is not echoed either: `secret:…` parses as a URL whose scheme is the secret.
   if (!remote.schemes.includes(url.protocol))
-    throw new UsageError(`--endpoint for ${system.name} must be ${where(system)}, not ${url.protocol}//…`);
+    throw new UsageError(`--endpoint for ${system.name} must be ${where(system)}`);
   if (url.hostname === '') throw new UsageError(`--endpoint for ${system.name} names no host: ${where(system)}`);
   if (url.search !== '' || url.hash !== '') throw new UsageError('--endpoint takes no ?query or #fragment');
   const path = url.pathname === '/' ? '' : url.pathname;
@@ -91,7 +100,7 @@ export function parseEndpoint(system: TargetSystem, text: string, given: Credent
 }
 
 /** The run's endpoint from `--endpoint` and `--credentials` (or the environment's SD_*), or null to start a server. */
-export function endpointOf(raw: RawSystemFlags, system: TargetSystem, env: NodeJS.ProcessEnv): Endpoint | null {
+export function endpointOf(raw: EndpointFlags, system: TargetSystem, env: NodeJS.ProcessEnv): Endpoint | null {
   if (raw.endpoint === undefined) return null;
   return parseEndpoint(system, raw.endpoint, readCredentials(raw.credentials, env));
 }

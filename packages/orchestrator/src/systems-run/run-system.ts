@@ -89,11 +89,12 @@ async function drain(probes: ReadonlyMap<string, Probe>, authority: Authority, d
 }
 
 /**
- * One system × idiom: its server started (or someone's, at --endpoint, reached), the namespace prepared, a probe consumer per name, the
- * seed's workload published through the system's writer while the stalled consumers are frozen
- * over their windows, every consumer drained, each copy judged against the acknowledged writes.
+ * One system × idiom: its server started (or someone's, at --endpoint, reached), the namespace
+ * prepared, a probe consumer per name, the seed's workload published through the system's writer
+ * while the stalled consumers are frozen over their windows, every consumer drained, each copy
+ * judged against the acknowledged writes.
  * Whatever happens (a failed server, an abort mid-stall), every probe (thawed first) and the
- * server are stopped and the run's namespace removed before this settles.
+ * server (one of ours) are stopped and the run's namespace removed before this settles.
  */
 export async function runSystem(
   system: TargetSystem,

@@ -48,7 +48,7 @@ export interface SystemRun {
   idiom: string;
   /** The run's namespace (key prefix, subject, bucket or stream name), removed at the end. */
   prefix: string;
-  /** The server someone runs (`--endpoint`), as scheme://host:port (never a user or password); null: started by the run. */
+  /** The server someone runs (`--endpoint`): scheme://host:port[/path], never a user or password; null: its own. */
   endpoint: string | null;
   /** Changes the publisher issued. */
   published: number;

@@ -12,19 +12,15 @@ import { consumerName, DEFAULTS, type RawOptions } from '../model/options.js';
 import { checkSchedule, parseFaults } from '../cli/parse-faults.js';
 import { resolveKnobs } from '../cli/resolve-knobs.js';
 import { OUR_BROKER } from '../model/our-broker.js';
-import { endpointOf, refuseServerFaults } from './endpoint.js';
+import { endpointOf, refuseServerFaults, type EndpointFlags } from './endpoint.js';
 
 /** `--system all`: every installed system, both idioms, one after another. */
 export const EVERY_SYSTEM = 'all';
 
 /** The flags only a run against a real system reads, as yargs hands them over. */
-export interface RawSystemFlags extends RawOptions {
+export interface RawSystemFlags extends RawOptions, EndpointFlags {
   system?: string | undefined;
   idiom?: string | undefined;
-  /** A server someone runs (endpoint.ts), instead of one started here. */
-  endpoint?: string | undefined;
-  /** The KEY=VALUE file its credentials are in (credentials-source.ts). */
-  credentials?: string | undefined;
 }
 
 /** One run against a real system, checked: what run-system.ts carries out. */

@@ -49,10 +49,11 @@ function consumerLines(consumer: SystemConsumer, keys: number): string[] {
   return lines;
 }
 
-const counterText = (counters: Record<string, number>) =>
+/** A server someone runs may keep its counters where this machine cannot read them (NATS's monitor port). */
+const counterText = (counters: Record<string, number>, remote: boolean) =>
   Object.entries(counters)
     .map(([name, value]) => `${name} ${value}`)
-    .join(', ') || 'none';
+    .join(', ') || (remote ? 'none read (the server did not answer for them here)' : 'none');
 
 /** One system × idiom run, as a person reads it: per consumer, then the stalls, then the server's counters. */
 export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string {
@@ -66,8 +67,8 @@ export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string
         `  stall of ${s.consumer} [${s.from}, ${s.to}) s: the publisher wrote ${s.ratePerSec}/s ` +
         `(${s.acknowledged} acknowledged); held in ${heldWhere(s, config.payload)}`,
     ),
-    `  server counters before: ${counterText(run.counters.before)}`,
-    `  server counters after:  ${counterText(run.counters.after)}`,
+    `  server counters before: ${counterText(run.counters.before, run.endpoint !== null)}`,
+    `  server counters after:  ${counterText(run.counters.after, run.endpoint !== null)}`,
     `  unexplained keys: ${run.unexplained}`,
     '',
   ].join('\n');
