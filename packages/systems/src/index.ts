@@ -5,6 +5,7 @@ export type {
   Knob,
   KnobValues,
   ServerCounters,
+  RemoteRecipe,
   ServerRecipe,
   Signal,
   SignalKind,
@@ -15,6 +16,7 @@ export type {
   Writer,
 } from './target-system.js';
 export { IDIOM_NAMES } from './target-system.js';
+export { credentialKinds, redact, type CredentialKind, type Credentials } from './credentials.js';
 export { SYSTEMS, systemNamed } from './systems.js';
 export { installed } from './installed.js';
 export { knobValues } from './knobs.js';

@@ -4,15 +4,21 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
  * Where a stall is held before any server limit sees it: the kernel's socket buffers. A frozen
  * consumer reads nothing, so what the server sent it sits in the consumer's receive queue, and
  * what did not fit there in the server's send queue for that connection. Both are read from
- * /proc/net/tcp{,6} (rx_queue, tx_queue), matched to the consumer through its sockets' inodes.
+ * /proc/net/tcp{,6} (rx_queue, tx_queue), matched to the consumer through its sockets' inodes;
+ * the server's side only when it runs on this machine (a remote server's queues are its kernel's).
  */
 export interface KernelQueues {
   /** The consumer's TCP connections found. */
   readonly connections: number;
   /** Bytes received by the consumer's sockets and not yet read by it. */
   readonly receiveQueue: number;
-  /** Bytes the peers (the server) have written to those connections and not had acknowledged. */
+  /**
+   * Bytes the peers (the server) have written to those connections and not had acknowledged:
+   * only the connections whose server end is on this machine (peersSeen) are counted.
+   */
   readonly peerSendQueue: number;
+  /** Of the connections, those whose server end this machine's kernel holds (a remote server's it does not). */
+  readonly peersSeen: number;
 }
 
 interface TcpRow {
@@ -71,13 +77,17 @@ export function kernelQueues(pid: number, serverPort: number): KernelQueues {
   const portHex = `:${serverPort.toString(16).toUpperCase().padStart(4, '0')}`;
   const own = all.filter((row) => inodes.has(row.inode) && row.remote.endsWith(portHex));
   let peerSendQueue = 0;
+  let peersSeen = 0;
   for (const row of own) {
     const peer = all.find((other) => other.local === row.remote && other.remote === row.local);
-    peerSendQueue += peer?.txQueue ?? 0;
+    if (peer === undefined) continue;
+    peersSeen += 1;
+    peerSendQueue += peer.txQueue;
   }
   return {
     connections: own.length,
     receiveQueue: own.reduce((sum, row) => sum + row.rxQueue, 0),
     peerSendQueue,
+    peersSeen,
   };
 }

@@ -4,6 +4,8 @@
  * orchestrator is meant to hold a list of these (systems.ts) and learn no system's name.
  */
 
+import type { CredentialKind, Credentials } from './credentials.js';
+
 /** Where a server listens, as a client of it is told. */
 export interface Endpoint {
   /** The URL the system's own clients take: nats://…, http://… (etcd), redis://…. */
@@ -12,6 +14,31 @@ export interface Endpoint {
   readonly port: number;
   /** Where the server's own counters are read over HTTP, if it has such a place (NATS, etcd). */
   readonly monitorUrl?: string;
+  /**
+   * What a client must show to be let in, for a server the harness did not start (`--endpoint`);
+   * absent for its own servers, which ask for nothing. Never printed: see credentials.ts.
+   */
+  readonly credentials?: Credentials;
+}
+
+/**
+ * How to reach a server someone else runs (`--endpoint URL`): the URLs its clients take, and what
+ * they can show. The orchestrator checks a URL and the given credentials against it before
+ * anything starts.
+ */
+export interface RemoteRecipe {
+  /** URL schemes the clients take, with the colon (`http:`); the first is the usual one. */
+  readonly schemes: readonly string[];
+  /** Of them, the ones that mean TLS (`https:`, `rediss:`, `tls:`): TLS credentials need one. */
+  readonly tlsSchemes: readonly string[];
+  /** The clients' port when the URL names none. */
+  readonly defaultPort: number;
+  /** Whether the URL's path is the clients' (Redis: `/N`, the database); else a path is refused. */
+  readonly path?: RegExp;
+  /** The credentials its clients can use; any other given is refused. */
+  readonly takes: readonly CredentialKind[];
+  /** Where its counters are read over HTTP, if it has such a place (read only if it answers). */
+  monitorUrl?(url: URL): string | undefined;
 }
 
 /** A setting of the system's own that decides a fault's outcome, with the system's default. */
@@ -107,6 +134,8 @@ export interface TargetSystem {
   /** The Debian package that installs the server. */
   readonly package: string;
   readonly server: ServerRecipe;
+  /** How to reach one the harness did not start (`--endpoint`). */
+  readonly remote: RemoteRecipe;
   readonly knobs: readonly Knob[];
   /**
    * Creates what the run's namespace needs before any client connects (the KV bucket), once per

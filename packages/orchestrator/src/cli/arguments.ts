@@ -54,6 +54,19 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
             "With --system NAME: how each consumer keeps its copy, naive (the system's quickstart) or careful " +
             '(what its docs recommend not to miss a change) [default: naive; all: both]',
         },
+        endpoint: {
+          type: 'string' as const,
+          describe:
+            'With --system NAME: use the server someone already runs at this URL (etcd http[s]://, nats:// or ' +
+            "tls://, redis[s]://) instead of starting one; everything under the run's prefix, removed at the end. " +
+            'No password in it: credentials come from --credentials or SD_* (docs/SYSTEMS.md)',
+        },
+        credentials: {
+          type: 'string' as const,
+          describe:
+            "With --endpoint: a KEY=VALUE file of the server's credentials (SD_USERNAME, SD_PASSWORD, SD_TOKEN, " +
+            'SD_TLS_CA, SD_TLS_CERT, SD_TLS_KEY: paths to PEM files) [default: those variables of the environment]',
+        },
       };
   return parser.options({
     ...systems,

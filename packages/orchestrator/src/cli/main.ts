@@ -43,7 +43,8 @@ async function main(argv: string[]): Promise<number> {
         (y) => runArguments(y.usage(`$0 [run] [options]\n\n${DESCRIPTION}`)),
         async (args) => {
           // A real system's run lives in systems-run/, loaded only then (its clients are not small).
-          if ((args.system ?? OUR_BROKER) !== OUR_BROKER || args.idiom !== undefined) {
+          const realSystemFlag = [args.idiom, args.endpoint, args.credentials].some((flag) => flag !== undefined);
+          if ((args.system ?? OUR_BROKER) !== OUR_BROKER || realSystemFlag) {
             const { systemEntry } = await import('../systems-run/system-entry.js');
             exitCode = await systemEntry(args as RawOptions);
           } else exitCode = await runCommand(normalizeOptions(args as RawOptions, environment()));

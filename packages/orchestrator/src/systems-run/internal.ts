@@ -5,3 +5,7 @@
  */
 export { evidenceOf, judgeConsumer, latestWrites } from './judge.js';
 export { workload } from './workload.js';
+export { parseEndpoint } from './endpoint.js';
+export { readCredentials } from './credentials-source.js';
+export { redactRun } from './redact-run.js';
+export { heldWhere } from './system-text.js';

@@ -4,12 +4,10 @@ import {
   knobValues,
   runPrefix,
   startProbe,
-  startServer,
   wrongKeys,
   type IdiomName,
   type KernelQueues,
   type Probe,
-  type RunningServer,
   type TargetSystem,
   type Writer,
 } from '@state-divergence/systems';
@@ -19,6 +17,7 @@ import { judgeConsumer, latestWrites } from './judge.js';
 import { publish, type Published } from './publish.js';
 import type { SystemConsumer, SystemRun, SystemStall } from './system-document.js';
 import type { SystemRunOptions } from './system-options.js';
+import { serverFor, type RunServer } from './system-server.js';
 import { workload } from './workload.js';
 
 /** How often a draining consumer's copy is compared with the authority. */
@@ -70,7 +69,8 @@ function stallRow(stall: Fault, published: Published, held: KernelQueues | undef
     acknowledged,
     ratePerSec: to > from ? Math.round((acknowledged * 1000) / (to - from)) : 0,
     heldReceiveQueue: held?.receiveQueue ?? 0,
-    heldServerSendQueue: held?.peerSendQueue ?? 0,
+    // A remote server's side of the connection is its kernel's: not seen, so not a 0.
+    heldServerSendQueue: held !== undefined && held.peersSeen < held.connections ? null : (held?.peerSendQueue ?? 0),
     heldConnections: held?.connections ?? 0,
   };
 }
@@ -89,11 +89,12 @@ async function drain(probes: ReadonlyMap<string, Probe>, authority: Authority, d
 }
 
 /**
- * One system × idiom: its server started, the namespace prepared, a probe consumer per name, the
- * seed's workload published through the system's writer while the stalled consumers are frozen
- * over their windows, every consumer drained, each copy judged against the acknowledged writes.
+ * One system × idiom: its server started (or someone's, at --endpoint, reached), the namespace
+ * prepared, a probe consumer per name, the seed's workload published through the system's writer
+ * while the stalled consumers are frozen over their windows, every consumer drained, each copy
+ * judged against the acknowledged writes.
  * Whatever happens (a failed server, an abort mid-stall), every probe (thawed first) and the
- * server are stopped and the run's namespace removed before this settles.
+ * server (one of ours) are stopped and the run's namespace removed before this settles.
  */
 export async function runSystem(
   system: TargetSystem,
@@ -105,12 +106,12 @@ export async function runSystem(
   const knobs = knobValues(system, {});
   const prefix = runPrefix();
   const probes = new Map<string, Probe>();
-  let server: RunningServer | undefined;
+  let server: RunServer | undefined;
   let writer: Writer | undefined;
   let stalls: ReturnType<typeof scheduleStalls> | undefined;
   try {
     const watch = { started: (pid: number) => session.guard(pid, system.name), ended: session.release };
-    server = await startServer(system.name, system.server, knobs, { watch });
+    server = await serverFor(system, knobs, options.endpoint, watch);
     const { endpoint } = server;
     await system.prepare?.(endpoint, prefix, knobs);
     writer = await system.writer(endpoint, prefix, knobs);
@@ -156,6 +157,7 @@ export async function runSystem(
       system: system.name,
       idiom,
       prefix,
+      endpoint: options.endpoint?.url ?? null,
       published: published.issued,
       acknowledged: authority.acknowledged,
       authorityKeys: entries.size,

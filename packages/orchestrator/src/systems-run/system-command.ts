@@ -1,4 +1,5 @@
 import { EXIT, runSession } from '../cli/session.js';
+import { redactError, redactRun } from './redact-run.js';
 import { runSystem } from './run-system.js';
 import {
   SYSTEM_DOCUMENT_VERSION,
@@ -28,7 +29,12 @@ export function systemCommand(options: SystemRunOptions): Promise<number> {
     const runs: SystemRun[] = [];
     for (const { system, idiom } of options.runs) {
       if (!options.json) process.stdout.write(`\n${system.name} (${idiom}): running\n`);
-      const run = await runSystem(system, idiom, options, session);
+      const run = redactRun(
+        await runSystem(system, idiom, options, session).catch((error: unknown) => {
+          throw redactError(error, system.name, options.endpoint);
+        }),
+        options.endpoint?.credentials,
+      );
       runs.push(run);
       if (!options.json) process.stdout.write(renderSystemRun(run, config));
     }

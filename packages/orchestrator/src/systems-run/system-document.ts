@@ -7,7 +7,7 @@
  */
 
 /** Any change to the shape bumps it, so a reader can refuse a document it would misread. */
-export const SYSTEM_DOCUMENT_VERSION = 1;
+export const SYSTEM_DOCUMENT_VERSION = 2;
 
 export interface SystemRunDocument {
   /** `system-run`: tells this document from our broker's (which has no `kind`). */
@@ -48,6 +48,8 @@ export interface SystemRun {
   idiom: string;
   /** The run's namespace (key prefix, subject, bucket or stream name), removed at the end. */
   prefix: string;
+  /** The server someone runs (`--endpoint`): scheme://host:port[/path], never a user or password; null: its own. */
+  endpoint: string | null;
   /** Changes the publisher issued. */
   published: number;
   /** Of them, acknowledged by the system: the authority. */
@@ -76,8 +78,11 @@ export interface SystemStall {
   ratePerSec: number;
   /** Bytes in the frozen consumer's TCP receive queues towards the server, read just before the thaw. */
   heldReceiveQueue: number;
-  /** Bytes in the server's send queues on those connections, read at the same moment. */
-  heldServerSendQueue: number;
+  /**
+   * Bytes in the server's send queues on those connections, read at the same moment; null when
+   * the server is on another machine (`--endpoint`), whose kernel holds them out of sight.
+   */
+  heldServerSendQueue: number | null;
   /** How many of the consumer's TCP connections to the server were found. */
   heldConnections: number;
 }

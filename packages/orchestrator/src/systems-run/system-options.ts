@@ -1,16 +1,24 @@
-import { installed, IDIOM_NAMES, SYSTEMS, type IdiomName, type TargetSystem } from '@state-divergence/systems';
+import {
+  installed,
+  IDIOM_NAMES,
+  SYSTEMS,
+  type Endpoint,
+  type IdiomName,
+  type TargetSystem,
+} from '@state-divergence/systems';
 import { UsageError } from '../model/errors.js';
 import { publishingEnds, type Fault } from '../model/faults.js';
 import { consumerName, DEFAULTS, type RawOptions } from '../model/options.js';
 import { checkSchedule, parseFaults } from '../cli/parse-faults.js';
 import { resolveKnobs } from '../cli/resolve-knobs.js';
 import { OUR_BROKER } from '../model/our-broker.js';
+import { endpointOf, refuseServerFaults, type EndpointFlags } from './endpoint.js';
 
 /** `--system all`: every installed system, both idioms, one after another. */
 export const EVERY_SYSTEM = 'all';
 
-/** The two flags only a run against a real system reads, as yargs hands them over. */
-export interface RawSystemFlags extends RawOptions {
+/** The flags only a run against a real system reads, as yargs hands them over. */
+export interface RawSystemFlags extends RawOptions, EndpointFlags {
   system?: string | undefined;
   idiom?: string | undefined;
 }
@@ -21,6 +29,8 @@ export interface SystemRunOptions {
   runs: { system: TargetSystem; idiom: IdiomName }[];
   /** Systems `--system all` left out, each with the installed() line that says why. */
   skipped: string[];
+  /** `--endpoint`: the server someone runs, with its credentials; null to start one here. */
+  endpoint: Endpoint | null;
   consumers: string[];
   rate: number;
   keys: number;
@@ -60,7 +70,11 @@ function refuseOurFlags(raw: RawSystemFlags, name: string): void {
     if (value !== undefined && !(Array.isArray(value) && value.length === 0)) throw notYet(flag);
 }
 
-function systemsToRun(name: string, idiom: IdiomName | null): Pick<SystemRunOptions, 'runs' | 'skipped'> {
+function systemsToRun(
+  name: string,
+  idiom: IdiomName | null,
+  local: boolean,
+): Pick<SystemRunOptions, 'runs' | 'skipped'> {
   const idioms = idiom === null ? IDIOM_NAMES : [idiom];
   if (name === EVERY_SYSTEM) {
     const here = SYSTEMS.filter((system) => installed(system) === null);
@@ -73,7 +87,8 @@ function systemsToRun(name: string, idiom: IdiomName | null): Pick<SystemRunOpti
     throw new UsageError(
       `--system must be one of ${[OUR_BROKER, EVERY_SYSTEM, ...SYSTEMS.map((s) => s.name)].join(', ')}, got ${name}`,
     );
-  const refusal = installed(system);
+  // A server someone runs elsewhere needs no binary here.
+  const refusal = local ? installed(system) : null;
   if (refusal !== null) throw new UsageError(refusal);
   return { runs: [{ system, idiom: idiom ?? 'naive' }], skipped: [] };
 }
@@ -81,18 +96,21 @@ function systemsToRun(name: string, idiom: IdiomName | null): Pick<SystemRunOpti
 /**
  * `--system` and `--idiom`, checked before anything starts: null for our broker (today's path,
  * which normalizeOptions checks), else the run against a real system. Pure but for installed(),
- * which looks at PATH.
+ * which looks at PATH, and `--credentials`, which reads its file (or `env`).
  */
-export function parseSystemRun(raw: RawSystemFlags): SystemRunOptions | null {
+export function parseSystemRun(raw: RawSystemFlags, env: NodeJS.ProcessEnv = process.env): SystemRunOptions | null {
   const name = raw.system ?? OUR_BROKER;
   const idiom = raw.idiom ?? null;
   if (name === OUR_BROKER) {
     if (idiom !== null)
       throw new UsageError(`--idiom is for --system NAME (a real system); our broker takes --mode instead`);
+    if (raw.endpoint !== undefined || raw.credentials !== undefined)
+      throw new UsageError('--endpoint and --credentials are for --system NAME (a real system someone runs)');
     return null;
   }
   if (idiom !== null && !(IDIOM_NAMES as readonly string[]).includes(idiom))
     throw new UsageError(`--idiom must be one of ${IDIOM_NAMES.join(', ')}, got ${idiom}`);
+  refuseServerFaults(raw, name === EVERY_SYSTEM);
   refuseOurFlags(raw, name);
   const knobs = resolveKnobs(raw);
   const consumers = Array.from({ length: knobs.consumers }, (_, i) => consumerName(i));
@@ -101,8 +119,10 @@ export function parseSystemRun(raw: RawSystemFlags): SystemRunOptions | null {
   const stalls = given.length > 0 ? given : parseFaults('stall', [consumers.at(-1)!], context);
   checkSchedule(stalls, consumers);
   const publishEndsAt = publishingEnds({ faults: stalls, publishUntil: knobs.publishUntil, duration: knobs.duration });
+  const chosen = systemsToRun(name, idiom as IdiomName | null, raw.endpoint === undefined);
   return {
-    ...systemsToRun(name, idiom as IdiomName | null),
+    ...chosen,
+    endpoint: endpointOf(raw, chosen.runs[0]!.system, env),
     consumers,
     rate: knobs.rate,
     keys: knobs.keys,

@@ -8,10 +8,17 @@ const bytes = (n: number) => `${n.toLocaleString('en-US')} B`;
  * held less, the rest waited in the server (its buffers, its log or stream) or was never sent.
  */
 export function heldWhere(stall: SystemStall, payload: number, short = false): string {
-  const kernel = stall.heldReceiveQueue + stall.heldServerSendQueue;
   const written = stall.acknowledged * payload;
-  const queues = `${bytes(stall.heldReceiveQueue)} rx + ${bytes(stall.heldServerSendQueue)} server tx`;
   if (stall.heldConnections === 0) return short ? 'no connection' : 'no connection to the server was left at the thaw';
+  if (stall.heldServerSendQueue === null)
+    // A server on another machine: its send queue (and whatever it holds itself) is out of sight.
+    return short
+      ? `rx ${bytes(stall.heldReceiveQueue)} of ~${bytes(written)}; server side not visible`
+      : `the consumer's receive queue held ${bytes(stall.heldReceiveQueue)} of ~${bytes(written)} written; ` +
+          "the rest is the remote server's (its kernel's send queue, its buffers, log or stream), " +
+          'which this machine cannot see';
+  const kernel = stall.heldReceiveQueue + stall.heldServerSendQueue;
+  const queues = `${bytes(stall.heldReceiveQueue)} rx + ${bytes(stall.heldServerSendQueue)} server tx`;
   if (kernel >= written)
     return short
       ? `kernel (${bytes(kernel)})`
@@ -42,24 +49,26 @@ function consumerLines(consumer: SystemConsumer, keys: number): string[] {
   return lines;
 }
 
-const counterText = (counters: Record<string, number>) =>
+/** A server someone runs may keep its counters where this machine cannot read them (NATS's monitor port). */
+const counterText = (counters: Record<string, number>, remote: boolean) =>
   Object.entries(counters)
     .map(([name, value]) => `${name} ${value}`)
-    .join(', ') || 'none';
+    .join(', ') || (remote ? 'none read (the server did not answer for them here)' : 'none');
 
 /** One system × idiom run, as a person reads it: per consumer, then the stalls, then the server's counters. */
 export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string {
   return [
     `${run.system} (${run.idiom}): published ${run.published}, acknowledged ${run.acknowledged}, ` +
       `${run.authorityKeys} keys live at the end (prefix ${run.prefix})`,
+    ...(run.endpoint === null ? [] : [`  against ${run.endpoint}: a server the run did not start, left as it was`]),
     ...run.consumers.flatMap((consumer) => consumerLines(consumer, config.keys)),
     ...run.stalls.map(
       (s) =>
         `  stall of ${s.consumer} [${s.from}, ${s.to}) s: the publisher wrote ${s.ratePerSec}/s ` +
         `(${s.acknowledged} acknowledged); held in ${heldWhere(s, config.payload)}`,
     ),
-    `  server counters before: ${counterText(run.counters.before)}`,
-    `  server counters after:  ${counterText(run.counters.after)}`,
+    `  server counters before: ${counterText(run.counters.before, run.endpoint !== null)}`,
+    `  server counters after:  ${counterText(run.counters.after, run.endpoint !== null)}`,
     `  unexplained keys: ${run.unexplained}`,
     '',
   ].join('\n');

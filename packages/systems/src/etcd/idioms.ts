@@ -1,4 +1,5 @@
-import { Etcd3, type IKeyValue, type Watcher } from 'etcd3';
+import type { Etcd3, IKeyValue, Watcher } from 'etcd3';
+import { etcdClient } from '../servers/etcd.js';
 import type { Idiom, Sink, Versioned } from '../target-system.js';
 import { keyOf, keyPrefix } from './names.js';
 
@@ -59,7 +60,7 @@ async function watchFrom(
 
 /** The informer idiom as the quickstart shows it: list the prefix, then watch from revision + 1. */
 export const naive: Idiom = async (endpoint, prefix, sink) => {
-  const client = new Etcd3({ hosts: endpoint.url });
+  const client = etcdClient(endpoint);
   const listing = await list(client, prefix);
   for (const [key, { value, seq }] of listing.entries) sink.apply(key, value, seq);
   const watcher = await watchFrom(client, prefix, listing.revision + 1, sink, () => {});
@@ -77,7 +78,7 @@ export const naive: Idiom = async (endpoint, prefix, sink) => {
  * so each cancel means one relist.
  */
 export const careful: Idiom = async (endpoint, prefix, sink) => {
-  const client = new Etcd3({ hosts: endpoint.url });
+  const client = etcdClient(endpoint);
   let watcher: Watcher | undefined;
   let open = true;
   const relist = async (first: boolean): Promise<void> => {

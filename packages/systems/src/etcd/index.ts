@@ -1,12 +1,12 @@
-import { Etcd3 } from 'etcd3';
-import { etcdCounters, etcdKnobs, etcdServer } from '../servers/etcd.js';
-import type { TargetSystem } from '../target-system.js';
+import type { Etcd3 } from 'etcd3';
+import { etcdClient, etcdCounters, etcdKnobs, etcdRemote, etcdServer } from '../servers/etcd.js';
+import type { Endpoint, TargetSystem } from '../target-system.js';
 import { careful, naive } from './idioms.js';
 import { keyPrefix } from './names.js';
 import { etcdWriter } from './writer.js';
 
-async function withClient<T>(url: string, use: (client: Etcd3) => Promise<T>): Promise<T> {
-  const client = new Etcd3({ hosts: url });
+async function withClient<T>(endpoint: Endpoint, use: (client: Etcd3) => Promise<T>): Promise<T> {
+  const client = etcdClient(endpoint);
   try {
     return await use(client);
   } finally {
@@ -19,18 +19,20 @@ export const etcd: TargetSystem = {
   summary: 'etcd: put/delete; consumers list the prefix, then watch from revision + 1 (informer)',
   package: 'etcd-server',
   server: etcdServer,
+  remote: etcdRemote,
   knobs: etcdKnobs,
   writer: etcdWriter,
   idioms: { naive, careful },
   counters: etcdCounters,
   cleanup: (endpoint, prefix) =>
-    withClient(endpoint.url, async (client) => {
+    withClient(endpoint, async (client) => {
       await client.delete().prefix(keyPrefix(prefix)).exec();
     }),
   actions: {
-    // Compacts the whole store up to now: history is the store's, not a prefix's.
+    // Compacts the whole store up to now: history is the store's, not a prefix's (so it is a fault
+    // of the server's, refused against an --endpoint).
     compact: (endpoint) =>
-      withClient(endpoint.url, async (client) => {
+      withClient(endpoint, async (client) => {
         const revision = (await client.get('sd-compact-probe').exec()).header.revision;
         await client.kv.compact({ revision, physical: true });
         return Number(revision);

@@ -1,4 +1,4 @@
-import { Etcd3 } from 'etcd3';
+import { etcdClient } from '../servers/etcd.js';
 import type { Endpoint, Writer } from '../target-system.js';
 import { keyName } from './names.js';
 
@@ -8,7 +8,7 @@ import { keyName } from './names.js';
  * issued in, and the revision says which came last.
  */
 export async function etcdWriter(endpoint: Endpoint, prefix: string): Promise<Writer> {
-  const client = new Etcd3({ hosts: endpoint.url });
+  const client = etcdClient(endpoint);
   return {
     write: async (key, value) => {
       const response =

@@ -1,4 +1,5 @@
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { natsConnect } from '../servers/nats.js';
 import { decodeChange, type Change } from '../change-codec.js';
 import { serialRelister } from '../serial-relist.js';
 import type { Idiom, Sink } from '../target-system.js';
@@ -14,7 +15,7 @@ function apply(sink: Sink, change: Change): void {
 
 /** The quickstart: subscribe to every key's subject and apply each message. */
 export const naive: Idiom = async (endpoint, prefix, sink) => {
-  const connection = await connect({ servers: endpoint.url });
+  const connection = await natsConnect(endpoint, prefix);
   reportStatus(connection, sink);
   connection.subscribe(allChanges(prefix), {
     callback: (error, message) => {
@@ -49,7 +50,7 @@ async function snapshotOf(connection: NatsConnection, prefix: string): Promise<K
  * key (pages are read at different moments, so the comparison is per key).
  */
 export const careful: Idiom = async (endpoint, prefix, sink) => {
-  const connection = await connect({ servers: endpoint.url });
+  const connection = await natsConnect(endpoint, prefix);
   let waiting: Change[] | undefined = [];
   let open = true;
   const relist = async (first: boolean) => {

@@ -1,4 +1,4 @@
-import { natsCounters, natsKnobs, natsServer } from '../servers/nats.js';
+import { natsCounters, natsKnobs, natsRemote, natsServer } from '../servers/nats.js';
 import type { TargetSystem } from '../target-system.js';
 import { careful, naive } from './idioms.js';
 import { natsWriter } from './writer.js';
@@ -8,6 +8,7 @@ export const nats: TargetSystem = {
   summary: 'core NATS: publish on a subject per key; consumers subscribe to them all',
   package: 'nats-server',
   server: natsServer(false),
+  remote: natsRemote,
   knobs: natsKnobs,
   writer: natsWriter,
   idioms: { naive, careful },

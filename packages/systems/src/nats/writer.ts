@@ -1,4 +1,5 @@
-import { connect, type Msg } from '@nats-io/transport-node';
+import type { Msg } from '@nats-io/transport-node';
+import { natsConnect } from '../servers/nats.js';
 import { encodeChange } from '../change-codec.js';
 import type { Endpoint, Writer } from '../target-system.js';
 import { changeSubject, checkKey, snapshotSubject } from './names.js';
@@ -11,7 +12,7 @@ import { PAGE_BYTES, type SnapshotPage, type SnapshotRequest } from './snapshot.
  * answers snapshot requests with everything it has written (snapshot.ts).
  */
 export async function natsWriter(endpoint: Endpoint, prefix: string): Promise<Writer> {
-  const connection = await connect({ servers: endpoint.url });
+  const connection = await natsConnect(endpoint, prefix);
   // Insertion order never changes (a delete keeps its key, as a null): page indexes stay valid.
   const written = new Map<string, { value: string | null; seq: number }>();
   const order: string[] = [];

@@ -1,25 +1,25 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { decodeChange, type Change } from '../change-codec.js';
 import { serialRelister } from '../serial-relist.js';
-import type { Idiom, Sink } from '../target-system.js';
-import { quitRedis } from '../servers/redis.js';
+import type { Endpoint, Idiom, Sink } from '../target-system.js';
+import { connectRedis, quitRedis, redisAt } from '../servers/redis.js';
 import { reportConnection } from './connection-signals.js';
 import { listKeys } from './listing.js';
 import { channelName } from './names.js';
 
 /** A subscriber as the quickstart makes one: ioredis's defaults (retry forever, resubscribe). */
-function subscriberOf(url: string): Redis {
-  return new Redis(url, { lazyConnect: true });
+function subscriberOf(endpoint: Endpoint): Redis {
+  return redisAt(endpoint, { lazyConnect: true });
 }
 
 /** The quickstart: read every key, then SUBSCRIBE and apply each message. */
 export const naive: Idiom = async (endpoint, prefix, sink) => {
-  const reader = new Redis(endpoint.url, { lazyConnect: true });
-  await reader.connect();
+  const reader = redisAt(endpoint, { lazyConnect: true });
+  await connectRedis(reader);
   const listing = await listKeys(reader, prefix);
   for (const [key, { value, seq }] of listing.entries) sink.apply(key, value, seq);
   await quitRedis(reader);
-  const subscriber = subscriberOf(endpoint.url);
+  const subscriber = subscriberOf(endpoint);
   reportConnection(subscriber, sink);
   subscriber.on('message', (_channel: string, text: string) => {
     const change = decodeChange(text);
@@ -37,10 +37,10 @@ export const naive: Idiom = async (endpoint, prefix, sink) => {
  * listing already holds (seq at or below its position, for a key it found) are dropped.
  */
 export const careful: Idiom = async (endpoint, prefix, sink) => {
-  const reader = new Redis(endpoint.url, { lazyConnect: true });
+  const reader = redisAt(endpoint, { lazyConnect: true });
   reader.on('error', (error: Error) => sink.signal('error', `reader: ${error.message}`));
   await reader.connect();
-  const subscriber = subscriberOf(endpoint.url);
+  const subscriber = subscriberOf(endpoint);
   let waiting: Change[] | undefined = [];
   let open = true;
 

@@ -1,5 +1,5 @@
 import { patternKnob } from '../knobs.js';
-import { deleteUnder, PUBSUB_LIMIT_KNOB, redisCounters, redisServer } from '../servers/redis.js';
+import { deleteUnder, redisRemote, PUBSUB_LIMIT_KNOB, redisCounters, redisServer } from '../servers/redis.js';
 import type { TargetSystem } from '../target-system.js';
 import { careful, naive } from './idioms.js';
 import { redisPubsubWriter } from './writer.js';
@@ -9,6 +9,7 @@ export const redisPubsub: TargetSystem = {
   summary: 'Redis: SET/DEL + PUBLISH in one MULTI; consumers read every key, then SUBSCRIBE',
   package: 'redis-server',
   server: redisServer,
+  remote: redisRemote,
   knobs: [
     patternKnob(
       PUBSUB_LIMIT_KNOB,

@@ -1,5 +1,5 @@
 import { encodeChange, encodeStored } from '../change-codec.js';
-import { execMulti, quitRedis, redisClient } from '../servers/redis.js';
+import { connectRedis, execMulti, quitRedis, redisClient } from '../servers/redis.js';
 import type { Endpoint, Writer } from '../target-system.js';
 import { channelName, keyName, seqName } from './names.js';
 
@@ -11,7 +11,7 @@ import { channelName, keyName, seqName } from './names.js';
  */
 export async function redisPubsubWriter(endpoint: Endpoint, prefix: string): Promise<Writer> {
   const client = redisClient(endpoint);
-  await client.connect();
+  await connectRedis(client);
   let seq = 0;
   return {
     write: async (key, value) => {

@@ -1,7 +1,8 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { sleep } from '@state-divergence/runtime';
 import { decodeStored } from '../change-codec.js';
 import { reportConnection } from '../redis-pubsub/connection-signals.js';
+import { redisAt } from '../servers/redis.js';
 import type { Idiom, Sink, StartedConsumer, Versioned } from '../target-system.js';
 import { decodeEntry, type StreamChange } from './entry.js';
 import { stateName, streamName } from './names.js';
@@ -55,7 +56,7 @@ function readLoop(client: Redis, sink: Sink, step: () => Promise<void>): Started
 
 /** The docs' consumer: XREAD from the last id it read, from the start of the stream. */
 export const naive: Idiom = async (endpoint, prefix, sink) => {
-  const client = new Redis(endpoint.url, { lazyConnect: true });
+  const client = redisAt(endpoint, { lazyConnect: true });
   reportConnection(client, sink);
   await client.connect();
   let lastId = '0-0';
@@ -109,7 +110,7 @@ async function streamStart(client: Redis, prefix: string): Promise<string> {
  * entries were trimmed unread: then relist from the hash and read on from the snapshot's entry.
  */
 export const careful: Idiom = async (endpoint, prefix, sink) => {
-  const client = new Redis(endpoint.url, { lazyConnect: true });
+  const client = redisAt(endpoint, { lazyConnect: true });
   reportConnection(client, sink);
   await client.connect();
   let position = await snapshot(client, prefix);

@@ -1,5 +1,5 @@
 import { integerKnob } from '../knobs.js';
-import { deleteUnder, redisCounters, redisServer } from '../servers/redis.js';
+import { deleteUnder, redisRemote, redisCounters, redisServer } from '../servers/redis.js';
 import type { TargetSystem } from '../target-system.js';
 import { careful, naive } from './idioms.js';
 import { MAXLEN_KNOB } from './names.js';
@@ -10,6 +10,7 @@ export const redisStreams: TargetSystem = {
   summary: 'Redis Streams: XADD with MAXLEN ~ N (and a hash of current values); XREAD from the last id',
   package: 'redis-server',
   server: redisServer,
+  remote: redisRemote,
   knobs: [
     integerKnob(
       MAXLEN_KNOB,

@@ -1,6 +1,6 @@
 import { encodeStored } from '../change-codec.js';
 import { knob } from '../knobs.js';
-import { execMulti, quitRedis, redisClient } from '../servers/redis.js';
+import { connectRedis, execMulti, quitRedis, redisClient } from '../servers/redis.js';
 import type { Endpoint, KnobValues, Writer } from '../target-system.js';
 import { MAXLEN_KNOB, stateName, streamName } from './names.js';
 
@@ -13,7 +13,7 @@ import { MAXLEN_KNOB, stateName, streamName } from './names.js';
 export async function redisStreamsWriter(endpoint: Endpoint, prefix: string, knobs: KnobValues): Promise<Writer> {
   const maxlen = Number(knob(knobs, MAXLEN_KNOB));
   const client = redisClient(endpoint);
-  await client.connect();
+  await connectRedis(client);
   let seq = 0;
   return {
     write: async (key, value) => {

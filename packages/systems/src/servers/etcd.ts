@@ -1,5 +1,6 @@
+import { Etcd3, type IOptions } from 'etcd3';
 import { patternKnob } from '../knobs.js';
-import type { Endpoint, Knob, ServerCounters, ServerRecipe } from '../target-system.js';
+import type { Endpoint, Knob, RemoteRecipe, ServerCounters, ServerRecipe } from '../target-system.js';
 import { getText, metricValues } from './http.js';
 
 export const etcdKnobs: readonly Knob[] = [
@@ -55,6 +56,33 @@ export const etcdServer: ServerRecipe = {
   ready: async (endpoint) => (await getText(`${endpoint.url}/health`))?.includes('"true"') ?? false,
   persists: 'everything: the store and its revision survive a restart on the same data directory',
 };
+
+/** An etcd someone runs: gRPC over http or https; /metrics on the client URL, as etcd serves it. */
+export const etcdRemote: RemoteRecipe = {
+  schemes: ['http:', 'https:'],
+  tlsSchemes: ['https:'],
+  defaultPort: 2379,
+  takes: ['username', 'password', 'tls'],
+  monitorUrl: (url) => url.origin,
+};
+
+/**
+ * A client of the endpoint, as etcd3 takes credentials: `auth` (etcd's users: a password
+ * exchanged for a token) and `credentials` (grpc's createSsl: CA, client key and certificate).
+ */
+export function etcdClient(endpoint: Endpoint): Etcd3 {
+  const { username, password, tls } = endpoint.credentials ?? {};
+  const options: IOptions = { hosts: endpoint.url };
+  if (password !== undefined) options.auth = { username: username ?? '', password };
+  if (tls !== undefined)
+    options.credentials = {
+      // createSsl takes null for "the system's roots"; etcd3's type asks for a Buffer regardless.
+      rootCertificate: (tls.ca === undefined ? null : Buffer.from(tls.ca)) as Buffer,
+      ...(tls.key !== undefined && { privateKey: Buffer.from(tls.key) }),
+      ...(tls.cert !== undefined && { certChain: Buffer.from(tls.cert) }),
+    };
+  return new Etcd3(options);
+}
 
 const METRICS = [
   'etcd_debugging_mvcc_slow_watcher_total',

@@ -1,5 +1,6 @@
+import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { integerKnob, knob, patternKnob } from '../knobs.js';
-import type { Endpoint, Knob, ServerCounters, ServerRecipe } from '../target-system.js';
+import type { Endpoint, Knob, RemoteRecipe, ServerCounters, ServerRecipe } from '../target-system.js';
 import { getText, numericFields } from './http.js';
 
 /**
@@ -53,6 +54,34 @@ export function natsServer(jetstream: boolean): ServerRecipe {
       ? 'the JetStream store (the KV bucket) in the data directory; core subscriptions do not'
       : 'nothing: core NATS keeps no message; clients resubscribe on reconnect',
   };
+}
+
+/** nats-server's own monitoring port, where an endpoint's /varz is looked for (if it answers). */
+const MONITOR_PORT = 8222;
+
+/** A nats-server someone runs: `nats://` (TLS if the server asks for it) or `tls://` (TLS required). */
+export const natsRemote: RemoteRecipe = {
+  schemes: ['nats:', 'tls:'],
+  tlsSchemes: ['tls:'],
+  defaultPort: 4222,
+  takes: ['username', 'password', 'token', 'tls'],
+  monitorUrl: (url) => `http://${url.hostname}:${MONITOR_PORT}`,
+};
+
+/**
+ * A connection to the endpoint, as the NATS client takes credentials (user/pass or token, and
+ * `tls` with CA, certificate and key as PEM text). Its reply inboxes live under the run's prefix
+ * too (`inboxPrefix`; the client's default is `_INBOX`), so a run subscribes to nothing outside
+ * it but the JetStream API and KV subjects a bucket needs.
+ */
+export function natsConnect(endpoint: Endpoint, prefix: string): Promise<NatsConnection> {
+  const { username, password, token, tls } = endpoint.credentials ?? {};
+  const options: ConnectionOptions = { servers: endpoint.url, inboxPrefix: `${prefix}._INBOX` };
+  if (username !== undefined) options.user = username;
+  if (password !== undefined) options.pass = password;
+  if (token !== undefined) options.token = token;
+  if (tls !== undefined || endpoint.url.startsWith('tls:')) options.tls = { ...tls };
+  return connect(options);
 }
 
 const VARZ = ['slow_consumers', 'connections', 'total_connections', 'out_msgs', 'out_bytes', 'in_msgs'];

@@ -1,6 +1,6 @@
 import { createConnection } from 'node:net';
-import { Redis, type ChainableCommander } from 'ioredis';
-import type { Endpoint, KnobValues, ServerCounters, ServerRecipe } from '../target-system.js';
+import { Redis, type ChainableCommander, type RedisOptions } from 'ioredis';
+import type { Endpoint, KnobValues, RemoteRecipe, ServerCounters, ServerRecipe } from '../target-system.js';
 
 /** Redis's own name for the pub/sub output buffer limit; a knob of redis-pubsub only. */
 export const PUBSUB_LIMIT_KNOB = 'client-output-buffer-limit-pubsub';
@@ -47,12 +47,56 @@ export const redisServer: ServerRecipe = {
   persists: 'nothing: no RDB snapshot, no AOF; a restarted server comes back empty',
 };
 
+/** A Redis someone runs: `redis://` or `rediss://` (TLS), the path its database (`/2`). */
+export const redisRemote: RemoteRecipe = {
+  schemes: ['redis:', 'rediss:'],
+  tlsSchemes: ['rediss:'],
+  defaultPort: 6379,
+  path: /^\/\d*$/,
+  takes: ['username', 'password', 'tls'],
+};
+
+/**
+ * A client of the endpoint, as ioredis takes credentials: `username` (an ACL user) and
+ * `password` (AUTH), `tls` (node's TLS options; `rediss://` alone means TLS with the system's
+ * roots). `options` are the caller's own.
+ */
+export function redisAt(endpoint: Endpoint, options: RedisOptions): Redis {
+  const { username, password, tls } = endpoint.credentials ?? {};
+  const given: RedisOptions = { ...options };
+  if (username !== undefined) given.username = username;
+  if (password !== undefined) given.password = password;
+  if (tls !== undefined) given.tls = { ...tls };
+  return new Redis(endpoint.url, given);
+}
+
 /**
  * A client that gives up at once instead of queueing commands while it reconnects (ioredis's
  * default queues them without bound): the harness's own short-lived connections.
  */
 export function redisClient(endpoint: Endpoint): Redis {
-  return new Redis(endpoint.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  return redisAt(endpoint, { lazyConnect: true, maxRetriesPerRequest: 1 });
+}
+
+/**
+ * connect(), failing with the server's own words: ioredis rejects a refused AUTH (WRONGPASS,
+ * NOAUTH) as "Connection is closed." and gives the reason only as an 'error' event, which with no
+ * listener it prints as an unhandled one. A client that failed is disconnected (no retry loop).
+ */
+export async function connectRedis(client: Redis): Promise<void> {
+  let reason: Error | undefined;
+  const remember = (error: Error) => {
+    reason ??= error;
+  };
+  client.on('error', remember);
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect();
+    throw reason ?? error;
+  } finally {
+    client.off('error', remember);
+  }
 }
 
 /** Runs a MULTI and fails if it was aborted or any of its commands failed (ioredis resolves either way). */
@@ -79,7 +123,7 @@ const EVIDENCE = [
 export async function redisCounters(endpoint: Endpoint): Promise<ServerCounters> {
   const client = redisClient(endpoint);
   try {
-    await client.connect();
+    await connectRedis(client);
     const text = await client.info();
     const counters: Record<string, number> = {};
     for (const line of text.split('\r\n')) {
@@ -96,7 +140,7 @@ export async function redisCounters(endpoint: Endpoint): Promise<ServerCounters>
 export async function deleteUnder(endpoint: Endpoint, prefix: string): Promise<void> {
   const client = redisClient(endpoint);
   try {
-    await client.connect();
+    await connectRedis(client);
     let cursor = '0';
     do {
       const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
