@@ -22,7 +22,8 @@ import { brokerLines } from './restart-text.js';
 import { FAULT_COLOURS, timeAxis, type TimeAxis } from './time-axis.js';
 import { timelineRows } from './timeline-rows.js';
 
-const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1400px;color:#111827;padding:0 1rem}
+/** The page's stylesheet, inline: shared with the report of a run against a real system (systems-run/system-html.ts). */
+export const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1400px;color:#111827;padding:0 1rem}
 h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2.2rem;border-bottom:1px solid #e5e7eb}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(560px,1fr));gap:1rem}
 figure{margin:0;padding:.6rem;border:1px solid #e5e7eb;border-radius:6px}figcaption{font-weight:600;margin-bottom:.3rem}
