@@ -22,8 +22,7 @@ import { brokerLines } from './restart-text.js';
 import { FAULT_COLOURS, timeAxis, type TimeAxis } from './time-axis.js';
 import { timelineRows } from './timeline-rows.js';
 
-/** The page's stylesheet, inline: shared with the report of a run against a real system (systems-run/system-html.ts). */
-export const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1400px;color:#111827;padding:0 1rem}
+const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1400px;color:#111827;padding:0 1rem}
 h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2.2rem;border-bottom:1px solid #e5e7eb}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(560px,1fr));gap:1rem}
 figure{margin:0;padding:.6rem;border:1px solid #e5e7eb;border-radius:6px}figcaption{font-weight:600;margin-bottom:.3rem}
@@ -33,6 +32,8 @@ table{border-collapse:collapse;margin:.6rem 0}
 td,th{border:1px solid #e5e7eb;padding:.25rem .6rem;text-align:right}th{background:#f9fafb}
 td:first-child,th:first-child{text-align:left}.bad{color:#b91c1c;font-weight:600}.ok{color:#0f766e;font-weight:600}
 .wide{margin-top:1rem}ul.marks{font-size:12px;margin:.4rem 0 0;padding-left:1.2rem;color:#374151}`;
+/** The page's stylesheet, inline: a real system's page (systems-run/system-html.ts) is styled the same. */
+export { STYLE };
 
 /** The cost table's rows (cost-table.ts), the modes side by side as in the text. */
 function costTable(runs: JsonRun[]): string {

@@ -92,14 +92,17 @@ function knobLine(run: WithKnobs): string {
 }
 
 function runSection(run: WithKnobs, config: SystemRunConfig): string {
-  return (
-    `<h2 data-run="${esc(run.system)} ${esc(run.idiom)}">${esc(run.system)} (${esc(run.idiom)}): ${verdict(run)}</h2>
-<p>${run.published} changes published, ${run.acknowledged} acknowledged by the system; ${run.authorityKeys} keys live ` +
-    `at the end (the run's namespace: ${esc(run.prefix)}).</p>
-${knobLine(run)}${consumerTable(run, config)}${stallTable(run, config)}
-${systemTimelineSvg(run, config)}
-${counterTable(run)}`
-  );
+  const heading = `${esc(run.system)} (${esc(run.idiom)}): ${verdict(run)}`;
+  const counts =
+    `${run.published} changes published, ${run.acknowledged} acknowledged by the system; ` +
+    `${run.authorityKeys} keys live at the end (the run's namespace: ${esc(run.prefix)})`;
+  return [
+    `<h2 data-run="${esc(run.system)} ${esc(run.idiom)}">${heading}</h2>`,
+    `<p>${counts}.</p>`,
+    knobLine(run) + consumerTable(run, config) + stallTable(run, config),
+    systemTimelineSvg(run, config),
+    counterTable(run),
+  ].join('\n');
 }
 
 /** `--system all`'s closing table: system × idiom, as the text's. */
@@ -107,7 +110,9 @@ function closingTable(runs: readonly SystemRun[], config: SystemRunConfig): stri
   const head = `<tr>${SYSTEM_TABLE_HEADER.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>`;
   const rows = systemTableRows(runs, config).map((cells, i) => {
     const wrong = wrongCount(runs[i]!) > 0;
-    return `<tr>${cells.map((cell, c) => `<td${c === 2 ? ` class="${wrong ? 'bad' : 'ok'}"` : ''}>${esc(cell)}</td>`).join('')}</tr>`;
+    // The keys-wrong cell (the third) coloured as the text's verdict: red when any key ended wrong.
+    const td = (cell: string, c: number) => `<td${c === 2 ? ` class="${wrong ? 'bad' : 'ok'}"` : ''}>${esc(cell)}</td>`;
+    return `<tr>${cells.map(td).join('')}</tr>`;
   });
   return `<h2>Every system</h2><table class="closing">${head}${rows.join('')}</table>`;
 }
@@ -133,8 +138,8 @@ export function renderSystemHtml(document: SystemRunDocument): string {
     `<style>${STYLE}</style></head><body>
 <h1>state-divergence: ${esc(title(runs))}</h1>
 <p>${config.consumers} consumers, ${config.keys} keys, ${config.rate} changes/s of ${config.payload}-byte values ` +
-    `(${Math.round(config.deleteRatio * 1000) / 10} % deletes), seed ${config.seed}, ${config.duration} s per phase; publishing ended ` +
-    `at ${config.publishEndsAt} s.</p>${skipped}
+    `(${Math.round(config.deleteRatio * 1000) / 10} % deletes), seed ${config.seed}, ${config.duration} s per ` +
+    `phase; publishing ended at ${config.publishEndsAt} s.</p>${skipped}
 ${runs.length > 1 ? closingTable(runs, config) : ''}
 ${runs.map((run) => runSection(run, config)).join('\n')}
 </body></html>

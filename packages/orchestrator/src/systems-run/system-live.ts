@@ -60,6 +60,7 @@ export function systemLiveLines(state: SystemLiveState, size: TerminalSize = SMA
   const shown = shownConsumers(consumers, room);
   const hidden = consumers.filter((c) => !shown.includes(c));
   const nameWidth = Math.max(...consumers.map((c) => c.name.length));
+  const done = hidden.filter((c) => c.state === 'done').length;
   const where = s === undefined ? 'starting' : `${s.stage}, ${s.seconds.toFixed(1)} s`;
   const stalls = plan.stalls.map((stall) => {
     const now = state.stalls.get(stall.consumer);
@@ -69,11 +70,7 @@ export function systemLiveLines(state: SystemLiveState, size: TerminalSize = SMA
   const lines = [
     `${plan.system} (${plan.idiom}): ${where}; publishing until ${plan.publishEndsAt} s`,
     ...shown.map((c) => consumerLine(c, nameWidth)),
-    ...(hidden.length === 0
-      ? []
-      : [
-          `+ ${hidden.length} more, ${hidden.filter((c) => c.state === 'done').length} of them done: no room for their rows`,
-        ]),
+    ...(hidden.length === 0 ? [] : [`+ ${hidden.length} more, ${done} of them done: no room for their rows`]),
     `publisher  acknowledged ${s?.acknowledged ?? 0}  rate ${s?.ratePerSec ?? 0}/s (last 2 s)`,
     `stalls: ${stalls.join(', ') || 'none'}`,
     'Ctrl-C stops the run (every process reaped)',

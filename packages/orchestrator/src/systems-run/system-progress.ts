@@ -25,7 +25,7 @@ export interface SystemRunPlan {
   publishEndsAt: number;
 }
 
-/** What a consumer is doing: consuming, frozen by a stall, or done (its copy equals the authority, or the run ended). */
+/** A consumer now: consuming, frozen by a stall, or done (its copy equals the authority, or the run ended). */
 export type ProbeState = 'running' | 'frozen' | 'done';
 
 export interface ConsumerProgress {

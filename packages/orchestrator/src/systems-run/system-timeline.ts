@@ -44,7 +44,7 @@ export function systemAxis(run: SystemRun, config: SystemRunConfig): TimeAxis {
   return { end: labelledEnd(end), faults, phases: [] };
 }
 
-/** A consumer's row: its own stall windows as a band on its line (the backdrop shades every row), its signals marked. */
+/** A consumer's row: its own stall windows as a band on its line (the backdrop shades all rows), its signals marked. */
 function consumerRow(c: SystemConsumer, axis: TimeAxis, r: number, top: number, x: (t: number) => number): string {
   const mid = top + r * ROW + ROW / 2;
   const bands = axis.faults
