@@ -31,7 +31,8 @@ export function systemCommand(options: SystemRunOptions): Promise<number> {
     const config = configOf(options);
     for (const line of options.skipped) process.stderr.write(`orchestrator: skipped: ${line}\n`);
     const runs: SystemRun[] = [];
-    const live = !options.json && options.tui && process.stdout.isTTY ? systemLiveView(process.stdout) : undefined;
+    const live =
+      !options.json && options.tui && process.stdout.isTTY ? systemLiveView(process.stdout, session.signal) : undefined;
     try {
       for (const { system, idiom } of options.runs) {
         if (!options.json) process.stdout.write(`\n${system.name} (${idiom}): running\n`);

@@ -87,14 +87,16 @@ const eraseLines = (n: number): string => (n === 0 ? '' : `\u001b[${n}F\u001b[J`
  * The live view of a run against a real system, redrawn in place on the terminal (`out`, a TTY) at
  * each snapshot: plain lines, no ink (a frame of a few lines needs no layout engine, and a run
  * against a real system has no keys to read: Ctrl-C is the session's). At `done` the frame is
- * erased, so the run's text report follows where it stood.
+ * erased, so the run's text report follows where it stood; `close` gives the cursor back. Nothing
+ * is drawn once `signal` (the session's) has aborted.
  */
-export function systemLiveView(out: NodeJS.WriteStream): SystemRunObserver & { close(): void } {
+export function systemLiveView(out: NodeJS.WriteStream, signal: AbortSignal): SystemRunObserver & { close(): void } {
   let state: SystemLiveState | undefined;
   let drawn = 0;
   const sizeOf = (): TerminalSize => ({ columns: out.columns || SMALLEST.columns, rows: out.rows || SMALLEST.rows });
   const draw = () => {
-    if (state === undefined) return;
+    // Once the run is aborted the session has written below the frame: a redraw would erase that, not the frame.
+    if (state === undefined || signal.aborted) return;
     const lines = systemLiveLines(state, sizeOf());
     out.write(eraseLines(drawn) + lines.join('\n') + '\n');
     drawn = lines.length;
@@ -122,8 +124,10 @@ export function systemLiveView(out: NodeJS.WriteStream): SystemRunObserver & { c
       draw();
     },
     done: erase,
+    // A run that ends without `done` (interrupted, failed) leaves its last frame: where it stood, above
+    // the session's lines that say why (written after the frame, so erasing it now would miss its top).
     close: () => {
-      erase();
+      state = undefined;
       out.off('resize', draw);
       process.removeListener('exit', showCursor);
       showCursor();
