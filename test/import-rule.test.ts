@@ -57,8 +57,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   cli: ['model', 'check', 'run', 'report'],
   experiments: ['model', 'check', 'run', 'report', 'cli'],
   // A run against a real system (--system NAME): beside experiments/, on the cli/ it is started from; it
-  // reaches no run/ or check/ code of our broker's, and nothing under it learns a system's name.
-  'systems-run': ['model', 'cli'],
+  // reaches no run/ or check/ code of our broker's, and nothing under it learns a system's name. Its HTML page
+  // draws on report/'s time axis and page style, as experiments/' does.
+  'systems-run': ['model', 'report', 'cli'],
 };
 /** The cli/ files that list every command (the parser, the flag reference): experiments/'s and systems-run/'s door. */
 const COMMAND_TABLES = ['cli/main.ts', 'cli/flag-reference.ts'];

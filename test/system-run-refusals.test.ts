@@ -27,6 +27,7 @@ const REFUSALS: Array<[string[], RegExp]> = [
   [['--idiom', 'careful'], /^orchestrator: --idiom is for --system NAME/],
   [['--system', 'quic', '--idiom', 'naive'], /^orchestrator: --idiom is for --system NAME/],
   [['--system', 'nats', '--idiom', 'sloppy'], /^orchestrator: --idiom must be one of naive, careful, got sloppy/],
+  [['--system', 'nats', '--report', ''], /^orchestrator: --report needs a path, e\.g\. --report run\.html/],
   [
     ['--system', 'nats', '--stall', 'consumer-9'],
     /^orchestrator: --stall consumer-9 is not a consumer of this run; valid: consumer-1, consumer-2, consumer-3/,

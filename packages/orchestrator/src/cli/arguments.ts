@@ -45,8 +45,8 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
           describe:
             `The system under test: ${OUR_BROKER} (our broker, with its --mode), a real system whose server is ` +
             'started here (docs/SYSTEMS.md lists them; an unknown name is refused with the list), or all (every ' +
-            'installed one, both idioms, then a table). A real system takes the workload, --stall, --consumers ' +
-            'and --json',
+            'installed one, both idioms, then a table). A real system takes the workload, --stall, --consumers, ' +
+            '--json, --report and the live view (--no-tui)',
         },
         idiom: {
           type: 'string' as const,
@@ -193,7 +193,7 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
       type: 'string',
       describe:
         'Write a self-contained HTML report (cost table, charts with the fault windows shaded, a timeline per ' +
-        'mode) to this path after the run',
+        "mode; with --system NAME: each consumer's verdict and signals over the stall) to this path after the run",
     },
     'log-file': { type: 'string', describe: "Append every process's NDJSON log here [default: stderr]" },
     'log-level': {

@@ -82,9 +82,13 @@ export function timeAxis(run: JsonRun, config: Pick<JsonConfig, 'duration' | 'fa
     quiesced === undefined
       ? Math.max(run.wrongOverTime.t.at(-1) ?? 0, ...faults.map((f) => f.to), ...phases.map((p) => p.t))
       : quiesced.t + phaseSeconds;
-  // Up to the next tick, so the axis ends labelled (4.99 s of run: the axis ends at 5).
+  return { end: labelledEnd(end), faults, phases };
+}
+
+/** `end` up to the next tick, so the axis ends labelled (4.99 s of run: the axis ends at 5). */
+export function labelledEnd(end: number): number {
   const step = tickStep(Math.max(end, 0.1));
-  return { end: Math.ceil(Math.max(end, 0.1) / step - 1e-6) * step, faults, phases };
+  return Math.ceil(Math.max(end, 0.1) / step - 1e-6) * step;
 }
 
 /** A round step giving at most ~10 ticks over [0, end]. */

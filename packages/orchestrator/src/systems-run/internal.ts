@@ -4,6 +4,11 @@
  * they load the systems' clients, which every other test importing `./internal` would pay for.
  */
 export { evidenceOf, judgeConsumer, latestWrites } from './judge.js';
+export { pollProgress } from './progress-poll.js';
+export { renderSystemHtml } from './system-html.js';
+export { systemLiveLines, type SystemLiveState } from './system-live.js';
+export type { SystemRunDocument } from './system-document.js';
+export type { ConsumerProgress, SystemRunObserver, SystemSnapshot } from './system-progress.js';
 export { workload } from './workload.js';
 export { parseEndpoint } from './endpoint.js';
 export { readCredentials } from './credentials-source.js';

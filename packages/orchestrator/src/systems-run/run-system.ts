@@ -8,16 +8,19 @@ import {
   type IdiomName,
   type KernelQueues,
   type Probe,
+  type ProbeReport,
   type TargetSystem,
   type Writer,
 } from '@state-divergence/systems';
 import type { Session } from '../cli/session.js';
 import type { Fault } from '../model/faults.js';
 import { judgeConsumer, latestWrites } from './judge.js';
+import { pollProgress } from './progress-poll.js';
 import { publish, type Published } from './publish.js';
 import type { SystemConsumer, SystemRun, SystemStall } from './system-document.js';
 import type { SystemRunOptions } from './system-options.js';
 import { serverFor, type RunServer } from './system-server.js';
+import type { SystemRunObserver } from './system-progress.js';
 import { workload } from './workload.js';
 
 /** How often a draining consumer's copy is compared with the authority. */
@@ -42,17 +45,30 @@ async function until(at: number, signal: AbortSignal): Promise<void> {
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
 
-/** Each stall's window, frozen at FROM and thawed at TO, its kernel queues read just before the thaw. */
-function scheduleStalls(stalls: readonly Fault[], probes: ReadonlyMap<string, Probe>, port: number, startedAt: number) {
+/**
+ * Each stall's window, frozen at FROM and thawed at TO, its kernel queues read just before the thaw;
+ * `changed` hears of each freeze and thaw once done.
+ */
+function scheduleStalls(
+  stalls: readonly Fault[],
+  probes: ReadonlyMap<string, Probe>,
+  port: number,
+  startedAt: number,
+  changed?: (consumer: string, frozen: boolean) => void,
+) {
   const held = new Map<Fault, KernelQueues>();
   const timers = stalls.flatMap((stall) => {
     const probe = probes.get(stall.consumer)!;
     const at = (s: number) => Math.max(0, startedAt + s * 1000 - Date.now());
     return [
-      setTimeout(() => probe.freeze(), at(stall.from)),
+      setTimeout(() => {
+        probe.freeze();
+        changed?.(stall.consumer, true);
+      }, at(stall.from)),
       setTimeout(() => {
         held.set(stall, kernelQueues(probe.pid, port));
         probe.thaw();
+        changed?.(stall.consumer, false);
       }, at(stall.to)),
     ];
   });
@@ -77,13 +93,21 @@ function stallRow(stall: Fault, published: Published, held: KernelQueues | undef
 
 /**
  * Polls every consumer's copy until each equals the authority or `deadline` passes: a consumer
- * that stays wrong is given the whole drain to prove it.
+ * that stays wrong is given the whole drain to prove it. `seen` hears each poll's reports.
  */
-async function drain(probes: ReadonlyMap<string, Probe>, authority: Authority, deadline: number, signal: AbortSignal) {
+async function drain(
+  probes: ReadonlyMap<string, Probe>,
+  authority: Authority,
+  deadline: number,
+  signal: AbortSignal,
+  seen?: (reports: ProbeReport[], wrong: number[]) => void,
+) {
   const entries = authority.entries();
   for (;;) {
     const reports = await Promise.all([...probes.values()].map((probe) => probe.report()));
-    if (reports.every((r) => wrongKeys(r.copy, entries).length === 0) || Date.now() >= deadline) return reports;
+    const wrong = reports.map((r) => wrongKeys(r.copy, entries).length);
+    seen?.(reports, wrong);
+    if (wrong.every((n) => n === 0) || Date.now() >= deadline) return reports;
     await until(Math.min(deadline, Date.now() + DRAIN_POLL_MS), signal);
   }
 }
@@ -94,13 +118,15 @@ async function drain(probes: ReadonlyMap<string, Probe>, authority: Authority, d
  * while the stalled consumers are frozen over their windows, every consumer drained, each copy
  * judged against the acknowledged writes.
  * Whatever happens (a failed server, an abort mid-stall), every probe (thawed first) and the
- * server (one of ours) are stopped and the run's namespace removed before this settles.
+ * server (one of ours) are stopped and the run's namespace removed before this settles. An `observer`
+ * (the live view) hears the run's progress, the probes asked for it twice a second.
  */
 export async function runSystem(
   system: TargetSystem,
   idiom: IdiomName,
   options: SystemRunOptions,
   session: Pick<Session, 'signal' | 'guard' | 'release'>,
+  observer?: SystemRunObserver,
 ): Promise<SystemRun> {
   const { signal } = session;
   const knobs = knobValues(system, {});
@@ -109,6 +135,7 @@ export async function runSystem(
   let server: RunServer | undefined;
   let writer: Writer | undefined;
   let stalls: ReturnType<typeof scheduleStalls> | undefined;
+  let progress: ReturnType<typeof pollProgress> | undefined;
   try {
     const watch = { started: (pid: number) => session.guard(pid, system.name), ended: session.release };
     server = await serverFor(system, knobs, options.endpoint, watch);
@@ -124,17 +151,26 @@ export async function runSystem(
     const before = await system.counters(endpoint);
     const authority = new Authority();
     const startedAt = Date.now();
-    stalls = scheduleStalls(options.stalls, probes, endpoint.port, startedAt);
+    if (observer !== undefined) {
+      const { consumers, publishEndsAt } = options;
+      const windows = options.stalls.map(({ consumer, from, to }) => ({ consumer, from, to }));
+      observer.started({ system: system.name, idiom, consumers, stalls: windows, publishEndsAt });
+      progress = pollProgress(probes, () => authority.acknowledged, startedAt, observer);
+    }
+    stalls = scheduleStalls(options.stalls, probes, endpoint.port, startedAt, progress?.frozen);
     const published = await publish(writer, workload(options), authority, {
       rate: options.rate,
       durationMs: options.publishEndsAt * 1000,
       startedAt,
       signal,
     });
+    progress?.stage('waiting for the thaw');
     const lastThaw = Math.max(...options.stalls.map((s) => s.to));
     await until(startedAt + lastThaw * 1000 + 50, signal);
+    await progress?.stop();
+    progress?.stage('draining');
     const drainMs = Math.max(MIN_DRAIN_MS, 2 * options.duration * 1000);
-    const reports = await drain(probes, authority, Date.now() + drainMs, signal);
+    const reports = await drain(probes, authority, Date.now() + drainMs, signal, progress?.drained);
     const after = await system.counters(endpoint);
     const entries = authority.entries();
     const latest = latestWrites(published.bySeq);
@@ -153,7 +189,7 @@ export async function runSystem(
         })),
       };
     });
-    return {
+    const run: SystemRun = {
       system: system.name,
       idiom,
       prefix,
@@ -166,7 +202,10 @@ export async function runSystem(
       consumers,
       unexplained: consumers.reduce((sum, c) => sum + c.unexplained.length, 0),
     };
+    observer?.done(run);
+    return run;
   } finally {
+    progress?.cancel();
     stalls?.cancel();
     // stop() thaws a frozen probe before it asks it to exit.
     await Promise.all([...probes.values()].map((probe) => probe.stop().then(() => session.release(probe.pid))));

@@ -44,6 +44,10 @@ export interface SystemRunOptions {
   /** When publishing ends, seconds after it started (by default when the last stall ends, as the seed's rule). */
   publishEndsAt: number;
   json: boolean;
+  /** The live view when stdout is a terminal (--no-tui: the text alone). */
+  tui: boolean;
+  /** Write the HTML report (system-html.ts) here after the runs. */
+  report: string | null;
 }
 
 /**
@@ -64,7 +68,6 @@ function refuseOurFlags(raw: RawSystemFlags, name: string): void {
     ['--join-late', raw.joinLate],
     ['--consumer-cmd', raw.consumerCmd],
     ['--data-dir', raw.dataDir],
-    ['--report', raw.report],
   ];
   for (const [flag, value] of given)
     if (value !== undefined && !(Array.isArray(value) && value.length === 0)) throw notYet(flag);
@@ -112,6 +115,7 @@ export function parseSystemRun(raw: RawSystemFlags, env: NodeJS.ProcessEnv = pro
     throw new UsageError(`--idiom must be one of ${IDIOM_NAMES.join(', ')}, got ${idiom}`);
   refuseServerFaults(raw, name === EVERY_SYSTEM);
   refuseOurFlags(raw, name);
+  if (raw.report === '') throw new UsageError('--report needs a path, e.g. --report run.html');
   const knobs = resolveKnobs(raw);
   const consumers = Array.from({ length: knobs.consumers }, (_, i) => consumerName(i));
   const context = { duration: knobs.duration, consumers };
@@ -133,5 +137,7 @@ export function parseSystemRun(raw: RawSystemFlags, env: NodeJS.ProcessEnv = pro
     stalls: stalls.sort((a, b) => a.from - b.from),
     publishEndsAt,
     json: raw.json ?? DEFAULTS.json,
+    tui: raw.tui ?? DEFAULTS.tui,
+    report: raw.report ?? null,
   };
 }

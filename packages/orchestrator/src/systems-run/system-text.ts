@@ -74,10 +74,12 @@ export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string
   ].join('\n');
 }
 
-/** The closing table of `--system all`: system × idiom → keys wrong, signal, rate in the stall, where it was held. */
-export function renderSystemTable(runs: readonly SystemRun[], config: SystemRunConfig): string {
-  const header = ['system', 'idiom', 'keys wrong', 'signals', 'rate in stall', 'stall held in'];
-  const rows = runs.map((run) => {
+/** The closing table's columns (`--system all`), as the text and the HTML report (system-html.ts) head it. */
+export const SYSTEM_TABLE_HEADER = ['system', 'idiom', 'keys wrong', 'signals', 'rate in stall', 'stall held in'];
+
+/** The closing table's rows: per system × idiom, keys wrong, signal, rate in the stall, where it was held. */
+export function systemTableRows(runs: readonly SystemRun[], config: SystemRunConfig): string[][] {
+  return runs.map((run) => {
     const signals = new Map<string, number>();
     for (const c of run.consumers) for (const s of c.signals) signals.set(s.kind, (signals.get(s.kind) ?? 0) + 1);
     const wrong = run.consumers.reduce((sum, c) => sum + c.wrongKeys.length, 0);
@@ -90,6 +92,12 @@ export function renderSystemTable(runs: readonly SystemRun[], config: SystemRunC
       run.stalls.map((s) => heldWhere(s, config.payload, true)).join('; '),
     ];
   });
+}
+
+/** The closing table of `--system all`, in columns. */
+export function renderSystemTable(runs: readonly SystemRun[], config: SystemRunConfig): string {
+  const header = SYSTEM_TABLE_HEADER;
+  const rows = systemTableRows(runs, config);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     cells
