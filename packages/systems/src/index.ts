@@ -10,6 +10,7 @@ export type {
   SignalKind,
   Sink,
   StartedConsumer,
+  SystemKnobs,
   TargetSystem,
   Versioned,
   Writer,

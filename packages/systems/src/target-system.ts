@@ -99,6 +99,9 @@ export interface ServerRecipe {
   readonly persists: string;
 }
 
+/** A system's name and knobs alone: what its folder's knobs.ts declares apart from the client (knob-lists.ts). */
+export type SystemKnobs = Pick<TargetSystem, 'name' | 'knobs'>;
+
 export interface TargetSystem {
   /** `--system NAME`. */
   readonly name: string;

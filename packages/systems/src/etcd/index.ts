@@ -1,7 +1,8 @@
 import { Etcd3 } from 'etcd3';
-import { etcdCounters, etcdKnobs, etcdServer } from '../servers/etcd.js';
+import { etcdCounters, etcdServer } from '../servers/etcd.js';
 import type { TargetSystem } from '../target-system.js';
 import { careful, naive } from './idioms.js';
+import { etcdKnobs } from './knobs.js';
 import { keyPrefix } from './names.js';
 import { etcdWriter } from './writer.js';
 
@@ -15,11 +16,10 @@ async function withClient<T>(url: string, use: (client: Etcd3) => Promise<T>): P
 }
 
 export const etcd: TargetSystem = {
-  name: 'etcd',
+  ...etcdKnobs,
   summary: 'etcd: put/delete; consumers list the prefix, then watch from revision + 1 (informer)',
   package: 'etcd-server',
   server: etcdServer,
-  knobs: etcdKnobs,
   writer: etcdWriter,
   idioms: { naive, careful },
   counters: etcdCounters,

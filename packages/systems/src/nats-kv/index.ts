@@ -1,9 +1,10 @@
 import { connect } from '@nats-io/transport-node';
 import { Kvm } from '@nats-io/kv';
-import { integerKnob, knob } from '../knobs.js';
-import { natsCounters, natsKnobs, natsServer } from '../servers/nats.js';
+import { knob } from '../knobs.js';
+import { natsCounters, natsServer } from '../servers/nats.js';
 import type { Endpoint, TargetSystem } from '../target-system.js';
 import { careful, naive } from './idioms.js';
+import { natsKvKnobs } from './knobs.js';
 import { natsKvWriter } from './writer.js';
 
 async function withKvm<T>(endpoint: Endpoint, use: (kvm: Kvm) => Promise<T>): Promise<T> {
@@ -16,14 +17,10 @@ async function withKvm<T>(endpoint: Endpoint, use: (kvm: Kvm) => Promise<T>): Pr
 }
 
 export const natsKv: TargetSystem = {
-  name: 'nats-kv',
+  ...natsKvKnobs,
   summary: 'NATS JetStream KV: put/delete; consumers kv.watch() every key',
   package: 'nats-server',
   server: natsServer(true),
-  knobs: [
-    ...natsKnobs,
-    integerKnob('history', 'KV bucket history: values kept per key (JetStream allows 1-64)', '1', 1),
-  ],
   prepare: (endpoint, prefix, knobs) =>
     withKvm(endpoint, async (kvm) => {
       await kvm.create(prefix, { history: Number(knob(knobs, 'history')) });
