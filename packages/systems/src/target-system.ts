@@ -72,9 +72,12 @@ export interface Writer {
    * Writes one change (`value` null deletes the key) and resolves once the system has
    * acknowledged it, with the change's sequence number in the system's order: etcd's revision
    * (the store's commit order is the authority), the KV stream's sequence, or, for systems that
-   * keep no order of their own, the writer's own global sequence carried in the message.
+   * keep no order of their own, the writer's own global sequence carried in the message. Null
+   * when the system acknowledged a change that changed nothing and has no place in its order
+   * (etcd: a delete of an absent key makes no revision and no watch event, and its reply carries
+   * the revision of whichever write came last, another key's).
    */
-  write(key: string, value: string | null): Promise<number>;
+  write(key: string, value: string | null): Promise<number | null>;
   close(): Promise<void>;
 }
 
