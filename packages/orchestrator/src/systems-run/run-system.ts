@@ -15,7 +15,9 @@ import {
 } from '@state-divergence/systems';
 import type { Session } from '../cli/session.js';
 import type { Fault } from '../model/faults.js';
+import { scheduleCompactions } from './compaction.js';
 import { judgeConsumer, latestWrites } from './judge.js';
+import { knobsOf } from './knob-flags.js';
 import { publish, type Published } from './publish.js';
 import type { SystemConsumer, SystemRun, SystemStall } from './system-document.js';
 import type { SystemRunOptions } from './system-options.js';
@@ -102,12 +104,13 @@ export async function runSystem(
   session: Pick<Session, 'signal' | 'guard' | 'release'>,
 ): Promise<SystemRun> {
   const { signal } = session;
-  const knobs = knobValues(system, {});
+  const knobs = knobValues(system, knobsOf(system, options.knobs));
   const prefix = runPrefix();
   const probes = new Map<string, Probe>();
   let server: RunningServer | undefined;
   let writer: Writer | undefined;
   let stalls: ReturnType<typeof scheduleStalls> | undefined;
+  let compactions: ReturnType<typeof scheduleCompactions> | undefined;
   try {
     const watch = { started: (pid: number) => session.guard(pid, system.name), ended: session.release };
     server = await startServer(system.name, system.server, knobs, { watch });
@@ -124,12 +127,14 @@ export async function runSystem(
     const authority = new Authority();
     const startedAt = Date.now();
     stalls = scheduleStalls(options.stalls, probes, endpoint.port, startedAt);
+    compactions = scheduleCompactions(system, endpoint, options.compactAt, startedAt);
     const published = await publish(writer, workload(options), authority, {
       rate: options.rate,
       durationMs: options.publishEndsAt * 1000,
       startedAt,
       signal,
     });
+    const compacted = await compactions.results();
     const lastThaw = Math.max(...options.stalls.map((s) => s.to));
     await until(startedAt + lastThaw * 1000 + 50, signal);
     const drainMs = Math.max(MIN_DRAIN_MS, 2 * options.duration * 1000);
@@ -156,6 +161,8 @@ export async function runSystem(
       system: system.name,
       idiom,
       prefix,
+      knobs: { ...knobs },
+      compactions: compacted,
       published: published.issued,
       acknowledged: authority.acknowledged,
       authorityKeys: entries.size,
@@ -166,6 +173,7 @@ export async function runSystem(
     };
   } finally {
     stalls?.cancel();
+    compactions?.cancel();
     // stop() thaws a frozen probe before it asks it to exit.
     await Promise.all([...probes.values()].map((probe) => probe.stop().then(() => session.release(probe.pid))));
     await writer?.close().catch(() => {});

@@ -7,7 +7,7 @@
  */
 
 /** Any change to the shape bumps it, so a reader can refuse a document it would misread. */
-export const SYSTEM_DOCUMENT_VERSION = 1;
+export const SYSTEM_DOCUMENT_VERSION = 2;
 
 export interface SystemRunDocument {
   /** `system-run`: tells this document from our broker's (which has no `kind`). */
@@ -48,6 +48,10 @@ export interface SystemRun {
   idiom: string;
   /** The run's namespace (key prefix, subject, bucket or stream name), removed at the end. */
   prefix: string;
+  /** Every knob of the system as the run set it, by name: the flags given, the system's defaults for the rest. */
+  knobs: Record<string, string>;
+  /** Each `--compact-at` the system carried out, in time order. */
+  compactions: SystemCompaction[];
   /** Changes the publisher issued. */
   published: number;
   /** Of them, acknowledged by the system: the authority. */
@@ -62,6 +66,15 @@ export interface SystemRun {
   consumers: SystemConsumer[];
   /** Keys wrong for a reason the evidence does not give, over every consumer: each a finding. */
   unexplained: number;
+}
+
+export interface SystemCompaction {
+  /** When it ran, seconds since publishing started. */
+  at: number;
+  /** The revision history was compacted up to, or null if the system refused. */
+  revision: number | null;
+  /** The system's words when it refused (a revision compacted already), else null. */
+  error: string | null;
 }
 
 export interface SystemStall {

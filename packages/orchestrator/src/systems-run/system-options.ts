@@ -1,10 +1,19 @@
-import { installed, IDIOM_NAMES, SYSTEMS, type IdiomName, type TargetSystem } from '@state-divergence/systems';
+import {
+  installed,
+  IDIOM_NAMES,
+  knobValues,
+  SYSTEMS,
+  type IdiomName,
+  type TargetSystem,
+} from '@state-divergence/systems';
 import { UsageError } from '../model/errors.js';
 import { publishingEnds, type Fault } from '../model/faults.js';
 import { consumerName, DEFAULTS, type RawOptions } from '../model/options.js';
 import { checkSchedule, parseFaults } from '../cli/parse-faults.js';
 import { resolveKnobs } from '../cli/resolve-knobs.js';
 import { OUR_BROKER } from '../model/our-broker.js';
+import { checkCompactFor, parseCompactAt } from './compaction.js';
+import { checkKnobsFor, givenKnobs, knobsOf, refuseKnobsWithoutSystem } from './knob-flags.js';
 
 /** `--system all`: every installed system, both idioms, one after another. */
 export const EVERY_SYSTEM = 'all';
@@ -13,6 +22,7 @@ export const EVERY_SYSTEM = 'all';
 export interface RawSystemFlags extends RawOptions {
   system?: string | undefined;
   idiom?: string | undefined;
+  compactAt?: string[] | undefined;
 }
 
 /** One run against a real system, checked: what run-system.ts carries out. */
@@ -33,6 +43,10 @@ export interface SystemRunOptions {
   stalls: Fault[];
   /** When publishing ends, seconds after it started (by default when the last stall ends, as the seed's rule). */
   publishEndsAt: number;
+  /** The knob flags given, by knob name: each run sets those its system has (knobsOf), defaults for the rest. */
+  knobs: Record<string, string>;
+  /** `--compact-at`: seconds since publishing started, sorted; run by the systems with a compact action. */
+  compactAt: number[];
   json: boolean;
 }
 
@@ -86,9 +100,12 @@ function systemsToRun(name: string, idiom: IdiomName | null): Pick<SystemRunOpti
 export function parseSystemRun(raw: RawSystemFlags): SystemRunOptions | null {
   const name = raw.system ?? OUR_BROKER;
   const idiom = raw.idiom ?? null;
+  const knobFlags = givenKnobs(raw);
   if (name === OUR_BROKER) {
     if (idiom !== null)
       throw new UsageError(`--idiom is for --system NAME (a real system); our broker takes --mode instead`);
+    refuseKnobsWithoutSystem(knobFlags);
+    if ((raw.compactAt ?? []).length > 0) throw new UsageError('--compact-at is for --system NAME (a real system)');
     return null;
   }
   if (idiom !== null && !(IDIOM_NAMES as readonly string[]).includes(idiom))
@@ -101,8 +118,21 @@ export function parseSystemRun(raw: RawSystemFlags): SystemRunOptions | null {
   const stalls = given.length > 0 ? given : parseFaults('stall', [consumers.at(-1)!], context);
   checkSchedule(stalls, consumers);
   const publishEndsAt = publishingEnds({ faults: stalls, publishUntil: knobs.publishUntil, duration: knobs.duration });
+  const chosen = systemsToRun(name, idiom as IdiomName | null);
+  const systems = [...new Set(chosen.runs.map((run) => run.system))];
+  checkKnobsFor(knobFlags, systems, name === EVERY_SYSTEM);
+  // Each system's own check of the values it would take, before its server starts.
+  for (const system of systems) {
+    try {
+      knobValues(system, knobsOf(system, knobFlags));
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  }
+  const compactAt = parseCompactAt(raw.compactAt ?? [], publishEndsAt);
+  checkCompactFor(compactAt, systems, SYSTEMS);
   return {
-    ...systemsToRun(name, idiom as IdiomName | null),
+    ...chosen,
     consumers,
     rate: knobs.rate,
     keys: knobs.keys,
@@ -112,6 +142,8 @@ export function parseSystemRun(raw: RawSystemFlags): SystemRunOptions | null {
     duration: knobs.duration,
     stalls: stalls.sort((a, b) => a.from - b.from),
     publishEndsAt,
+    knobs: knobFlags,
+    compactAt,
     json: raw.json ?? DEFAULTS.json,
   };
 }

@@ -1,4 +1,4 @@
-import type { SystemConsumer, SystemRun, SystemRunConfig, SystemStall } from './system-document.js';
+import type { SystemCompaction, SystemConsumer, SystemRun, SystemRunConfig, SystemStall } from './system-document.js';
 
 const bytes = (n: number) => `${n.toLocaleString('en-US')} B`;
 
@@ -42,6 +42,10 @@ function consumerLines(consumer: SystemConsumer, keys: number): string[] {
   return lines;
 }
 
+/** A compaction as the report gives it: when, and to which revision (or why the system would not). */
+const compactionText = (c: SystemCompaction) =>
+  `  compacted at ${c.at.toFixed(3)} s: ${c.revision === null ? `refused (${c.error})` : `to revision ${c.revision}`}`;
+
 const counterText = (counters: Record<string, number>) =>
   Object.entries(counters)
     .map(([name, value]) => `${name} ${value}`)
@@ -52,12 +56,19 @@ export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string
   return [
     `${run.system} (${run.idiom}): published ${run.published}, acknowledged ${run.acknowledged}, ` +
       `${run.authorityKeys} keys live at the end (prefix ${run.prefix})`,
+    // The settings the result holds for: every knob, the defaults included.
+    `  knobs: ${
+      Object.entries(run.knobs)
+        .map(([name, value]) => `${name} ${value}`)
+        .join(', ') || 'none'
+    }`,
     ...run.consumers.flatMap((consumer) => consumerLines(consumer, config.keys)),
     ...run.stalls.map(
       (s) =>
         `  stall of ${s.consumer} [${s.from}, ${s.to}) s: the publisher wrote ${s.ratePerSec}/s ` +
         `(${s.acknowledged} acknowledged); held in ${heldWhere(s, config.payload)}`,
     ),
+    ...run.compactions.map(compactionText),
     `  server counters before: ${counterText(run.counters.before)}`,
     `  server counters after:  ${counterText(run.counters.after)}`,
     `  unexplained keys: ${run.unexplained}`,

@@ -1,0 +1,102 @@
+import type { Argv } from 'yargs';
+import { SYSTEM_KNOBS, type KnobValues, type SystemKnobs } from '@state-divergence/systems/knobs';
+import { UsageError } from '../model/errors.js';
+
+/**
+ * The real systems' knobs as flags: one `--<knob name>` per name any system declares, made from
+ * the systems' own knob lists (packages/systems, client-free), so a knob added in a system's
+ * folder is a flag with no edit here, and nothing here names a system or a knob. The values stay
+ * strings, as the servers take them; each system's own check judges them (knobValues).
+ */
+
+interface KnobFlag {
+  description: string;
+  /** The systems that have the knob, each with its default there. */
+  defaults: { system: string; value: string }[];
+}
+
+/** Every knob name, in the systems' order, with who has it. A name two systems share is one flag. */
+function knobFlags(): Map<string, KnobFlag> {
+  const flags = new Map<string, KnobFlag>();
+  for (const { name: system, knobs } of SYSTEM_KNOBS)
+    for (const knob of knobs) {
+      const flag = flags.get(knob.name) ?? { description: knob.description, defaults: [] };
+      flag.defaults.push({ system, value: knob.default });
+      flags.set(knob.name, flag);
+    }
+  return flags;
+}
+
+const listed = (names: string[]) =>
+  names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+
+/** "default: 10s for nats and nats-kv", each distinct default once. */
+function defaultsText(defaults: KnobFlag['defaults']): string {
+  const byValue = new Map<string, string[]>();
+  for (const { system, value } of defaults) byValue.set(value, [...(byValue.get(value) ?? []), system]);
+  return `default: ${[...byValue].map(([value, systems]) => `${value === '' ? '""' : value} for ${listed(systems)}`).join('; ')}`;
+}
+
+/** The knob flags for yargs: each a string, its --help the knob's own words and the systems' defaults. */
+export function knobArguments<T>(parser: Argv<T>) {
+  const specs = Object.fromEntries(
+    [...knobFlags()].map(([name, flag]) => [
+      name,
+      { type: 'string' as const, describe: `${flag.description} (${defaultsText(flag.defaults)})` },
+    ]),
+  );
+  return parser.options(specs);
+}
+
+/**
+ * The knob flags given on the command line, by knob name (yargs keeps the dashed name beside its
+ * camelCase copy; the dashed one is read). A flag given twice is refused: which one was meant?
+ */
+export function givenKnobs(raw: object): Record<string, string> {
+  const given: Record<string, string> = {};
+  for (const name of knobFlags().keys()) {
+    const value = (raw as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    if (Array.isArray(value)) throw new UsageError(`--${name} is given ${value.length} times; give it once`);
+    given[name] = String(value);
+  }
+  return given;
+}
+
+/** Of the given knobs, those `system` has: what its run passes to knobValues. */
+export function knobsOf(system: SystemKnobs, given: Readonly<Record<string, string>>): KnobValues {
+  return Object.fromEntries(
+    system.knobs.filter((k) => given[k.name] !== undefined).map((k) => [k.name, given[k.name]!]),
+  );
+}
+
+/**
+ * Refuses, in one line, a knob flag none of `systems` has: with `--system NAME` that system must
+ * have it; with `--system all` one of the systems run must, and it is set for those that have it.
+ * `all` tells the two apart (the refusal names the system, or the ones that have the knob).
+ */
+export function checkKnobsFor(given: Readonly<Record<string, string>>, systems: readonly SystemKnobs[], all: boolean) {
+  for (const name of Object.keys(given)) {
+    if (systems.some((system) => system.knobs.some((k) => k.name === name))) continue;
+    const owners = knobFlags()
+      .get(name)!
+      .defaults.map((d) => d.system);
+    if (!all && systems.length === 1) {
+      const own = systems[0]!.knobs.map((k) => k.name).join(', ') || 'none';
+      throw new UsageError(`--${name} is not a knob of ${systems[0]!.name} (its knobs: ${own})`);
+    }
+    throw new UsageError(`--${name} is a knob of ${listed(owners)}, none of which this run includes`);
+  }
+}
+
+/** Refuses a knob flag given for our broker's run, naming the systems that have it. */
+export function refuseKnobsWithoutSystem(given: Readonly<Record<string, string>>) {
+  const name = Object.keys(given)[0];
+  if (name === undefined) return;
+  const owners = knobFlags()
+    .get(name)!
+    .defaults.map((d) => d.system);
+  throw new UsageError(
+    `--${name} is a knob of ${listed(owners)}: it needs --system NAME (${owners.join(' or ')}, or all)`,
+  );
+}
