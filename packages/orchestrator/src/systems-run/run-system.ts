@@ -74,6 +74,7 @@ function stallRow(stall: Fault, published: Published, held: KernelQueues | undef
     heldReceiveQueue: held?.receiveQueue ?? 0,
     heldServerSendQueue: held?.peerSendQueue ?? 0,
     heldConnections: held?.connections ?? 0,
+    heldClosedByServer: held?.closedByServer ?? 0,
   };
 }
 

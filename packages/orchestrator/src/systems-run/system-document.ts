@@ -93,6 +93,8 @@ export interface SystemStall {
   heldServerSendQueue: number;
   /** How many of the consumer's TCP connections to the server were found. */
   heldConnections: number;
+  /** Of them, those the server had closed by then (cut off as slow, or for its output buffer): see kernel-queues.ts. */
+  heldClosedByServer: number;
 }
 
 export interface SystemConsumer {

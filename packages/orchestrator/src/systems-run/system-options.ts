@@ -74,12 +74,21 @@ function refuseOurFlags(raw: RawSystemFlags, name: string): void {
     if (value !== undefined && !(Array.isArray(value) && value.length === 0)) throw notYet(flag);
 }
 
-function systemsToRun(name: string, idiom: IdiomName | null): Pick<SystemRunOptions, 'runs' | 'skipped'> {
+/**
+ * The runs `--system` asks for. `checkFlags` refuses the flags the chosen systems do not take (a
+ * knob, --compact-at) before a missing server is: a flag wrong for a system is wrong wherever it runs.
+ */
+function systemsToRun(
+  name: string,
+  idiom: IdiomName | null,
+  checkFlags: (systems: readonly TargetSystem[], all: boolean) => void,
+): Pick<SystemRunOptions, 'runs' | 'skipped'> {
   const idioms = idiom === null ? IDIOM_NAMES : [idiom];
   if (name === EVERY_SYSTEM) {
     const here = SYSTEMS.filter((system) => installed(system) === null);
     const skipped = SYSTEMS.flatMap((system) => installed(system) ?? []);
     if (here.length === 0) throw new UsageError(`no system is installed: ${skipped.join('; ')}`);
+    checkFlags(here, true);
     return { runs: here.flatMap((system) => idioms.map((i) => ({ system, idiom: i }))), skipped };
   }
   const system = SYSTEMS.find((s) => s.name === name);
@@ -87,6 +96,7 @@ function systemsToRun(name: string, idiom: IdiomName | null): Pick<SystemRunOpti
     throw new UsageError(
       `--system must be one of ${[OUR_BROKER, EVERY_SYSTEM, ...SYSTEMS.map((s) => s.name)].join(', ')}, got ${name}`,
     );
+  checkFlags([system], false);
   const refusal = installed(system);
   if (refusal !== null) throw new UsageError(refusal);
   return { runs: [{ system, idiom: idiom ?? 'naive' }], skipped: [] };
@@ -118,19 +128,19 @@ export function parseSystemRun(raw: RawSystemFlags): SystemRunOptions | null {
   const stalls = given.length > 0 ? given : parseFaults('stall', [consumers.at(-1)!], context);
   checkSchedule(stalls, consumers);
   const publishEndsAt = publishingEnds({ faults: stalls, publishUntil: knobs.publishUntil, duration: knobs.duration });
-  const chosen = systemsToRun(name, idiom as IdiomName | null);
-  const systems = [...new Set(chosen.runs.map((run) => run.system))];
-  checkKnobsFor(knobFlags, systems, name === EVERY_SYSTEM);
-  // Each system's own check of the values it would take, before its server starts.
-  for (const system of systems) {
-    try {
-      knobValues(system, knobsOf(system, knobFlags));
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
-  }
   const compactAt = parseCompactAt(raw.compactAt ?? [], publishEndsAt);
-  checkCompactFor(compactAt, systems, SYSTEMS);
+  const chosen = systemsToRun(name, idiom as IdiomName | null, (systems, all) => {
+    checkKnobsFor(knobFlags, systems, all);
+    // Each system's own check of the values it would take, before its server starts.
+    for (const system of systems) {
+      try {
+        knobValues(system, knobsOf(system, knobFlags));
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+    }
+    checkCompactFor(compactAt, systems, SYSTEMS);
+  });
   return {
     ...chosen,
     consumers,

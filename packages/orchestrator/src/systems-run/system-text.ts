@@ -66,7 +66,10 @@ export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string
     ...run.stalls.map(
       (s) =>
         `  stall of ${s.consumer} [${s.from}, ${s.to}) s: the publisher wrote ${s.ratePerSec}/s ` +
-        `(${s.acknowledged} acknowledged); held in ${heldWhere(s, config.payload)}`,
+        `(${s.acknowledged} acknowledged); held in ${heldWhere(s, config.payload)}` +
+        (s.heldClosedByServer > 0
+          ? `; the server had closed ${s.heldClosedByServer} of its ${s.heldConnections} connections to it`
+          : ''),
     ),
     ...run.compactions.map(compactionText),
     `  server counters before: ${counterText(run.counters.before)}`,
@@ -89,7 +92,9 @@ export function renderSystemTable(runs: readonly SystemRun[], config: SystemRunC
       `${wrong}${run.unexplained > 0 ? ` (${run.unexplained} unexplained)` : ''}`,
       signals.size === 0 ? 'none' : [...signals].map(([kind, n]) => `${kind} ${n}`).join(', '),
       run.stalls.map((s) => `${s.ratePerSec}/s`).join(', '),
-      run.stalls.map((s) => heldWhere(s, config.payload, true)).join('; '),
+      run.stalls
+        .map((s) => heldWhere(s, config.payload, true) + (s.heldClosedByServer > 0 ? ', cut off by the server' : ''))
+        .join('; '),
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
