@@ -5,10 +5,12 @@
  * a small pub/sub output buffer limit). Each time the naive idiom stays wrong, every wrong key
  * explained by what it was told, and the careful one relists once and ends correct.
  *
- * Two consumers; the stall is consumer-2's over [0.5, 3) s: frozen early, before its receive buffer has grown
- * much, and long enough that 2,000 changes/s of 4 KiB (~20 MB) overflow what the kernel's socket
- * buffers hold for it (~5-10 MB) and then the server's limit. Both idioms of a system run side by
- * side, each with its own server.
+ * Two consumers; the stall is consumer-2's over [0.5, 2.5) s: frozen early, before its receive
+ * buffer has grown much, and long enough that 2,000 changes/s of 4 KiB (~16 MB in the stall)
+ * overflow what the kernel's socket buffers hold for it (at most ~10 MB seen: the receive queue
+ * autotuned to 0.2-5.3 MB, the server's send queue ~3.9 MB) and then the server's limit. Without
+ * the knobs nobody is cut off (docs/SYSTEMS.md: the defaults hold such a stall). Both idioms of a
+ * system run side by side, each with its own server.
  */
 import { execa } from 'execa';
 import { systemNamed } from '@state-divergence/systems';
@@ -37,7 +39,7 @@ interface Run {
   consumers: Consumer[];
 }
 
-const STALL = ['--consumers', '2', '--stall', 'consumer-2@0.5-3', '--duration', '1'];
+const STALL = ['--consumers', '2', '--stall', 'consumer-2@0.5-2.5', '--duration', '1'];
 /** What overflows the kernel's buffers within the stall (the write deadline, max-pending, pub/sub limits). */
 const FLOOD = ['--rate', '2000', '--payload', '4096'];
 
@@ -90,7 +92,7 @@ describeIfInstalled(systemNamed('etcd'))('etcd: compacted inside the stall (--co
       const [compaction] = run.compactions;
       expect(compaction!.error).toBeNull();
       expect(compaction!.at).toBeGreaterThanOrEqual(2);
-      expect(compaction!.at).toBeLessThan(3);
+      expect(compaction!.at).toBeLessThan(2.5);
       expect(compaction!.revision).toBeGreaterThan(400);
       expect(run.counters.after['etcd_debugging_mvcc_compact_revision']).toBe(compaction!.revision);
     }
