@@ -60,8 +60,8 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
           string: true as const,
           describe:
             "With --system NAME: run the system's compact action (its history compacted up to the current " +
-            'revision) at T, seconds since publishing started; repeatable. Refused for a system without one; ' +
-            'with all, run for the systems that have one',
+            'revision) at T, seconds since publishing started; repeatable or comma-separated. Refused for a system ' +
+            'without one; with all, run for the systems that have one',
         },
       };
   return parser.options({

@@ -45,6 +45,10 @@ export function knobArguments<T>(parser: Argv<T>) {
       { type: 'string' as const, describe: `${flag.description} (${defaultsText(flag.defaults)})` },
     ]),
   );
+  // A knob named like one of our own flags would silently replace it: refused where every start sees it.
+  const taken = (parser as { getOptions?: () => { key: Record<string, unknown> } }).getOptions?.().key ?? {};
+  for (const name of Object.keys(specs))
+    if (name in taken) throw new Error(`the knob ${name} would shadow the orchestrator's own --${name}: rename it`);
   return parser.options(specs);
 }
 
