@@ -34,7 +34,8 @@ const listed = (names: string[]) =>
 function defaultsText(defaults: KnobFlag['defaults']): string {
   const byValue = new Map<string, string[]>();
   for (const { system, value } of defaults) byValue.set(value, [...(byValue.get(value) ?? []), system]);
-  return `default: ${[...byValue].map(([value, systems]) => `${value === '' ? '""' : value} for ${listed(systems)}`).join('; ')}`;
+  const each = [...byValue].map(([value, systems]) => `${value === '' ? '""' : value} for ${listed(systems)}`);
+  return `default: ${each.join('; ')}`;
 }
 
 /** The knob flags for yargs: each a string, its --help the knob's own words and the systems' defaults. */
