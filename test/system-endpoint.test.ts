@@ -57,6 +57,12 @@ const REFUSALS: Array<[string, string[], Record<string, string>, RegExp]> = [
     /--crash broker@… kills the server: not one someone else runs \(--endpoint\)/,
   ],
   [
+    "a knob of the server's own configuration",
+    ['--system', 'nats', '--endpoint', 'nats://127.0.0.1:4222', '--max-pending', '1048576'],
+    {},
+    /--max-pending is nats's server setting; with --endpoint the server is not ours to configure: set it on the server/,
+  ],
+  [
     'a password in the URL',
     ['--system', 'redis-streams', '--endpoint', `redis://me:${SECRET}@127.0.0.1:6379`],
     {},
@@ -205,6 +211,8 @@ test('what a library echoes loses the secrets before a report or --json prints i
     idiom: 'naive',
     prefix: 'sd-x',
     endpoint: 'redis://127.0.0.1:6379',
+    knobs: { maxlen: '1000' },
+    compactions: [],
     published: 1,
     acknowledged: 1,
     authorityKeys: 1,
@@ -227,6 +235,7 @@ test("a remote server's send queue is said to be out of sight, not printed as 0"
     heldReceiveQueue: 4096,
     heldServerSendQueue: null,
     heldConnections: 1,
+    heldClosedByServer: 0,
   };
   expect(heldWhere(stall, 64)).toBe(
     "the consumer's receive queue held 4,096 B of ~102,400 B written; the rest is the remote server's " +

@@ -33,6 +33,31 @@ const REFUSALS: Array<[string[], RegExp]> = [
     /^orchestrator: --stall consumer-9 is not a consumer of this run; valid: consumer-1, consumer-2, consumer-3/,
   ],
   [['sweep', '--rate', '100,200', '--system', 'nats'], /^orchestrator sweep: Unknown argument: system/],
+  // The systems' knobs as flags (systems-run/knob-flags.ts) and --compact-at (systems-run/compaction.ts).
+  [
+    ['--system', 'etcd', '--maxlen', '5'],
+    /^orchestrator: --maxlen is not a knob of etcd \(its knobs: auto-compaction-retention, auto-compaction-mode\)/,
+  ],
+  [['--maxlen', '5'], /^orchestrator: --maxlen is a knob of redis-streams: it needs --system NAME/],
+  [['--system', 'quic', '--history', '5'], /^orchestrator: --history is a knob of nats-kv: it needs --system NAME/],
+  [['--max-pending', '5'], /^orchestrator: --max-pending is a knob of nats and nats-kv: it needs --system NAME/],
+  [
+    ['--system', 'nats', '--max-pending', '65536'],
+    /^orchestrator: nats: max-pending must be a whole number >= 1048576/,
+  ],
+  [
+    ['--system', 'etcd', '--auto-compaction-mode', 'weekly'],
+    /^orchestrator: etcd: auto-compaction-mode must be periodic or revision, not "weekly"/,
+  ],
+  [['--system', 'redis-streams', '--maxlen', '1', '--maxlen', '2'], /^orchestrator: --maxlen is given 2 times/],
+  [['sweep', '--rate', '100,200', '--maxlen', '5'], /^orchestrator sweep: Unknown argument: maxlen/],
+  [
+    ['--system', 'nats', '--compact-at', '1'],
+    /^orchestrator: --compact-at: nats has no compact action \(etcd has one\)/,
+  ],
+  [['--system', 'etcd', '--compact-at', 'soon'], /^orchestrator: --compact-at takes seconds since publishing started/],
+  [['--system', 'etcd', '--compact-at', '13'], /^orchestrator: --compact-at 13 is after publishing ends \(at 12 s\)/],
+  [['--compact-at', '1'], /^orchestrator: --compact-at is for --system NAME/],
 ];
 
 test.concurrent.each(REFUSALS)('orchestrator %j is refused in one line, exit 2', async (args, message) => {

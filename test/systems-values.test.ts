@@ -5,6 +5,7 @@
  * Debian package to install.
  */
 import { installed, knobValues, SYSTEMS, systemNamed, type TargetSystem } from '@state-divergence/systems';
+import { SYSTEM_KNOBS } from '@state-divergence/systems/knobs';
 
 test('five systems, each named once, each with its Debian package and a server binary', () => {
   expect(SYSTEMS.map((s) => s.name)).toEqual(['etcd', 'nats', 'nats-kv', 'redis-pubsub', 'redis-streams']);
@@ -30,6 +31,11 @@ test('every knob default is a value its own check takes', () => {
     expect(Object.keys(values)).toEqual(system.knobs.map((k) => k.name));
     for (const knob of system.knobs) expect(knob.check(knob.default)).toBeUndefined();
   }
+});
+
+test("the client-free knob list (the CLI's flags) is each system's own, in SYSTEMS' order", () => {
+  expect(SYSTEM_KNOBS.map((entry) => entry.name)).toEqual(SYSTEMS.map((system) => system.name));
+  SYSTEM_KNOBS.forEach((entry, i) => expect(entry.knobs).toBe(SYSTEMS[i]!.knobs));
 });
 
 test('a knob the system lacks, or a value it would not take, is refused in one line', () => {

@@ -60,7 +60,6 @@ export interface Written {
 /**
  * Writes `count` changes (or as many as `ratePerSec` allows in `durationMs`), at most
  * `maxInFlight` unacknowledged at once, recording each acknowledgement in `authority`.
- * `during` runs once at `at` ms into the writing (a fault inside the stall).
  */
 export async function write(
   writer: Writer,
@@ -71,8 +70,6 @@ export async function write(
     ratePerSec?: number;
     durationMs?: number;
     maxInFlight?: number;
-    at?: number;
-    during?: () => Promise<void>;
   },
 ): Promise<Written> {
   const started = Date.now();
@@ -80,7 +77,6 @@ export async function write(
   const inFlight = new Set<Promise<void>>();
   let issued = 0;
   let failure: unknown;
-  let fault: Promise<void> | undefined;
   const due = () => {
     const elapsed = Date.now() - started;
     if (plan.count !== undefined) return plan.count;
@@ -90,8 +86,6 @@ export async function write(
   const finished = () =>
     plan.count !== undefined ? issued >= plan.count : Date.now() - started >= (plan.durationMs ?? 0);
   while (!finished() || issued < due()) {
-    if (plan.during !== undefined && fault === undefined && Date.now() - started >= (plan.at ?? 0))
-      fault = plan.during();
     while (issued < due() && inFlight.size < maxInFlight && failure === undefined) {
       issued += 1;
       const [key, value] = next();
@@ -108,7 +102,6 @@ export async function write(
     await new Promise((resolve) => setTimeout(resolve, inFlight.size >= maxInFlight ? 1 : 5));
   }
   await Promise.all(inFlight);
-  await fault;
   if (failure !== undefined) throw failure;
   const ms = Date.now() - started;
   return { issued, ms, rate: Math.round((issued * 1000) / Math.max(ms, 1)) };
@@ -180,17 +173,9 @@ export async function healthyRun(
 
 export interface StallPlan {
   workload: Workload;
-  /**
-   * Changes written before the consumers start (100 unless given): what their listing must
-   * find. Core NATS keeps nothing to list, so its test starts the consumers first.
-   */
-  before?: number;
   ratePerSec: number;
   stallMs: number;
   maxInFlight?: number;
-  /** A fault inside the stall, `at` ms into it (etcd's compaction). */
-  at?: number;
-  during?: () => Promise<void>;
   /** Changes written after the thaw, at full speed: new changes the consumers must still take. */
   after: number;
   /** How long a consumer is given to converge after the thaw. */
@@ -225,7 +210,8 @@ export async function stallRun(
   const next = changes(plan.workload);
   const probes: Partial<Record<IdiomName, Probe>> = {};
   try {
-    await write(writer, authority, next, { count: plan.before ?? 100 });
+    // What the consumers' listing must find.
+    await write(writer, authority, next, { count: 100 });
     probes.naive = await startProbe(system.name, 'naive', server.endpoint, prefix);
     probes.careful = await startProbe(system.name, 'careful', server.endpoint, prefix);
     const both = [probes.naive, probes.careful];
@@ -236,7 +222,6 @@ export async function stallRun(
       ratePerSec: plan.ratePerSec,
       durationMs: plan.stallMs,
       ...(plan.maxInFlight === undefined ? {} : { maxInFlight: plan.maxInFlight }),
-      ...(plan.during === undefined ? {} : { at: plan.at ?? 0, during: plan.during }),
     });
     const held = {
       naive: kernelQueues(probes.naive.pid, server.endpoint.port),

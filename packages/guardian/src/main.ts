@@ -15,7 +15,10 @@ const groups = new Map<number, string>();
 const parent = process.ppid;
 let logger: Logger | undefined;
 
-const send = (message: GuardianMessage) => process.send?.(message);
+// With a callback a failed send is passed to it instead of thrown as an 'error' event: an
+// orchestrator that fails at once (a server that will not start) may exit before the reply to
+// its `init` is written (EPIPE), and the reply is then owed to no one.
+const send = (message: GuardianMessage) => process.send?.(message, undefined, {}, () => {});
 
 function reap(why: string): void {
   for (const [pgid, name] of groups) {

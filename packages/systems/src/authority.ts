@@ -9,8 +9,10 @@ export class Authority {
   private readonly latest = new Map<string, { value: string | null; seq: number }>();
   acknowledged = 0;
 
-  record(key: string, value: string | null, seq: number): void {
+  /** One acknowledged write; `seq` null for one that changed nothing (Writer.write), counted and no more. */
+  record(key: string, value: string | null, seq: number | null): void {
     this.acknowledged += 1;
+    if (seq === null) return;
     const known = this.latest.get(key);
     if (known === undefined || seq > known.seq) this.latest.set(key, { value, seq });
   }

@@ -11,6 +11,7 @@ export type {
   SignalKind,
   Sink,
   StartedConsumer,
+  SystemKnobs,
   TargetSystem,
   Versioned,
   Writer,

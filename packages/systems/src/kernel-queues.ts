@@ -19,11 +19,23 @@ export interface KernelQueues {
   readonly peerSendQueue: number;
   /** Of the connections, those whose server end this machine's kernel holds (a remote server's it does not). */
   readonly peersSeen: number;
+  /**
+   * Of the connections, those the server has closed: its end closing (FIN_WAIT1/2, CLOSING,
+   * TIME_WAIT: its FIN may still wait behind the data a frozen reader has not read) or the
+   * consumer's end told so (CLOSE_WAIT, or CLOSE after a reset). A frozen consumer closes nothing
+   * itself, so this is the server cutting it off (a slow consumer, an output buffer limit).
+   */
+  readonly closedByServer: number;
 }
+
+/** /proc/net/tcp's `st` codes (include/net/tcp_states.h). */
+const SERVER_CLOSING = new Set([0x04, 0x05, 0x06, 0x0b]);
+const TOLD_CLOSED = new Set([0x07, 0x08]);
 
 interface TcpRow {
   local: string;
   remote: string;
+  state: number;
   txQueue: number;
   rxQueue: number;
   inode: string;
@@ -41,10 +53,19 @@ function rows(file: string): TcpRow[] {
     .slice(1)
     .flatMap((line) => {
       const f = line.trim().split(/\s+/);
-      const [local, remote, queues, inode] = [f[1], f[2], f[4], f[9]];
+      const [local, remote, state, queues, inode] = [f[1], f[2], f[3], f[4], f[9]];
       if (local === undefined || remote === undefined || queues === undefined || inode === undefined) return [];
       const [tx = '0', rx = '0'] = queues.split(':');
-      return [{ local, remote, txQueue: parseInt(tx, 16), rxQueue: parseInt(rx, 16), inode }];
+      return [
+        {
+          local,
+          remote,
+          state: parseInt(state ?? '0', 16),
+          txQueue: parseInt(tx, 16),
+          rxQueue: parseInt(rx, 16),
+          inode,
+        },
+      ];
     });
 }
 
@@ -78,8 +99,11 @@ export function kernelQueues(pid: number, serverPort: number): KernelQueues {
   const own = all.filter((row) => inodes.has(row.inode) && row.remote.endsWith(portHex));
   let peerSendQueue = 0;
   let peersSeen = 0;
+  let closedByServer = 0;
   for (const row of own) {
+    // Found by address, not inode: a socket the server closed may be an orphan (inode 0) by now.
     const peer = all.find((other) => other.local === row.remote && other.remote === row.local);
+    if (TOLD_CLOSED.has(row.state) || (peer !== undefined && SERVER_CLOSING.has(peer.state))) closedByServer += 1;
     if (peer === undefined) continue;
     peersSeen += 1;
     peerSendQueue += peer.txQueue;
@@ -89,5 +113,6 @@ export function kernelQueues(pid: number, serverPort: number): KernelQueues {
     receiveQueue: own.reduce((sum, row) => sum + row.rxQueue, 0),
     peerSendQueue,
     peersSeen,
+    closedByServer,
   };
 }

@@ -50,3 +50,6 @@ export function knob(values: KnobValues, name: string): string {
   if (value === undefined) throw new Error(`no value for knob ${name}: pass the values through knobValues()`);
   return value;
 }
+
+/** `knob`, marked as one the harness's client sets (Knob.client): it holds against any server. */
+export const clientKnob = (knob: Knob): Knob => ({ ...knob, client: true });

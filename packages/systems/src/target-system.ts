@@ -50,6 +50,11 @@ export interface Knob {
   readonly default: string;
   /** The problem with `value` in one line, or undefined when the system would take it. */
   check(value: string): string | undefined;
+  /**
+   * Set by the harness's own client (the writer's MAXLEN, the bucket it creates), not by the
+   * server's configuration: so it holds against a server someone else runs (`--endpoint`) too.
+   */
+  readonly client?: true;
 }
 
 /** A value for every knob of the system, by name (knobValues fills in the defaults). */
@@ -99,9 +104,12 @@ export interface Writer {
    * Writes one change (`value` null deletes the key) and resolves once the system has
    * acknowledged it, with the change's sequence number in the system's order: etcd's revision
    * (the store's commit order is the authority), the KV stream's sequence, or, for systems that
-   * keep no order of their own, the writer's own global sequence carried in the message.
+   * keep no order of their own, the writer's own global sequence carried in the message. Null
+   * when the system acknowledged a change that changed nothing and has no place in its order
+   * (etcd: a delete of an absent key makes no revision and no watch event, and its reply carries
+   * the revision of whichever write came last, another key's).
    */
-  write(key: string, value: string | null): Promise<number>;
+  write(key: string, value: string | null): Promise<number | null>;
   close(): Promise<void>;
 }
 
@@ -125,6 +133,9 @@ export interface ServerRecipe {
   /** What survives a restart on the same data directory, in words (docs and reports). */
   readonly persists: string;
 }
+
+/** A system's name and knobs alone: what its folder's knobs.ts declares apart from the client (knob-lists.ts). */
+export type SystemKnobs = Pick<TargetSystem, 'name' | 'knobs'>;
 
 export interface TargetSystem {
   /** `--system NAME`. */

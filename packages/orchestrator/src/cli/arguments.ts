@@ -46,13 +46,22 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
             `The system under test: ${OUR_BROKER} (our broker, with its --mode), a real system whose server is ` +
             'started here (docs/SYSTEMS.md lists them; an unknown name is refused with the list), or all (every ' +
             'installed one, both idioms, then a table). A real system takes the workload, --stall, --consumers, ' +
-            '--json, --report and the live view (--no-tui)',
+            '--json, --report and the live view (--no-tui), and its own knobs as flags (below, each refused with a ' +
+            'system that lacks it; with all, set for the systems that have it)',
         },
         idiom: {
           type: 'string' as const,
           describe:
             "With --system NAME: how each consumer keeps its copy, naive (the system's quickstart) or careful " +
             '(what its docs recommend not to miss a change) [default: naive; all: both]',
+        },
+        'compact-at': {
+          type: 'array' as const,
+          string: true as const,
+          describe:
+            "With --system NAME: run the system's compact action (its history compacted up to the current " +
+            'revision) at T, seconds since publishing started; repeatable or comma-separated. Refused for a system ' +
+            'without one; with all, run for the systems that have one',
         },
         endpoint: {
           type: 'string' as const,

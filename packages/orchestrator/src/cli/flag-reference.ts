@@ -2,6 +2,7 @@ import type { Argv } from 'yargs';
 import { analyzeArguments } from './analyze-command.js';
 import { runArguments } from './arguments.js';
 import { experimentsArguments } from '../experiments/experiments-command.js';
+import { knobArguments } from '../systems-run/knob-flags.js';
 
 /** A flag as yargs is given it: the one declaration the CLI parses, its --help prints and this reference lists. */
 interface FlagSpec {
@@ -43,7 +44,8 @@ function table(flags: Record<string, FlagSpec>): string[] {
  * reference cannot drift from what the CLI accepts.
  */
 export function renderFlagReference(): string {
-  const run = declared((p) => runArguments(p));
+  // The real systems' knobs are flags of a run too (systems-run/knob-flags.ts: from the systems' own lists).
+  const run = declared((p) => knobArguments(runArguments(p)));
   const sweep = declared((p) => runArguments(p, true));
   const swept = Object.keys(sweep).filter((name) => JSON.stringify(sweep[name]) !== JSON.stringify(run[name]));
   return [

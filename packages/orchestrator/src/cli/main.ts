@@ -9,6 +9,7 @@ import { normalizeOptions } from './normalize-options.js';
 import { runCommand } from './run-command.js';
 import { EXIT } from './session.js';
 import { OUR_BROKER } from '../model/our-broker.js';
+import { givenKnobs, knobArguments } from '../systems-run/knob-flags.js';
 import { planSweep, sweepCommand, type SweepArguments } from '../experiments/sweep-command.js';
 import { experimentsArguments, experimentsCommand, EXPERIMENTS_SUMMARY } from '../experiments/experiments-command.js';
 
@@ -40,11 +41,14 @@ async function main(argv: string[]): Promise<number> {
       .command(
         ['$0', 'run'],
         'Run the demo (the default command)',
-        (y) => runArguments(y.usage(`$0 [run] [options]\n\n${DESCRIPTION}`)),
+        (y) => knobArguments(runArguments(y.usage(`$0 [run] [options]\n\n${DESCRIPTION}`))),
         async (args) => {
           // A real system's run lives in systems-run/, loaded only then (its clients are not small).
-          const realSystemFlag = [args.idiom, args.endpoint, args.credentials].some((flag) => flag !== undefined);
-          if ((args.system ?? OUR_BROKER) !== OUR_BROKER || realSystemFlag) {
+          // A flag only a real system takes comes this way too, to be refused without --system NAME.
+          const systemOnly =
+            [args.idiom, args.endpoint, args.credentials, args.compactAt].some((flag) => flag !== undefined) ||
+            Object.keys(givenKnobs(args)).length > 0;
+          if ((args.system ?? OUR_BROKER) !== OUR_BROKER || systemOnly) {
             const { systemEntry } = await import('../systems-run/system-entry.js');
             exitCode = await systemEntry(args as RawOptions);
           } else exitCode = await runCommand(normalizeOptions(args as RawOptions, environment()));

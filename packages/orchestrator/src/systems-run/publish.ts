@@ -47,7 +47,8 @@ export async function publish(
       const one: Promise<void> = writer.write(key, value).then(
         (seq) => {
           authority.record(key, value, seq);
-          bySeq.set(seq, { key, value, seq, atMs: elapsed() });
+          // A write that changed nothing has no seq of its own to be found by.
+          if (seq !== null) bySeq.set(seq, { key, value, seq, atMs: elapsed() });
         },
         (error: unknown) => {
           failure ??= error;

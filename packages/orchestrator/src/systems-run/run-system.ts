@@ -14,8 +14,10 @@ import {
 } from '@state-divergence/systems';
 import type { Session } from '../cli/session.js';
 import type { Fault } from '../model/faults.js';
+import { scheduleCompactions } from './compaction.js';
 import { judgeConsumer, latestWrites } from './judge.js';
 import { pollProgress } from './progress-poll.js';
+import { knobsInEffect, knobsOf } from './knob-flags.js';
 import { publish, type Published } from './publish.js';
 import type { SystemConsumer, SystemRun, SystemStall } from './system-document.js';
 import type { SystemRunOptions } from './system-options.js';
@@ -88,6 +90,7 @@ function stallRow(stall: Fault, published: Published, held: KernelQueues | undef
     // A remote server's side of the connection is its kernel's: not seen, so not a 0.
     heldServerSendQueue: held !== undefined && held.peersSeen < held.connections ? null : (held?.peerSendQueue ?? 0),
     heldConnections: held?.connections ?? 0,
+    heldClosedByServer: held?.closedByServer ?? 0,
   };
 }
 
@@ -129,13 +132,14 @@ export async function runSystem(
   observer?: SystemRunObserver,
 ): Promise<SystemRun> {
   const { signal } = session;
-  const knobs = knobValues(system, {});
+  const knobs = knobValues(system, knobsOf(system, options.knobs));
   const prefix = runPrefix();
   const probes = new Map<string, Probe>();
   let server: RunServer | undefined;
   let writer: Writer | undefined;
   let stalls: ReturnType<typeof scheduleStalls> | undefined;
   let progress: ReturnType<typeof pollProgress> | undefined;
+  let compactions: ReturnType<typeof scheduleCompactions> | undefined;
   try {
     const watch = { started: (pid: number) => session.guard(pid, system.name), ended: session.release };
     server = await serverFor(system, knobs, options.endpoint, watch);
@@ -158,12 +162,14 @@ export async function runSystem(
       progress = pollProgress(probes, () => authority.acknowledged, startedAt, observer);
     }
     stalls = scheduleStalls(options.stalls, probes, endpoint.port, startedAt, progress?.frozen);
+    compactions = scheduleCompactions(system, endpoint, options.compactAt, startedAt);
     const published = await publish(writer, workload(options), authority, {
       rate: options.rate,
       durationMs: options.publishEndsAt * 1000,
       startedAt,
       signal,
     });
+    const compacted = await compactions.results();
     progress?.stage('waiting for the thaw');
     const lastThaw = Math.max(...options.stalls.map((s) => s.to));
     await until(startedAt + lastThaw * 1000 + 50, signal);
@@ -194,6 +200,8 @@ export async function runSystem(
       idiom,
       prefix,
       endpoint: options.endpoint?.url ?? null,
+      knobs: knobsInEffect(system, knobs, options.endpoint !== null),
+      compactions: compacted,
       published: published.issued,
       acknowledged: authority.acknowledged,
       authorityKeys: entries.size,
@@ -207,6 +215,7 @@ export async function runSystem(
   } finally {
     progress?.cancel();
     stalls?.cancel();
+    compactions?.cancel();
     // stop() thaws a frozen probe before it asks it to exit.
     await Promise.all([...probes.values()].map((probe) => probe.stop().then(() => session.release(probe.pid))));
     await writer?.close().catch(() => {});

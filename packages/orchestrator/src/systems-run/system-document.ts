@@ -50,6 +50,10 @@ export interface SystemRun {
   prefix: string;
   /** The server someone runs (`--endpoint`): scheme://host:port[/path], never a user or password; null: its own. */
   endpoint: string | null;
+  /** Every knob of the system as the run set it, by name: the flags given, the system's defaults for the rest. */
+  knobs: Record<string, string>;
+  /** Each `--compact-at` the system carried out, in time order. */
+  compactions: SystemCompaction[];
   /** Changes the publisher issued. */
   published: number;
   /** Of them, acknowledged by the system: the authority. */
@@ -64,6 +68,15 @@ export interface SystemRun {
   consumers: SystemConsumer[];
   /** Keys wrong for a reason the evidence does not give, over every consumer: each a finding. */
   unexplained: number;
+}
+
+export interface SystemCompaction {
+  /** When it ran, seconds since publishing started. */
+  at: number;
+  /** The revision history was compacted up to, or null if the system refused. */
+  revision: number | null;
+  /** The system's words when it refused (a revision compacted already), else null. */
+  error: string | null;
 }
 
 export interface SystemStall {
@@ -85,6 +98,8 @@ export interface SystemStall {
   heldServerSendQueue: number | null;
   /** How many of the consumer's TCP connections to the server were found. */
   heldConnections: number;
+  /** Of them, those the server had closed by then (cut off as slow, or for its output buffer): see kernel-queues.ts. */
+  heldClosedByServer: number;
 }
 
 export interface SystemConsumer {

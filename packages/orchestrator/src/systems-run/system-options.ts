@@ -1,6 +1,7 @@
 import {
   installed,
   IDIOM_NAMES,
+  knobValues,
   SYSTEMS,
   type Endpoint,
   type IdiomName,
@@ -12,6 +13,8 @@ import { consumerName, DEFAULTS, type RawOptions } from '../model/options.js';
 import { checkSchedule, parseFaults } from '../cli/parse-faults.js';
 import { resolveKnobs } from '../cli/resolve-knobs.js';
 import { OUR_BROKER } from '../model/our-broker.js';
+import { checkCompactFor, parseCompactAt } from './compaction.js';
+import { checkKnobsFor, givenKnobs, knobsOf, refuseKnobsWithoutSystem, refuseServerKnobs } from './knob-flags.js';
 import { endpointOf, refuseServerFaults, type EndpointFlags } from './endpoint.js';
 
 /** `--system all`: every installed system, both idioms, one after another. */
@@ -21,6 +24,7 @@ export const EVERY_SYSTEM = 'all';
 export interface RawSystemFlags extends RawOptions, EndpointFlags {
   system?: string | undefined;
   idiom?: string | undefined;
+  compactAt?: string[] | undefined;
 }
 
 /** One run against a real system, checked: what run-system.ts carries out. */
@@ -43,6 +47,10 @@ export interface SystemRunOptions {
   stalls: Fault[];
   /** When publishing ends, seconds after it started (by default when the last stall ends, as the seed's rule). */
   publishEndsAt: number;
+  /** The knob flags given, by knob name: each run sets those its system has (knobsOf), defaults for the rest. */
+  knobs: Record<string, string>;
+  /** `--compact-at`: seconds since publishing started, sorted; run by the systems with a compact action. */
+  compactAt: number[];
   json: boolean;
   /** The live view when stdout is a terminal (--no-tui: the text alone). */
   tui: boolean;
@@ -73,9 +81,14 @@ function refuseOurFlags(raw: RawSystemFlags, name: string): void {
     if (value !== undefined && !(Array.isArray(value) && value.length === 0)) throw notYet(flag);
 }
 
+/**
+ * The runs `--system` asks for. `checkFlags` refuses the flags the chosen systems do not take (a
+ * knob, --compact-at) before a missing server is: a flag wrong for a system is wrong wherever it runs.
+ */
 function systemsToRun(
   name: string,
   idiom: IdiomName | null,
+  checkFlags: (systems: readonly TargetSystem[], all: boolean) => void,
   local: boolean,
 ): Pick<SystemRunOptions, 'runs' | 'skipped'> {
   const idioms = idiom === null ? IDIOM_NAMES : [idiom];
@@ -83,6 +96,7 @@ function systemsToRun(
     const here = SYSTEMS.filter((system) => installed(system) === null);
     const skipped = SYSTEMS.flatMap((system) => installed(system) ?? []);
     if (here.length === 0) throw new UsageError(`no system is installed: ${skipped.join('; ')}`);
+    checkFlags(here, true);
     return { runs: here.flatMap((system) => idioms.map((i) => ({ system, idiom: i }))), skipped };
   }
   const system = SYSTEMS.find((s) => s.name === name);
@@ -90,6 +104,7 @@ function systemsToRun(
     throw new UsageError(
       `--system must be one of ${[OUR_BROKER, EVERY_SYSTEM, ...SYSTEMS.map((s) => s.name)].join(', ')}, got ${name}`,
     );
+  checkFlags([system], false);
   // A server someone runs elsewhere needs no binary here.
   const refusal = local ? installed(system) : null;
   if (refusal !== null) throw new UsageError(refusal);
@@ -104,11 +119,14 @@ function systemsToRun(
 export function parseSystemRun(raw: RawSystemFlags, env: NodeJS.ProcessEnv = process.env): SystemRunOptions | null {
   const name = raw.system ?? OUR_BROKER;
   const idiom = raw.idiom ?? null;
+  const knobFlags = givenKnobs(raw);
   if (name === OUR_BROKER) {
     if (idiom !== null)
       throw new UsageError(`--idiom is for --system NAME (a real system); our broker takes --mode instead`);
     if (raw.endpoint !== undefined || raw.credentials !== undefined)
       throw new UsageError('--endpoint and --credentials are for --system NAME (a real system someone runs)');
+    refuseKnobsWithoutSystem(knobFlags);
+    if ((raw.compactAt ?? []).length > 0) throw new UsageError('--compact-at is for --system NAME (a real system)');
     return null;
   }
   if (idiom !== null && !(IDIOM_NAMES as readonly string[]).includes(idiom))
@@ -123,7 +141,25 @@ export function parseSystemRun(raw: RawSystemFlags, env: NodeJS.ProcessEnv = pro
   const stalls = given.length > 0 ? given : parseFaults('stall', [consumers.at(-1)!], context);
   checkSchedule(stalls, consumers);
   const publishEndsAt = publishingEnds({ faults: stalls, publishUntil: knobs.publishUntil, duration: knobs.duration });
-  const chosen = systemsToRun(name, idiom as IdiomName | null, raw.endpoint === undefined);
+  const compactAt = parseCompactAt(raw.compactAt ?? [], publishEndsAt);
+  const chosen = systemsToRun(
+    name,
+    idiom as IdiomName | null,
+    (systems, all) => {
+      checkKnobsFor(knobFlags, systems, all);
+      // Each system's own check of the values it would take, before its server starts.
+      for (const system of systems) {
+        if (raw.endpoint !== undefined) refuseServerKnobs(knobFlags, system);
+        try {
+          knobValues(system, knobsOf(system, knobFlags));
+        } catch (error) {
+          throw new UsageError((error as Error).message);
+        }
+      }
+      checkCompactFor(compactAt, systems, SYSTEMS);
+    },
+    raw.endpoint === undefined,
+  );
   return {
     ...chosen,
     endpoint: endpointOf(raw, chosen.runs[0]!.system, env),
@@ -136,6 +172,8 @@ export function parseSystemRun(raw: RawSystemFlags, env: NodeJS.ProcessEnv = pro
     duration: knobs.duration,
     stalls: stalls.sort((a, b) => a.from - b.from),
     publishEndsAt,
+    knobs: knobFlags,
+    compactAt,
     json: raw.json ?? DEFAULTS.json,
     tui: raw.tui ?? DEFAULTS.tui,
     report: raw.report ?? null,

@@ -1,4 +1,4 @@
-import type { SystemConsumer, SystemRun, SystemRunConfig, SystemStall } from './system-document.js';
+import type { SystemCompaction, SystemConsumer, SystemRun, SystemRunConfig, SystemStall } from './system-document.js';
 
 const bytes = (n: number) => `${n.toLocaleString('en-US')} B`;
 
@@ -49,6 +49,10 @@ function consumerLines(consumer: SystemConsumer, keys: number): string[] {
   return lines;
 }
 
+/** A compaction as the report gives it: when, and to which revision (or why the system would not). */
+const compactionText = (c: SystemCompaction) =>
+  `  compacted at ${c.at.toFixed(3)} s: ${c.revision === null ? `refused (${c.error})` : `to revision ${c.revision}`}`;
+
 /** A server someone runs may keep its counters where this machine cannot read them (NATS's monitor port). */
 const counterText = (counters: Record<string, number>, remote: boolean) =>
   Object.entries(counters)
@@ -61,12 +65,22 @@ export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string
     `${run.system} (${run.idiom}): published ${run.published}, acknowledged ${run.acknowledged}, ` +
       `${run.authorityKeys} keys live at the end (prefix ${run.prefix})`,
     ...(run.endpoint === null ? [] : [`  against ${run.endpoint}: a server the run did not start, left as it was`]),
+    // The settings the result holds for: every knob, the defaults included.
+    `  knobs: ${
+      Object.entries(run.knobs)
+        .map(([name, value]) => `${name} ${value}`)
+        .join(', ') || 'none'
+    }`,
     ...run.consumers.flatMap((consumer) => consumerLines(consumer, config.keys)),
     ...run.stalls.map(
       (s) =>
         `  stall of ${s.consumer} [${s.from}, ${s.to}) s: the publisher wrote ${s.ratePerSec}/s ` +
-        `(${s.acknowledged} acknowledged); held in ${heldWhere(s, config.payload)}`,
+        `(${s.acknowledged} acknowledged); held in ${heldWhere(s, config.payload)}` +
+        (s.heldClosedByServer > 0
+          ? `; the server had closed ${s.heldClosedByServer} of its ${s.heldConnections} connections to it`
+          : ''),
     ),
+    ...run.compactions.map(compactionText),
     `  server counters before: ${counterText(run.counters.before, run.endpoint !== null)}`,
     `  server counters after:  ${counterText(run.counters.after, run.endpoint !== null)}`,
     `  unexplained keys: ${run.unexplained}`,
@@ -89,7 +103,9 @@ export function systemTableRows(runs: readonly SystemRun[], config: SystemRunCon
       `${wrong}${run.unexplained > 0 ? ` (${run.unexplained} unexplained)` : ''}`,
       signals.size === 0 ? 'none' : [...signals].map(([kind, n]) => `${kind} ${n}`).join(', '),
       run.stalls.map((s) => `${s.ratePerSec}/s`).join(', '),
-      run.stalls.map((s) => heldWhere(s, config.payload, true)).join('; '),
+      run.stalls
+        .map((s) => heldWhere(s, config.payload, true) + (s.heldClosedByServer > 0 ? ', cut off by the server' : ''))
+        .join('; '),
     ];
   });
 }

@@ -1,7 +1,8 @@
 import type { Etcd3 } from 'etcd3';
-import { etcdClient, etcdCounters, etcdKnobs, etcdRemote, etcdServer } from '../servers/etcd.js';
+import { etcdClient, etcdCounters, etcdRemote, etcdServer } from '../servers/etcd.js';
 import type { Endpoint, TargetSystem } from '../target-system.js';
 import { careful, naive } from './idioms.js';
+import { etcdKnobs } from './knobs.js';
 import { keyPrefix } from './names.js';
 import { etcdWriter } from './writer.js';
 
@@ -15,12 +16,11 @@ async function withClient<T>(endpoint: Endpoint, use: (client: Etcd3) => Promise
 }
 
 export const etcd: TargetSystem = {
-  name: 'etcd',
+  ...etcdKnobs,
   summary: 'etcd: put/delete; consumers list the prefix, then watch from revision + 1 (informer)',
   package: 'etcd-server',
   server: etcdServer,
   remote: etcdRemote,
-  knobs: etcdKnobs,
   writer: etcdWriter,
   idioms: { naive, careful },
   counters: etcdCounters,

@@ -11,11 +11,12 @@ export async function etcdWriter(endpoint: Endpoint, prefix: string): Promise<Wr
   const client = etcdClient(endpoint);
   return {
     write: async (key, value) => {
-      const response =
-        value === null
-          ? await client.delete().key(keyName(prefix, key)).exec()
-          : await client.put(keyName(prefix, key)).value(value).exec();
-      return Number(response.header.revision);
+      if (value === null) {
+        const response = await client.delete().key(keyName(prefix, key)).exec();
+        // Nothing deleted, no revision made: the header's revision is another write's.
+        return response.deleted === '0' ? null : Number(response.header.revision);
+      }
+      return Number((await client.put(keyName(prefix, key)).value(value).exec()).header.revision);
     },
     close: async () => {
       client.close();

@@ -1,8 +1,9 @@
 import { Kvm } from '@nats-io/kv';
-import { integerKnob, knob } from '../knobs.js';
-import { natsConnect, natsCounters, natsKnobs, natsRemote, natsServer } from '../servers/nats.js';
+import { knob } from '../knobs.js';
+import { natsConnect, natsCounters, natsRemote, natsServer } from '../servers/nats.js';
 import type { Endpoint, TargetSystem } from '../target-system.js';
 import { careful, naive } from './idioms.js';
+import { natsKvKnobs } from './knobs.js';
 import { natsKvWriter } from './writer.js';
 
 async function withKvm<T>(endpoint: Endpoint, prefix: string, use: (kvm: Kvm) => Promise<T>): Promise<T> {
@@ -15,15 +16,11 @@ async function withKvm<T>(endpoint: Endpoint, prefix: string, use: (kvm: Kvm) =>
 }
 
 export const natsKv: TargetSystem = {
-  name: 'nats-kv',
+  ...natsKvKnobs,
   summary: 'NATS JetStream KV: put/delete; consumers kv.watch() every key',
   package: 'nats-server',
   server: natsServer(true),
   remote: natsRemote,
-  knobs: [
-    ...natsKnobs,
-    integerKnob('history', 'KV bucket history: values kept per key (JetStream allows 1-64)', '1', 1),
-  ],
   prepare: (endpoint, prefix, knobs) =>
     withKvm(endpoint, prefix, async (kvm) => {
       await kvm.create(prefix, { history: Number(knob(knobs, 'history')) });

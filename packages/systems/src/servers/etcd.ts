@@ -1,24 +1,6 @@
 import { Etcd3, type IOptions } from 'etcd3';
-import { patternKnob } from '../knobs.js';
-import type { Endpoint, Knob, RemoteRecipe, ServerCounters, ServerRecipe } from '../target-system.js';
+import type { Endpoint, RemoteRecipe, ServerCounters, ServerRecipe } from '../target-system.js';
 import { getText, metricValues } from './http.js';
-
-export const etcdKnobs: readonly Knob[] = [
-  patternKnob(
-    'auto-compaction-retention',
-    'etcd --auto-compaction-retention: history kept before the server compacts it (0: never)',
-    '0',
-    /^\d+(\.\d+)?[hms]?$/,
-    'a number of hours, a duration such as 10s or 5m, or a revision count (revision mode)',
-  ),
-  patternKnob(
-    'auto-compaction-mode',
-    'etcd --auto-compaction-mode: whether the retention is a period or a number of revisions',
-    'periodic',
-    /^(periodic|revision)$/,
-    'periodic or revision',
-  ),
-];
 
 /** A one-member etcd cluster on loopback: its client port first, its peer port second. */
 export const etcdServer: ServerRecipe = {

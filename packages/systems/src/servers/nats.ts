@@ -8,7 +8,7 @@ import { getText, numericFields } from './http.js';
  * or more than max_pending bytes queued for it, closes its connection as a slow consumer. Neither
  * has a command-line flag: they go in a config file beside the flags.
  */
-export const natsKnobs: readonly Knob[] = [
+export const natsServerKnobs: readonly Knob[] = [
   patternKnob(
     'write-deadline',
     'nats-server write_deadline: how long one write to a client may block before it is cut off',

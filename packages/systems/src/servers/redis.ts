@@ -1,9 +1,7 @@
 import { createConnection } from 'node:net';
 import { Redis, type ChainableCommander, type RedisOptions } from 'ioredis';
+import { PUBSUB_LIMIT_KNOB } from '../redis-pubsub/knobs.js';
 import type { Endpoint, KnobValues, RemoteRecipe, ServerCounters, ServerRecipe } from '../target-system.js';
-
-/** Redis's own name for the pub/sub output buffer limit; a knob of redis-pubsub only. */
-export const PUBSUB_LIMIT_KNOB = 'client-output-buffer-limit-pubsub';
 
 /** One PING over a raw socket: no client library's retry loop hides a server that is not up. */
 function ping(port: number): Promise<boolean> {
