@@ -1,6 +1,5 @@
 import {
   Authority,
-  kernelQueues,
   knobValues,
   runPrefix,
   startProbe,
@@ -9,15 +8,18 @@ import {
   type IdiomName,
   type KernelQueues,
   type Probe,
+  type Versioned,
   type RunningServer,
   type TargetSystem,
   type Writer,
 } from '@state-divergence/systems';
 import type { Session } from '../cli/session.js';
-import type { Fault } from '../model/faults.js';
-import { judgeConsumer, latestWrites } from './judge.js';
+import { isBrokerFault, type Fault } from '../model/faults.js';
+import { judgeConsumer, latestWrites, lostHeld } from './judge.js';
 import { publish, type Published } from './publish.js';
-import type { SystemConsumer, SystemRun, SystemStall } from './system-document.js';
+import { judgedAuthority } from './restart-authority.js';
+import type { SystemConsumer, SystemRun, SystemServer, SystemStall } from './system-document.js';
+import { abortable, stageFaults, type StagedFaults } from './system-faults.js';
 import type { SystemRunOptions } from './system-options.js';
 import { workload } from './workload.js';
 
@@ -43,23 +45,6 @@ async function until(at: number, signal: AbortSignal): Promise<void> {
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
 
-/** Each stall's window, frozen at FROM and thawed at TO, its kernel queues read just before the thaw. */
-function scheduleStalls(stalls: readonly Fault[], probes: ReadonlyMap<string, Probe>, port: number, startedAt: number) {
-  const held = new Map<Fault, KernelQueues>();
-  const timers = stalls.flatMap((stall) => {
-    const probe = probes.get(stall.consumer)!;
-    const at = (s: number) => Math.max(0, startedAt + s * 1000 - Date.now());
-    return [
-      setTimeout(() => probe.freeze(), at(stall.from)),
-      setTimeout(() => {
-        held.set(stall, kernelQueues(probe.pid, port));
-        probe.thaw();
-      }, at(stall.to)),
-    ];
-  });
-  return { held, cancel: () => timers.forEach(clearTimeout) };
-}
-
 function stallRow(stall: Fault, published: Published, held: KernelQueues | undefined): SystemStall {
   const [from, to] = [stall.from * 1000, Math.min(stall.to * 1000, published.endedMs)];
   const acknowledged = [...published.bySeq.values()].filter((w) => w.atMs >= from && w.atMs < to).length;
@@ -79,8 +64,12 @@ function stallRow(stall: Fault, published: Published, held: KernelQueues | undef
  * Polls every consumer's copy until each equals the authority or `deadline` passes: a consumer
  * that stays wrong is given the whole drain to prove it.
  */
-async function drain(probes: ReadonlyMap<string, Probe>, authority: Authority, deadline: number, signal: AbortSignal) {
-  const entries = authority.entries();
+async function drain(
+  probes: ReadonlyMap<string, Probe>,
+  entries: ReadonlyMap<string, Versioned>,
+  deadline: number,
+  signal: AbortSignal,
+) {
   for (;;) {
     const reports = await Promise.all([...probes.values()].map((probe) => probe.report()));
     if (reports.every((r) => wrongKeys(r.copy, entries).length === 0) || Date.now() >= deadline) return reports;
@@ -107,44 +96,56 @@ export async function runSystem(
   const probes = new Map<string, Probe>();
   let server: RunningServer | undefined;
   let writer: Writer | undefined;
-  let stalls: ReturnType<typeof scheduleStalls> | undefined;
+  let faults: StagedFaults | undefined;
   try {
     const watch = { started: (pid: number) => session.guard(pid, system.name), ended: session.release };
     server = await startServer(system.name, system.server, knobs, { watch });
     const { endpoint } = server;
     await system.prepare?.(endpoint, prefix, knobs);
     writer = await system.writer(endpoint, prefix, knobs);
+    const startOne = async (name: string) => {
+      const probe = await startProbe(system.name, idiom, endpoint, prefix);
+      session.guard(probe.pid, name);
+      return probe;
+    };
     for (const name of options.consumers) {
       if (signal.aborted) throw signal.reason;
-      const probe = await startProbe(system.name, idiom, endpoint, prefix);
-      probes.set(name, probe);
-      session.guard(probe.pid, name);
+      probes.set(name, await startOne(name));
     }
     const before = await system.counters(endpoint);
     const authority = new Authority();
     const startedAt = Date.now();
-    stalls = scheduleStalls(options.stalls, probes, endpoint.port, startedAt);
+    const released = (probe: Probe) => session.release(probe.pid);
+    faults = stageFaults(options.faults, { probes, server, startProbe: startOne, released, startedAt });
+    const firstKill = options.faults.find(isBrokerFault)?.from;
     const published = await publish(writer, workload(options), authority, {
       rate: options.rate,
       durationMs: options.publishEndsAt * 1000,
       startedAt,
       signal,
+      ...(firstKill === undefined ? {} : { failuresFromMs: firstKill * 1000 }),
     });
-    const lastThaw = Math.max(...options.stalls.map((s) => s.to));
-    await until(startedAt + lastThaw * 1000 + 50, signal);
+    await abortable(faults.done(), signal);
+    await until(Date.now() + 50, signal);
+    const judged = await judgedAuthority(system, endpoint, prefix, published, authority, faults.serverRestarts);
     const drainMs = Math.max(MIN_DRAIN_MS, 2 * options.duration * 1000);
-    const reports = await drain(probes, authority, Date.now() + drainMs, signal);
+    const reports = await drain(probes, judged.entries, Date.now() + drainMs, signal);
     const after = await system.counters(endpoint);
-    const entries = authority.entries();
-    const latest = latestWrites(published.bySeq);
+    const { entries, bySeq } = judged;
+    const latest = latestWrites(bySeq);
+    const lost = new Set(judged.lost);
     const consumers: SystemConsumer[] = options.consumers.map((name, i) => {
       const report = reports[i]!;
+      const restarts = faults!.consumerRestarts.get(name) ?? [];
+      const crash = { lost, failed: published.failed, serverRestarts: faults!.serverRestarts, restarts, startedAt };
       return {
         name,
         stalled: options.stalls.some((s) => s.consumer === name),
+        restarts,
+        lostHeld: lostHeld(report.copy, entries, lost),
         applied: report.applied,
         relists: report.relists,
-        ...judgeConsumer(report, entries, published.bySeq, latest),
+        ...judgeConsumer(report, entries, bySeq, latest, crash),
         signals: report.signals.map((s) => ({
           kind: s.kind,
           at: seconds(s.atMs - startedAt),
@@ -152,6 +153,16 @@ export async function runSystem(
         })),
       };
     });
+    const serverRow: SystemServer = {
+      restarts: faults.serverRestarts,
+      failedWrites: published.failed.length,
+      firstFailureAt: published.failed.length === 0 ? null : seconds(published.failed[0]!.atMs),
+      lastFailureAt: published.failed.length === 0 ? null : seconds(published.failed.at(-1)!.atMs),
+      failure: published.failed[0]?.message ?? null,
+      keptFailed: judged.keptFailed,
+      lostByServer: judged.lost,
+      findings: judged.findings,
+    };
     return {
       system: system.name,
       idiom,
@@ -159,13 +170,22 @@ export async function runSystem(
       published: published.issued,
       acknowledged: authority.acknowledged,
       authorityKeys: entries.size,
-      stalls: options.stalls.map((stall) => stallRow(stall, published, stalls!.held.get(stall))),
+      faults: options.faults.map(({ kind, consumer, from, to, percent }) => ({
+        kind,
+        target: consumer,
+        from,
+        to,
+        percent: percent ?? null,
+      })),
+      stalls: options.stalls.map((stall) => stallRow(stall, published, faults!.held.get(stall))),
+      server: serverRow,
       counters: { before: { ...before }, after: { ...after } },
       consumers,
-      unexplained: consumers.reduce((sum, c) => sum + c.unexplained.length, 0),
+      unexplained: consumers.reduce((sum, c) => sum + c.unexplained.length, 0) + judged.findings.length,
     };
   } finally {
-    stalls?.cancel();
+    // A kill or restart under way ends first: a probe it starts is stopped below, a server it starts too.
+    await faults?.stop();
     // stop() thaws a frozen probe before it asks it to exit.
     await Promise.all([...probes.values()].map((probe) => probe.stop().then(() => session.release(probe.pid))));
     await writer?.close().catch(() => {});

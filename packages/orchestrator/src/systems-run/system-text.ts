@@ -1,4 +1,11 @@
-import type { SystemConsumer, SystemRun, SystemRunConfig, SystemStall } from './system-document.js';
+import type {
+  SystemConsumer,
+  SystemFault,
+  SystemRun,
+  SystemRunConfig,
+  SystemServer,
+  SystemStall,
+} from './system-document.js';
 
 const bytes = (n: number) => `${n.toLocaleString('en-US')} B`;
 
@@ -35,11 +42,36 @@ function consumerLines(consumer: SystemConsumer, keys: number): string[] {
       `relists ${consumer.relists}, ${state}`,
     `    signals: ${signals}`,
   ];
+  for (const r of consumer.restarts)
+    lines.push(`    restarted: killed at ${r.killedAt} s, a fresh process consuming from ${r.startedAt ?? 'never'} s`);
+  if (consumer.lostHeld > 0) lines.push(`    still holds ${consumer.lostHeld} keys the server lost (not judged)`);
   for (const { keys, evidence } of consumer.explained) lines.push(`    explained: ${keys} keys, ${evidence}`);
   if (consumer.outOfOrder > 0) lines.push(`    FINDING: ${consumer.outOfOrder} changes applied out of order`);
   for (const { key, why } of consumer.unexplained.slice(0, 5)) lines.push(`    UNEXPLAINED: ${key} ${why}`);
   if (consumer.unexplained.length > 5) lines.push(`    UNEXPLAINED: and ${consumer.unexplained.length - 5} more`);
   return lines;
+}
+
+const faultText = (f: SystemFault) =>
+  `${f.kind} ${f.target} [${f.from}, ${f.to}) s${f.percent === null ? '' : ` (${f.percent} %)`}`;
+
+/** The server's crashes: each kill and restart, the writes that failed, what it lost and kept. */
+function serverLines(server: SystemServer): string[] {
+  if (server.restarts.length === 0 && server.failedWrites === 0) return [];
+  const restarts = server.restarts.map(
+    (r) => `killed at ${r.killedAt} s, restarted at ${r.restartedAt ?? 'never'} s, ready at ${r.readyAt ?? 'never'} s`,
+  );
+  const failed =
+    server.failedWrites === 0
+      ? 'no write failed'
+      : `${server.failedWrites} writes failed, not acknowledged (${server.firstFailureAt}-${server.lastFailureAt} s: ` +
+        `${server.failure})`;
+  return [
+    `  server: ${restarts.join('; ')}`,
+    `    ${failed}; ${server.keptFailed} failed writes kept by the restarted server`,
+    `    lost by the server: ${server.lostByServer.length} keys acknowledged before the crash (judged for no consumer)`,
+    ...server.findings.slice(0, 5).map(({ key, why }) => `    UNEXPLAINED: ${key} ${why}`),
+  ];
 }
 
 const counterText = (counters: Record<string, number>) =>
@@ -52,12 +84,14 @@ export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string
   return [
     `${run.system} (${run.idiom}): published ${run.published}, acknowledged ${run.acknowledged}, ` +
       `${run.authorityKeys} keys live at the end (prefix ${run.prefix})`,
+    `  faults: ${run.faults.map(faultText).join('; ')}`,
     ...run.consumers.flatMap((consumer) => consumerLines(consumer, config.keys)),
     ...run.stalls.map(
       (s) =>
         `  stall of ${s.consumer} [${s.from}, ${s.to}) s: the publisher wrote ${s.ratePerSec}/s ` +
         `(${s.acknowledged} acknowledged); held in ${heldWhere(s, config.payload)}`,
     ),
+    ...serverLines(run.server),
     `  server counters before: ${counterText(run.counters.before)}`,
     `  server counters after:  ${counterText(run.counters.after)}`,
     `  unexplained keys: ${run.unexplained}`,
@@ -67,7 +101,16 @@ export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string
 
 /** The closing table of `--system all`: system × idiom → keys wrong, signal, rate in the stall, where it was held. */
 export function renderSystemTable(runs: readonly SystemRun[], config: SystemRunConfig): string {
-  const header = ['system', 'idiom', 'keys wrong', 'signals', 'rate in stall', 'stall held in'];
+  const crashed = runs.some((run) => run.server.restarts.length > 0);
+  const header = [
+    'system',
+    'idiom',
+    'keys wrong',
+    ...(crashed ? ['lost by server', 'failed writes'] : []),
+    'signals',
+    'rate in stall',
+    'stall held in',
+  ];
   const rows = runs.map((run) => {
     const signals = new Map<string, number>();
     for (const c of run.consumers) for (const s of c.signals) signals.set(s.kind, (signals.get(s.kind) ?? 0) + 1);
@@ -76,6 +119,7 @@ export function renderSystemTable(runs: readonly SystemRun[], config: SystemRunC
       run.system,
       run.idiom,
       `${wrong}${run.unexplained > 0 ? ` (${run.unexplained} unexplained)` : ''}`,
+      ...(crashed ? [String(run.server.lostByServer.length), String(run.server.failedWrites)] : []),
       signals.size === 0 ? 'none' : [...signals].map(([kind, n]) => `${kind} ${n}`).join(', '),
       run.stalls.map((s) => `${s.ratePerSec}/s`).join(', '),
       run.stalls.map((s) => heldWhere(s, config.payload, true)).join('; '),

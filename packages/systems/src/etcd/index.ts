@@ -1,7 +1,7 @@
 import { Etcd3 } from 'etcd3';
 import { etcdCounters, etcdKnobs, etcdServer } from '../servers/etcd.js';
 import type { TargetSystem } from '../target-system.js';
-import { careful, naive } from './idioms.js';
+import { careful, list, naive } from './idioms.js';
 import { keyPrefix } from './names.js';
 import { etcdWriter } from './writer.js';
 
@@ -23,6 +23,7 @@ export const etcd: TargetSystem = {
   writer: etcdWriter,
   idioms: { naive, careful },
   counters: etcdCounters,
+  state: (endpoint, prefix) => withClient(endpoint.url, async (client) => (await list(client, prefix)).entries),
   cleanup: (endpoint, prefix) =>
     withClient(endpoint.url, async (client) => {
       await client.delete().prefix(keyPrefix(prefix)).exec();

@@ -1,5 +1,13 @@
 import { patternKnob } from '../knobs.js';
-import { deleteUnder, PUBSUB_LIMIT_KNOB, redisCounters, redisServer } from '../servers/redis.js';
+import {
+  deleteUnder,
+  PUBSUB_LIMIT_KNOB,
+  quitRedis,
+  redisClient,
+  redisCounters,
+  redisServer,
+} from '../servers/redis.js';
+import { listKeys } from './listing.js';
 import type { TargetSystem } from '../target-system.js';
 import { careful, naive } from './idioms.js';
 import { redisPubsubWriter } from './writer.js';
@@ -21,5 +29,14 @@ export const redisPubsub: TargetSystem = {
   writer: (endpoint, prefix) => redisPubsubWriter(endpoint, prefix),
   idioms: { naive, careful },
   counters: redisCounters,
+  state: async (endpoint, prefix) => {
+    const client = redisClient(endpoint);
+    try {
+      await client.connect();
+      return (await listKeys(client, prefix)).entries;
+    } finally {
+      await quitRedis(client);
+    }
+  },
   cleanup: (endpoint, prefix) => deleteUnder(endpoint, `${prefix}:`),
 };

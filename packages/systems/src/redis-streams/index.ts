@@ -1,8 +1,10 @@
 import { integerKnob } from '../knobs.js';
-import { deleteUnder, redisCounters, redisServer } from '../servers/redis.js';
+import { decodeStored } from '../change-codec.js';
+import { deleteUnder, quitRedis, redisClient, redisCounters, redisServer } from '../servers/redis.js';
+import type { Versioned } from '../target-system.js';
 import type { TargetSystem } from '../target-system.js';
 import { careful, naive } from './idioms.js';
-import { MAXLEN_KNOB } from './names.js';
+import { MAXLEN_KNOB, stateName } from './names.js';
 import { redisStreamsWriter } from './writer.js';
 
 export const redisStreams: TargetSystem = {
@@ -20,5 +22,18 @@ export const redisStreams: TargetSystem = {
   writer: redisStreamsWriter,
   idioms: { naive, careful },
   counters: redisCounters,
+  // The hash of current values, which the careful reader relists from (the stream is the feed).
+  state: async (endpoint, prefix) => {
+    const client = redisClient(endpoint);
+    try {
+      await client.connect();
+      const entries = new Map<string, Versioned>();
+      for (const [key, stored] of Object.entries(await client.hgetall(stateName(prefix))))
+        entries.set(key, decodeStored(stored));
+      return entries;
+    } finally {
+      await quitRedis(client);
+    }
+  },
   cleanup: (endpoint, prefix) => deleteUnder(endpoint, `${prefix}:`),
 };

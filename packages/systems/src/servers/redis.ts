@@ -52,7 +52,11 @@ export const redisServer: ServerRecipe = {
  * default queues them without bound): the harness's own short-lived connections.
  */
 export function redisClient(endpoint: Endpoint): Redis {
-  return new Redis(endpoint.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const client = new Redis(endpoint.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  // A command's own rejection reports a server that is down (the writer counts it); without a
+  // listener ioredis prints every failed reconnect attempt as an unhandled error on stderr.
+  client.on('error', () => {});
+  return client;
 }
 
 /** Runs a MULTI and fails if it was aborted or any of its commands failed (ioredis resolves either way). */
