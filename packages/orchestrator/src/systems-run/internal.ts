@@ -5,3 +5,5 @@
  */
 export { evidenceOf, judgeConsumer, latestWrites } from './judge.js';
 export { workload } from './workload.js';
+export { parseSystemRun } from './system-options.js';
+export { judgedAuthority } from './restart-authority.js';

@@ -78,6 +78,8 @@ export interface SystemFault {
   to: number;
   /** A slow's share of every 100 ms the consumer is stopped; null for the other kinds. */
   percent: number | null;
+  /** A slow's periods: how many times (one per 100 ms) its consumer was sent SIGSTOP; null for the other kinds. */
+  periods: number | null;
 }
 
 export interface SystemServer {

@@ -30,6 +30,8 @@ export interface FaultTargets {
 export interface StagedFaults {
   /** Each stall's kernel queues, read just before its thaw. */
   readonly held: Map<Fault, KernelQueues>;
+  /** Each slow's periods: how many times its probe was sent SIGSTOP. */
+  readonly periods: Map<Fault, number>;
   readonly consumerRestarts: Map<string, ConsumerRestart[]>;
   readonly serverRestarts: ServerRestart[];
   /** Resolves once every fault has ended (the thaws, the last slow period, every restart ready); rejects if a restart failed. */
@@ -52,6 +54,7 @@ const since = (startedAt: number) => Math.round(Date.now() - startedAt) / 1000;
 export function stageFaults(faults: readonly Fault[], targets: FaultTargets): StagedFaults {
   const { probes, server, startedAt } = targets;
   const held = new Map<Fault, KernelQueues>();
+  const periods = new Map<Fault, number>();
   const consumerRestarts = new Map<string, ConsumerRestart[]>();
   const serverRestarts: ServerRestart[] = [];
   const timers: NodeJS.Timeout[] = [];
@@ -106,6 +109,7 @@ export function stageFaults(faults: readonly Fault[], targets: FaultTargets): St
       };
       void scheduled(name, fault.from, () => {
         const period = () => {
+          periods.set(fault, (periods.get(fault) ?? 0) + 1);
           probe(name)?.freeze();
           thawing = setTimeout(() => probe(name)?.thaw(), stoppedMs);
         };
@@ -155,6 +159,7 @@ export function stageFaults(faults: readonly Fault[], targets: FaultTargets): St
 
   return {
     held,
+    periods,
     consumerRestarts,
     serverRestarts,
     done: async () => {

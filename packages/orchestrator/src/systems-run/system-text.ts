@@ -53,7 +53,8 @@ function consumerLines(consumer: SystemConsumer, keys: number): string[] {
 }
 
 const faultText = (f: SystemFault) =>
-  `${f.kind} ${f.target} [${f.from}, ${f.to}) s${f.percent === null ? '' : ` (${f.percent} %)`}`;
+  `${f.kind} ${f.target} [${f.from}, ${f.to}) s` +
+  (f.percent === null ? '' : ` (${f.percent} % of each 100 ms, ${f.periods} periods)`);
 
 /** The server's crashes: each kill and restart, the writes that failed, what it lost and kept. */
 function serverLines(server: SystemServer): string[] {
