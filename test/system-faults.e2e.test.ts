@@ -9,7 +9,9 @@
  *   way: docs/SYSTEMS.md; here they would cost the file ~10 s more.)
  * - `--crash consumer-3@…`: its fresh process knows only what its idiom learns at start.
  * - `--slow consumer-3@…`: stopped 90 % of every 100 ms, and still correct.
+ * - A Ctrl-C while the server is restarting: exit 130, the new server and every probe reaped.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { installed, SYSTEMS } from '@state-divergence/systems';
 import { ORCHESTRATOR } from './helpers/run-demo.js';
@@ -105,15 +107,68 @@ function expectEverythingKept(r: Run): void {
   expect(r.acknowledged).toBeGreaterThan(rate * 0.5 + 100);
 }
 
+/** `pid`'s children running `pattern` (the server, the probes), from /proc. */
+function childrenOf(pid: number, pattern: RegExp): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+        return ppid === pid && pattern.test(cmdline) ? [Number(entry)] : [];
+      } catch {
+        return []; // gone since the listing
+      }
+    });
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * SIGINT as soon as a second etcd appears (the restart, which takes etcd ~1.5 s to be ready):
+ * the run waits for the restart under way, then stops it and every probe.
+ */
+async function sigintMidRestart(): Promise<{ exitCode: number | undefined; servers: number; left: number[] }> {
+  const child = execa(
+    process.execPath,
+    [ORCHESTRATOR, '--system', 'etcd', '--duration', '1', '--crash', 'broker@1-2', '--publish-until', '6'],
+    { reject: false, env: { NODE_OPTIONS: '' } },
+  );
+  const seen = new Set<number>();
+  const servers = new Set<number>();
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline && servers.size < 2;) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const pid of childrenOf(child.pid!, /^etcd\0/)) servers.add(pid);
+    for (const pid of childrenOf(child.pid!, /^etcd\0|probe-consumer/)) seen.add(pid);
+  }
+  child.kill('SIGINT');
+  const { exitCode } = await child;
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return { exitCode, servers: servers.size, left: [...seen].filter(alive) };
+}
+
 ifAll(['redis-pubsub', 'etcd'])(
-  "--crash broker: Redis comes back empty and its loss is no consumer's; etcd keeps everything",
+  "--crash broker: Redis comes back empty and its loss is no consumer's; etcd keeps everything; Ctrl-C mid-restart",
   async () => {
-    const [naive, careful, etcdNaive, etcdCareful] = await Promise.all([
+    const [naive, careful, etcdNaive, etcdCareful, interrupted] = await Promise.all([
       run('redis-pubsub', 'naive', CRASH['redis-pubsub']!),
       run('redis-pubsub', 'careful', CRASH['redis-pubsub']!),
       run('etcd', 'naive', CRASH['etcd']!),
       run('etcd', 'careful', CRASH['etcd']!),
+      sigintMidRestart(),
     ]);
+    // Ctrl-C mid-restart: the old server and the new one were seen, then nothing of the run was left.
+    expect(interrupted.servers).toBe(2);
+    expect(interrupted.exitCode).toBe(130);
+    expect(interrupted.left).toEqual([]);
     for (const r of [naive, careful]) {
       console.log(describeRun('crash broker', r));
       expectRestarted(r);
