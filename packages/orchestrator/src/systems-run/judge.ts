@@ -44,7 +44,9 @@ export function evidenceOf(signals: readonly Signal[]): string {
 function crashWords(last: Acknowledged, signals: readonly Signal[], crash: CrashEvidence): string {
   const restart = crash.restarts.find((r) => r.startedAt !== null && last.atMs < r.startedAt * 1000);
   if (restart !== undefined)
-    return `; written before its restart (killed at ${restart.killedAt} s, a fresh process from ${restart.startedAt} s)`;
+    return (
+      `; written before its restart (killed at ${restart.killedAt} s, ` + `a fresh process from ${restart.startedAt} s)`
+    );
   for (const down of crash.serverRestarts) {
     const killMs = down.killedAt * 1000;
     const back = signals.find(

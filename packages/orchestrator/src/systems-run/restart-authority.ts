@@ -13,7 +13,7 @@ export interface JudgedAuthority {
   lost: string[];
   /** Failed writes (no acknowledgement) the restarted server holds nonetheless. */
   keptFailed: number;
-  /** What the server holds that no write explains (a value never written, an acknowledged write lost after the restart). */
+  /** What the server holds that no write explains (a value never written, a post-restart write gone). */
   findings: { key: string; why: string }[];
 }
 

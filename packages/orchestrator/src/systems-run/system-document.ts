@@ -123,7 +123,10 @@ export interface SystemConsumer {
   name: string;
   /** Whether it was frozen at some point. */
   stalled: boolean;
-  /** Each crash of it (`--crash NAME@FROM-TO`): killed, and its fresh process consuming, in seconds; its copy is the last process's. */
+  /**
+   * Each crash of it (`--crash NAME@FROM-TO`): killed, and its fresh process consuming, in seconds; its
+   * copy is the last process's.
+   */
   restarts: { killedAt: number; startedAt: number | null }[];
   /** Of the keys the server lost (`server.lostByServer`), how many its copy still holds as before the crash. */
   lostHeld: number;

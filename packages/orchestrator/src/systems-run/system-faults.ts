@@ -1,7 +1,7 @@
 import { kernelQueues, type KernelQueues, type Probe, type RunningServer } from '@state-divergence/systems';
 import { isBrokerFault, SLOW_PERIOD_MS, DEFAULT_SLOW_PERCENT, type Fault } from '../model/faults.js';
 
-/** A consumer's crash: SIGKILLed at `killedAt`, its fresh process consuming from `startedAt` (s since publishing started). */
+/** A consumer's crash: SIGKILLed at `killedAt`, its fresh process consuming from `startedAt` (seconds). */
 export interface ConsumerRestart {
   killedAt: number;
   startedAt: number | null;
@@ -34,7 +34,7 @@ export interface StagedFaults {
   readonly periods: Map<Fault, number>;
   readonly consumerRestarts: Map<string, ConsumerRestart[]>;
   readonly serverRestarts: ServerRestart[];
-  /** Resolves once every fault has ended (the thaws, the last slow period, every restart ready); rejects if a restart failed. */
+  /** Resolves once every fault has ended (thaws, last slow periods, restarts ready); rejects if a restart failed. */
   done(): Promise<void>;
   /** Cancels what has not begun, ends a slow or stall under way, and waits for a kill or restart in progress. */
   stop(): Promise<void>;

@@ -31,7 +31,7 @@ export interface SystemRunOptions {
   duration: number;
   /** The stalls, in seconds since publishing started. */
   stalls: Fault[];
-  /** Every fault (the stalls, --slow, --crash of a consumer or `broker`), in time order: system-faults.ts stages them. */
+  /** Every fault (the stalls, --slow, --crash of a consumer or `broker`), in time order: system-faults.ts stages. */
   faults: Fault[];
   /** When publishing ends, seconds after it started (by default when the last stall ends, as the seed's rule). */
   publishEndsAt: number;
