@@ -155,5 +155,30 @@ test("a run's knobs when its document has them; an unexplained key as a finding;
   expect(html).toContain('config/key-0001: applied its writes out of order');
   expect(html).toContain('ERR &lt;maxlen&gt; &amp; &quot;trim&quot;');
   expect(html).not.toContain('<maxlen>');
-  expect(renderSystemHtml({ ...document, runs: [naive] })).not.toContain('Knobs:');
+  // Every run names its knobs now; a system without any shows no line for them.
+  expect(renderSystemHtml({ ...document, runs: [{ ...naive, knobs: {} }] })).not.toContain('Knobs:');
+});
+
+test("a server's crash in the page: its kill and restart, the failed writes, the keys it lost, a finding", () => {
+  const run = document.runs.find((r) => r.system === 'redis-pubsub' && r.idiom === 'careful')!;
+  const crashed = {
+    ...run,
+    faults: [...run.faults, { kind: 'crash', target: 'broker', from: 1, to: 2, percent: null, periods: null }],
+    server: {
+      restarts: [{ killedAt: 1, restartedAt: 2, readyAt: 2.08 }],
+      failedWrites: 362,
+      firstFailureAt: 1.01,
+      lastFailureAt: 2.05,
+      failure: 'Connection is closed.',
+      keptFailed: 0,
+      lostByServer: ['config/key-0002', 'config/key-0003'],
+      findings: [{ key: 'config/key-0004', why: 'held <nobody wrote it>' }],
+    },
+  };
+  const html = renderSystemHtml({ ...document, runs: [crashed] });
+  expect(html).toContain('crash broker [1, 2) s');
+  expect(html).toContain('server: killed at 1 s, restarted at 2 s, ready at 2.08 s');
+  expect(html).toContain('362 writes failed, not acknowledged (1.01-2.05 s: Connection is closed.)');
+  expect(html).toContain('lost by the server: 2 keys acknowledged before the crash');
+  expect(html).toContain('UNEXPLAINED: config/key-0004 held &lt;nobody wrote it&gt;');
 });

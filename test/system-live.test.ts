@@ -95,6 +95,7 @@ test('the poll: a frozen probe is not asked; a thawed one is again; stop() ends 
     freeze() {},
     thaw() {},
     stop: async () => {},
+    kill: async () => {},
     report: async () => {
       asked.push(name);
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -6,6 +6,8 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { parseSystemRun } from '@state-divergence/orchestrator/systems-internal';
+import { installed, systemNamed } from '@state-divergence/systems';
 import { ORCHESTRATOR } from './helpers/run-demo.js';
 
 const refused = (args: string[], env: Record<string, string> = {}) =>
@@ -22,8 +24,34 @@ const REFUSALS: Array<[string[], RegExp]> = [
   ],
   [['--system', 'nats', '--partition', 'consumer-1'], /^orchestrator: --partition is not yet for --system nats/],
   [['--system', 'nats', '--loss', 'consumer-1@1-2:10'], /^orchestrator: --loss is not yet for --system nats/],
-  [['--system', 'etcd', '--crash', 'broker@1-2'], /^orchestrator: --crash is not yet for --system etcd/],
-  [['--system', 'etcd', '--slow', 'consumer-1@1-2'], /^orchestrator: --slow is not yet for --system etcd/],
+  // --slow and --crash run on a real system now (system-faults.ts): refused only as our broker's are.
+  [['--system', 'etcd', '--crash', 'broker@0-2'], /^orchestrator: --crash broker@0-2: FROM must be after 0/],
+  [['--system', 'etcd', '--slow', 'broker@1-2'], /^orchestrator: --slow broker@1-2: only --crash can fault the broker/],
+  [['--system', 'etcd', '--crash', 'broker'], /^orchestrator: --crash broker takes broker@FROM-TO/],
+  [
+    ['--system', 'nats', '--crash', 'broker@1-3', '--publish-until', '2'],
+    /^orchestrator: --crash broker@1-3: TO must be before publishing ends \(--publish-until 2\)/,
+  ],
+  [
+    ['--system', 'nats', '--crash', 'broker@1-3', '--crash', 'consumer-1@0.5-2'],
+    /^orchestrator: --crash consumer-1@0.5-2 restarts consumer-1 at 2 s, while the broker is down/,
+  ],
+  [
+    ['--system', 'redis-pubsub', '--slow', 'consumer-1@1-3', '--stall', 'consumer-1@2-4'],
+    /^orchestrator: --slow consumer-1@1-3:50 overlaps --stall consumer-1@2-4: one fault at a time per consumer/,
+  ],
+  [
+    ['--system', 'redis-pubsub', '--crash', 'consumer-1,consumer-2', '--stall', 'consumer-3'],
+    /^orchestrator: at 4 s every consumer is faulted \(consumer-3, consumer-1, consumer-2\)/,
+  ],
+  [
+    ['--system', 'etcd', '--slow', 'consumer-1@1-2:100'],
+    /^orchestrator: --slow consumer-1@1-2:100: PCT must be from 1 to 99/,
+  ],
+  [
+    ['--system', 'etcd', '--crash', 'consumer-9@1-2'],
+    /^orchestrator: --crash consumer-9 is not a consumer of this run/,
+  ],
   [['--idiom', 'careful'], /^orchestrator: --idiom is for --system NAME/],
   [['--system', 'quic', '--idiom', 'naive'], /^orchestrator: --idiom is for --system NAME/],
   [['--system', 'nats', '--idiom', 'sloppy'], /^orchestrator: --idiom must be one of naive, careful, got sloppy/],
@@ -78,4 +106,32 @@ test('a system whose server is not on PATH is refused with the package that inst
   expect(result.stderr).toBe('orchestrator: etcd is not installed: apt-get install -y etcd-server (see --help)');
   expect(result.stdout).toBe('');
   expect(result.exitCode).toBe(2);
+});
+
+// parseSystemRun looks the server up on PATH: these need redis-server, as the e2e runs do.
+const withRedis = installed(systemNamed('redis-pubsub')) === null ? test : test.skip;
+
+withRedis('--slow and --crash are parsed as our broker takes them; no default stall beside them', () => {
+  const options = parseSystemRun({
+    system: 'redis-pubsub',
+    duration: 1,
+    slow: ['consumer-1@0.5-1:30'],
+    crash: ['broker@1-2', 'consumer-3@2.5-3'],
+  })!;
+  expect(options.faults).toEqual([
+    { kind: 'slow', consumer: 'consumer-1', from: 0.5, to: 1, percent: 30 },
+    { kind: 'crash', consumer: 'broker', from: 1, to: 2 },
+    { kind: 'crash', consumer: 'consumer-3', from: 2.5, to: 3 },
+  ]);
+  expect(options.stalls).toEqual([]);
+  // Publishing ends at the last fault's end, or one phase after the server is back, whichever is later.
+  expect(options.publishEndsAt).toBe(3);
+});
+
+withRedis('a plain --slow NAME takes the seed window and 50 %; with no fault at all, the seed stall', () => {
+  const slowed = parseSystemRun({ system: 'redis-pubsub', duration: 2, slow: ['consumer-2'] })!;
+  expect(slowed.faults).toEqual([{ kind: 'slow', consumer: 'consumer-2', from: 2, to: 6, percent: 50 }]);
+  const seed = parseSystemRun({ system: 'redis-pubsub', duration: 2 })!;
+  expect(seed.faults).toEqual([{ kind: 'stall', consumer: 'consumer-3', from: 2, to: 6 }]);
+  expect(seed.stalls).toEqual(seed.faults);
 });

@@ -19,6 +19,8 @@ export interface Probe {
   /** Its copy and signals now (it must not be frozen: a frozen process answers nothing). */
   report(): Promise<ProbeReport & { copy: Map<string, Versioned> }>;
   stop(): Promise<void>;
+  /** SIGKILL to its process group (the crash fault): its copy and connections die with it. */
+  kill(): Promise<void>;
 }
 
 /** Starts a probe running `idiom` of `system` at `endpoint`; resolves once it is consuming. */
@@ -71,6 +73,10 @@ export async function startProbe(system: string, idiom: IdiomName, endpoint: End
         signalGroup(pid, 'SIGKILL');
         await child;
       }
+    },
+    kill: async () => {
+      signalGroup(pid, 'SIGKILL');
+      await child;
     },
   };
 }

@@ -158,6 +158,12 @@ export interface TargetSystem {
   readonly idioms: Readonly<Record<IdiomName, Idiom>>;
   /** The server's own counters; empty when it offers none at this endpoint. */
   counters(endpoint: Endpoint): Promise<ServerCounters>;
+  /**
+   * What the system holds under `prefix` now, as the careful idiom's relist reads it (etcd's
+   * keys, the KV bucket, Redis's keys or hash; core NATS keeps nothing, so the writer's own record
+   * it serves). After a server restart this, not the acknowledged writes, is what survived.
+   */
+  state(endpoint: Endpoint, prefix: string): Promise<Map<string, Versioned>>;
   /** Removes exactly what a run under `prefix` wrote, nothing else. */
   cleanup(endpoint: Endpoint, prefix: string): Promise<void>;
   /** Operator actions a fault may take (etcd: compact the store's history now). */

@@ -45,7 +45,8 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
           describe:
             `The system under test: ${OUR_BROKER} (our broker, with its --mode), a real system whose server is ` +
             'started here (docs/SYSTEMS.md lists them; an unknown name is refused with the list), or all (every ' +
-            'installed one, both idioms, then a table). A real system takes the workload, --stall, --consumers, ' +
+            'installed one, both idioms, then a table). A real system takes the workload, --stall, --slow, --crash ' +
+            '(broker@FROM-TO: its server, SIGKILLed and restarted on the same port and data dir), --consumers, ' +
             '--json, --report and the live view (--no-tui), and its own knobs as flags (below, each refused with a ' +
             'system that lacks it; with all, set for the systems that have it)',
         },

@@ -14,3 +14,5 @@ export { parseEndpoint } from './endpoint.js';
 export { readCredentials } from './credentials-source.js';
 export { redactRun } from './redact-run.js';
 export { heldWhere } from './system-text.js';
+export { parseSystemRun } from './system-options.js';
+export { judgedAuthority } from './restart-authority.js';

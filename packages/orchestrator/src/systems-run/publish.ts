@@ -13,8 +13,19 @@ export interface Acknowledged {
   readonly atMs: number;
 }
 
+/** A write the system did not acknowledge (its server was down): not in the authority, its outcome unknown. */
+export interface Failed {
+  readonly key: string;
+  readonly value: string | null;
+  /** ms since publishing started, when it failed. */
+  readonly atMs: number;
+  readonly message: string;
+}
+
 export interface Published {
   issued: number;
+  /** The writes that failed after a server crash, in the order they failed. */
+  failed: Failed[];
   /** Every acknowledged write, by its seq in the system's order. */
   bySeq: Map<number, Acknowledged>;
   /** When publishing ended, ms since it started (earlier than planned if the run was aborted). */
@@ -26,16 +37,19 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Writes the workload at `rate` changes/s for `durationMs`, one acknowledged write per change and
  * at most MAX_IN_FLIGHT unacknowledged, recording each acknowledgement in `authority`. Stops early
- * (after the writes in flight) when `signal` aborts; a failed write fails the run.
+ * (after the writes in flight) when `signal` aborts. A failed write fails the run, unless it failed
+ * at or after `failuresFromMs` (a server crash's kill): then it is counted and publishing goes on,
+ * the writer's client reconnecting as it does by itself.
  */
 export async function publish(
   writer: Writer,
   next: () => Change,
   authority: Authority,
-  plan: { rate: number; durationMs: number; startedAt: number; signal: AbortSignal },
+  plan: { rate: number; durationMs: number; startedAt: number; signal: AbortSignal; failuresFromMs?: number },
 ): Promise<Published> {
   const inFlight = new Set<Promise<void>>();
   const bySeq = new Map<number, Acknowledged>();
+  const failed: Failed[] = [];
   let issued = 0;
   let failure: unknown;
   const elapsed = () => Date.now() - plan.startedAt;
@@ -51,7 +65,10 @@ export async function publish(
           if (seq !== null) bySeq.set(seq, { key, value, seq, atMs: elapsed() });
         },
         (error: unknown) => {
-          failure ??= error;
+          const atMs = elapsed();
+          if (atMs >= (plan.failuresFromMs ?? Infinity))
+            failed.push({ key, value, atMs, message: (error as Error).message ?? String(error) });
+          else failure ??= error;
         },
       );
       inFlight.add(one);
@@ -61,5 +78,5 @@ export async function publish(
   }
   await Promise.all(inFlight);
   if (failure !== undefined) throw failure;
-  return { issued, bySeq, endedMs: elapsed() };
+  return { issued, failed, bySeq, endedMs: elapsed() };
 }

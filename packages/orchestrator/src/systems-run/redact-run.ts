@@ -8,8 +8,16 @@ import type { SystemRun } from './system-document.js';
  */
 export function redactRun(run: SystemRun, credentials: Credentials | undefined): SystemRun {
   if (credentials === undefined) return run;
+  const strike = (words: string) => redact(words, credentials);
   return {
     ...run,
+    // A failed write's words are the client's, a finding's why may quote the server.
+    server: {
+      ...run.server,
+      failure: run.server.failure === null ? null : strike(run.server.failure),
+      findings: run.server.findings.map(({ key, why }) => ({ key, why: strike(why) })),
+    },
+    compactions: run.compactions.map((c) => ({ ...c, error: c.error === null ? null : strike(c.error) })),
     consumers: run.consumers.map((consumer) => ({
       ...consumer,
       unexplained: consumer.unexplained.map(({ key, why }) => ({ key, why: redact(why, credentials) })),

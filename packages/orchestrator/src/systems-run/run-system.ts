@@ -1,6 +1,5 @@
 import {
   Authority,
-  kernelQueues,
   knobValues,
   runPrefix,
   startProbe,
@@ -9,17 +8,20 @@ import {
   type KernelQueues,
   type Probe,
   type ProbeReport,
+  type Versioned,
   type TargetSystem,
   type Writer,
 } from '@state-divergence/systems';
 import type { Session } from '../cli/session.js';
-import type { Fault } from '../model/faults.js';
+import { isBrokerFault, type Fault } from '../model/faults.js';
 import { scheduleCompactions } from './compaction.js';
-import { judgeConsumer, latestWrites } from './judge.js';
-import { pollProgress } from './progress-poll.js';
+import { judgeConsumer, latestWrites, lostHeld } from './judge.js';
 import { knobsInEffect, knobsOf } from './knob-flags.js';
+import { pollProgress } from './progress-poll.js';
 import { publish, type Published } from './publish.js';
-import type { SystemConsumer, SystemRun, SystemStall } from './system-document.js';
+import { judgedAuthority } from './restart-authority.js';
+import type { SystemConsumer, SystemRun, SystemServer, SystemStall } from './system-document.js';
+import { abortable, stageFaults, type StagedFaults } from './system-faults.js';
 import type { SystemRunOptions } from './system-options.js';
 import { serverFor, type RunServer } from './system-server.js';
 import type { SystemRunObserver } from './system-progress.js';
@@ -47,36 +49,6 @@ async function until(at: number, signal: AbortSignal): Promise<void> {
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
 
-/**
- * Each stall's window, frozen at FROM and thawed at TO, its kernel queues read just before the thaw;
- * `changed` hears of each freeze and thaw once done.
- */
-function scheduleStalls(
-  stalls: readonly Fault[],
-  probes: ReadonlyMap<string, Probe>,
-  port: number,
-  startedAt: number,
-  changed?: (consumer: string, frozen: boolean) => void,
-) {
-  const held = new Map<Fault, KernelQueues>();
-  const timers = stalls.flatMap((stall) => {
-    const probe = probes.get(stall.consumer)!;
-    const at = (s: number) => Math.max(0, startedAt + s * 1000 - Date.now());
-    return [
-      setTimeout(() => {
-        probe.freeze();
-        changed?.(stall.consumer, true);
-      }, at(stall.from)),
-      setTimeout(() => {
-        held.set(stall, kernelQueues(probe.pid, port));
-        probe.thaw();
-        changed?.(stall.consumer, false);
-      }, at(stall.to)),
-    ];
-  });
-  return { held, cancel: () => timers.forEach(clearTimeout) };
-}
-
 function stallRow(stall: Fault, published: Published, held: KernelQueues | undefined): SystemStall {
   const [from, to] = [stall.from * 1000, Math.min(stall.to * 1000, published.endedMs)];
   const acknowledged = [...published.bySeq.values()].filter((w) => w.atMs >= from && w.atMs < to).length;
@@ -99,15 +71,16 @@ function stallRow(stall: Fault, published: Published, held: KernelQueues | undef
  * that stays wrong is given the whole drain to prove it. `seen` hears each poll's reports.
  */
 async function drain(
+  names: readonly string[],
   probes: ReadonlyMap<string, Probe>,
-  authority: Authority,
+  entries: ReadonlyMap<string, Versioned>,
   deadline: number,
   signal: AbortSignal,
   seen?: (reports: ProbeReport[], wrong: number[]) => void,
 ) {
-  const entries = authority.entries();
   for (;;) {
-    const reports = await Promise.all([...probes.values()].map((probe) => probe.report()));
+    // By name, in the run's order: a crashed consumer's fresh probe sits last in the map.
+    const reports = await Promise.all(names.map((name) => probes.get(name)!.report()));
     const wrong = reports.map((r) => wrongKeys(r.copy, entries).length);
     seen?.(reports, wrong);
     if (wrong.every((n) => n === 0) || Date.now() >= deadline) return reports;
@@ -137,7 +110,7 @@ export async function runSystem(
   const probes = new Map<string, Probe>();
   let server: RunServer | undefined;
   let writer: Writer | undefined;
-  let stalls: ReturnType<typeof scheduleStalls> | undefined;
+  let faults: StagedFaults | undefined;
   let progress: ReturnType<typeof pollProgress> | undefined;
   let compactions: ReturnType<typeof scheduleCompactions> | undefined;
   try {
@@ -146,11 +119,14 @@ export async function runSystem(
     const { endpoint } = server;
     await system.prepare?.(endpoint, prefix, knobs);
     writer = await system.writer(endpoint, prefix, knobs);
+    const startOne = async (name: string) => {
+      const probe = await startProbe(system.name, idiom, endpoint, prefix);
+      session.guard(probe.pid, name);
+      return probe;
+    };
     for (const name of options.consumers) {
       if (signal.aborted) throw signal.reason;
-      const probe = await startProbe(system.name, idiom, endpoint, prefix);
-      probes.set(name, probe);
-      session.guard(probe.pid, name);
+      probes.set(name, await startOne(name));
     }
     const before = await system.counters(endpoint);
     const authority = new Authority();
@@ -161,33 +137,50 @@ export async function runSystem(
       observer.started({ system: system.name, idiom, consumers, stalls: windows, publishEndsAt });
       progress = pollProgress(probes, () => authority.acknowledged, startedAt, observer);
     }
-    stalls = scheduleStalls(options.stalls, probes, endpoint.port, startedAt, progress?.frozen);
+    const released = (probe: Probe) => session.release(probe.pid);
+    const targets = { probes, server, startProbe: startOne, released, startedAt, frozen: progress?.frozen };
+    faults = stageFaults(options.faults, targets);
     compactions = scheduleCompactions(system, endpoint, options.compactAt, startedAt);
+    const firstKill = options.faults.find(isBrokerFault)?.from;
     const published = await publish(writer, workload(options), authority, {
       rate: options.rate,
       durationMs: options.publishEndsAt * 1000,
       startedAt,
       signal,
+      ...(firstKill === undefined ? {} : { failuresFromMs: firstKill * 1000 }),
     });
     const compacted = await compactions.results();
     progress?.stage('waiting for the thaw');
-    const lastThaw = Math.max(...options.stalls.map((s) => s.to));
-    await until(startedAt + lastThaw * 1000 + 50, signal);
+    await abortable(faults.done(), signal);
+    await until(Date.now() + 50, signal);
     await progress?.stop();
     progress?.stage('draining');
+    const judged = await judgedAuthority(system, endpoint, prefix, published, authority, faults.serverRestarts);
     const drainMs = Math.max(MIN_DRAIN_MS, 2 * options.duration * 1000);
-    const reports = await drain(probes, authority, Date.now() + drainMs, signal, progress?.drained);
+    const reports = await drain(
+      options.consumers,
+      probes,
+      judged.entries,
+      Date.now() + drainMs,
+      signal,
+      progress?.drained,
+    );
     const after = await system.counters(endpoint);
-    const entries = authority.entries();
-    const latest = latestWrites(published.bySeq);
+    const { entries, bySeq } = judged;
+    const latest = latestWrites(bySeq);
+    const lost = new Set(judged.lost);
     const consumers: SystemConsumer[] = options.consumers.map((name, i) => {
       const report = reports[i]!;
+      const restarts = faults!.consumerRestarts.get(name) ?? [];
+      const crash = { lost, failed: published.failed, serverRestarts: faults!.serverRestarts, restarts, startedAt };
       return {
         name,
         stalled: options.stalls.some((s) => s.consumer === name),
+        restarts,
+        lostHeld: lostHeld(report.copy, entries, lost),
         applied: report.applied,
         relists: report.relists,
-        ...judgeConsumer(report, entries, published.bySeq, latest),
+        ...judgeConsumer(report, entries, bySeq, latest, crash),
         signals: report.signals.map((s) => ({
           kind: s.kind,
           at: seconds(s.atMs - startedAt),
@@ -195,6 +188,16 @@ export async function runSystem(
         })),
       };
     });
+    const serverRow: SystemServer = {
+      restarts: faults.serverRestarts,
+      failedWrites: published.failed.length,
+      firstFailureAt: published.failed.length === 0 ? null : seconds(published.failed[0]!.atMs),
+      lastFailureAt: published.failed.length === 0 ? null : seconds(published.failed.at(-1)!.atMs),
+      failure: published.failed[0]?.message ?? null,
+      keptFailed: judged.keptFailed,
+      lostByServer: judged.lost,
+      findings: judged.findings,
+    };
     const run: SystemRun = {
       system: system.name,
       idiom,
@@ -205,17 +208,27 @@ export async function runSystem(
       published: published.issued,
       acknowledged: authority.acknowledged,
       authorityKeys: entries.size,
-      stalls: options.stalls.map((stall) => stallRow(stall, published, stalls!.held.get(stall))),
+      faults: options.faults.map((fault) => ({
+        kind: fault.kind,
+        target: fault.consumer,
+        from: fault.from,
+        to: fault.to,
+        percent: fault.percent ?? null,
+        periods: fault.kind === 'slow' ? (faults!.periods.get(fault) ?? 0) : null,
+      })),
+      stalls: options.stalls.map((stall) => stallRow(stall, published, faults!.held.get(stall))),
+      server: serverRow,
       counters: { before: { ...before }, after: { ...after } },
       consumers,
-      unexplained: consumers.reduce((sum, c) => sum + c.unexplained.length, 0),
+      unexplained: consumers.reduce((sum, c) => sum + c.unexplained.length, 0) + judged.findings.length,
     };
     observer?.done(run);
     return run;
   } finally {
     progress?.cancel();
-    stalls?.cancel();
     compactions?.cancel();
+    // A kill or restart under way ends first: a probe it starts is stopped below, a server it starts too.
+    await faults?.stop();
     // stop() thaws a frozen probe before it asks it to exit.
     await Promise.all([...probes.values()].map((probe) => probe.stop().then(() => session.release(probe.pid))));
     await writer?.close().catch(() => {});

@@ -60,8 +60,12 @@ export interface SystemRun {
   acknowledged: number;
   /** Keys live in the authority at the end. */
   authorityKeys: number;
+  /** Every fault staged (stalls, slows, crashes), in time order, as it was asked for. */
+  faults: SystemFault[];
   /** Each stall, with what it cost the publisher and where it was held. */
   stalls: SystemStall[];
+  /** The server's crashes (`--crash broker@FROM-TO`) and what they cost: none without one. */
+  server: SystemServer;
   /** The server's own counters (NATS /varz, Redis INFO, etcd /metrics) before publishing and at the end. */
   counters: { before: Record<string, number>; after: Record<string, number> };
   /** Every consumer, in name order. */
@@ -77,6 +81,38 @@ export interface SystemCompaction {
   revision: number | null;
   /** The system's words when it refused (a revision compacted already), else null. */
   error: string | null;
+}
+
+export interface SystemFault {
+  /** `stall`, `slow` or `crash`. */
+  kind: string;
+  /** The faulted consumer, or `broker` for the server. */
+  target: string;
+  /** Its window, seconds since publishing started. */
+  from: number;
+  to: number;
+  /** A slow's share of every 100 ms the consumer is stopped; null for the other kinds. */
+  percent: number | null;
+  /** A slow's periods: how many times (one per 100 ms) its consumer was sent SIGSTOP; null for the other kinds. */
+  periods: number | null;
+}
+
+export interface SystemServer {
+  /** Each kill and restart, seconds since publishing started, as they happened. */
+  restarts: { killedAt: number; restartedAt: number | null; readyAt: number | null }[];
+  /** Writes that failed (not acknowledged, so not in the authority) after a kill. */
+  failedWrites: number;
+  /** When the first and the last of them failed; null without any. */
+  firstFailureAt: number | null;
+  lastFailureAt: number | null;
+  /** The first failure's message, in the client's words; null without any. */
+  failure: string | null;
+  /** Failed writes the restarted server holds nonetheless: they joined the authority. */
+  keptFailed: number;
+  /** Keys acknowledged before a kill whose last write the restarted server no longer holds: judged for no consumer. */
+  lostByServer: string[];
+  /** What the server holds that no write explains (a value never written, a write lost after the restart): findings. */
+  findings: { key: string; why: string }[];
 }
 
 export interface SystemStall {
@@ -107,6 +143,13 @@ export interface SystemConsumer {
   name: string;
   /** Whether it was frozen at some point. */
   stalled: boolean;
+  /**
+   * Each crash of it (`--crash NAME@FROM-TO`): killed, and its fresh process consuming, in seconds; its
+   * copy is the last process's.
+   */
+  restarts: { killedAt: number; startedAt: number | null }[];
+  /** Of the keys the server lost (`server.lostByServer`), how many its copy still holds as before the crash. */
+  lostHeld: number;
   /** Changes it applied one by one (a relist's entries not counted). */
   applied: number;
   /** Times it replaced its copy with a listing of the system's state. */

@@ -2,15 +2,19 @@ import { esc } from '../report/html-escape.js';
 import { STYLE } from '../report/render-html.js';
 import type { SystemConsumer, SystemRun, SystemRunConfig, SystemRunDocument } from './system-document.js';
 import { systemTimelineSvg } from './system-timeline.js';
-import { heldWhere, SYSTEM_TABLE_HEADER, systemTableRows } from './system-text.js';
+import {
+  compactionText,
+  faultText,
+  heldWhere,
+  serverLines,
+  systemTableHeader,
+  systemTableRows,
+} from './system-text.js';
 
 /** Of a consumer's unexplained keys, the table names this many, then counts the rest. */
 const NAMED_UNEXPLAINED = 5;
 /** Of a consumer's wrong keys, the table names this many. */
 const NAMED_WRONG = 6;
-
-/** A run's knob values, when its document carries them (every setting the system ran with, defaults included). */
-type WithKnobs = SystemRun & { knobs?: Readonly<Record<string, string>> };
 
 const wrongCount = (run: SystemRun) => run.consumers.reduce((sum, c) => sum + c.wrongKeys.length, 0);
 
@@ -85,13 +89,27 @@ function counterTable(run: SystemRun): string {
   );
 }
 
-function knobLine(run: WithKnobs): string {
-  const knobs = Object.entries(run.knobs ?? {});
+function knobLine(run: SystemRun): string {
+  const knobs = Object.entries(run.knobs);
   if (knobs.length === 0) return '';
   return `<p class="knobs">Knobs: ${knobs.map(([name, value]) => `${esc(name)} <b>${esc(value)}</b>`).join(', ')}.</p>`;
 }
 
-function runSection(run: WithKnobs, config: SystemRunConfig): string {
+/**
+ * What was done to the run: its faults, its compactions, the server's crashes (what failed, what the
+ * restarted server lost), and whose server it was: the same words as the text report's.
+ */
+function faultList(run: SystemRun): string {
+  const items = [
+    ...(run.endpoint === null ? [] : [`against ${run.endpoint}: a server the run did not start, left as it was`]),
+    `faults: ${run.faults.map(faultText).join('; ')}`,
+    ...run.compactions.map(compactionText),
+    ...serverLines(run.server),
+  ].map((line) => `<li>${esc(line.trim())}</li>`);
+  return `<ul class="faults">${items.join('')}</ul>`;
+}
+
+function runSection(run: SystemRun, config: SystemRunConfig): string {
   const heading = `${esc(run.system)} (${esc(run.idiom)}): ${verdict(run)}`;
   const counts =
     `${run.published} changes published, ${run.acknowledged} acknowledged by the system; ` +
@@ -99,7 +117,7 @@ function runSection(run: WithKnobs, config: SystemRunConfig): string {
   return [
     `<h2 data-run="${esc(run.system)} ${esc(run.idiom)}">${heading}</h2>`,
     `<p>${counts}.</p>`,
-    knobLine(run) + consumerTable(run, config) + stallTable(run, config),
+    knobLine(run) + faultList(run) + consumerTable(run, config) + stallTable(run, config),
     systemTimelineSvg(run, config),
     counterTable(run),
   ].join('\n');
@@ -107,7 +125,9 @@ function runSection(run: WithKnobs, config: SystemRunConfig): string {
 
 /** `--system all`'s closing table: system × idiom, as the text's. */
 function closingTable(runs: readonly SystemRun[], config: SystemRunConfig): string {
-  const head = `<tr>${SYSTEM_TABLE_HEADER.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>`;
+  const head = `<tr>${systemTableHeader(runs)
+    .map((h) => `<th>${esc(h)}</th>`)
+    .join('')}</tr>`;
   const rows = systemTableRows(runs, config).map((cells, i) => {
     const wrong = wrongCount(runs[i]!) > 0;
     // The keys-wrong cell (the third) coloured as the text's verdict: red when any key ended wrong.

@@ -10,7 +10,7 @@ import {
 import { UsageError } from '../model/errors.js';
 import { publishingEnds, type Fault } from '../model/faults.js';
 import { consumerName, DEFAULTS, type RawOptions } from '../model/options.js';
-import { checkSchedule, parseFaults } from '../cli/parse-faults.js';
+import { checkBrokerCrashes, checkSchedule, parseFaults } from '../cli/parse-faults.js';
 import { resolveKnobs } from '../cli/resolve-knobs.js';
 import { OUR_BROKER } from '../model/our-broker.js';
 import { checkCompactFor, parseCompactAt } from './compaction.js';
@@ -45,6 +45,8 @@ export interface SystemRunOptions {
   duration: number;
   /** The stalls, in seconds since publishing started. */
   stalls: Fault[];
+  /** Every fault (the stalls, --slow, --crash of a consumer or `broker`), in time order: system-faults.ts stages. */
+  faults: Fault[];
   /** When publishing ends, seconds after it started (by default when the last stall ends, as the seed's rule). */
   publishEndsAt: number;
   /** The knob flags given, by knob name: each run sets those its system has (knobsOf), defaults for the rest. */
@@ -60,15 +62,13 @@ export interface SystemRunOptions {
 
 /**
  * Flags of our broker's run that a real system does not take yet: each refused in one line.
- * (Network faults need a relay for TCP, the next issue; a broker crash and --slow are not built yet.)
+ * (Network faults need a relay for TCP, the next issue.)
  */
 function refuseOurFlags(raw: RawSystemFlags, name: string): void {
   const notYet = (flag: string) => new UsageError(`${flag} is not yet for --system ${name}`);
   if (raw.mode !== undefined && raw.mode !== DEFAULTS.mode)
     throw new UsageError(`--mode is our broker's (--system ${OUR_BROKER}); not with --system ${name}`);
   const given: [string, unknown][] = [
-    ['--slow', raw.slow],
-    ['--crash', raw.crash],
     ['--partition', raw.partition],
     ['--loss', raw.loss],
     ['--delay', raw.delay],
@@ -137,10 +137,19 @@ export function parseSystemRun(raw: RawSystemFlags, env: NodeJS.ProcessEnv = pro
   const knobs = resolveKnobs(raw);
   const consumers = Array.from({ length: knobs.consumers }, (_, i) => consumerName(i));
   const context = { duration: knobs.duration, consumers };
-  const given = parseFaults('stall', raw.stall ?? [], context);
-  const stalls = given.length > 0 ? given : parseFaults('stall', [consumers.at(-1)!], context);
-  checkSchedule(stalls, consumers);
-  const publishEndsAt = publishingEnds({ faults: stalls, publishUntil: knobs.publishUntil, duration: knobs.duration });
+  const given = [
+    ...parseFaults('stall', raw.stall ?? [], context),
+    ...parseFaults('slow', raw.slow ?? [], context),
+    ...parseFaults('crash', raw.crash ?? [], context),
+  ];
+  // As our broker's run: with no fault given, the seed's (the last consumer stalled over [d, 3d)).
+  const faults = (given.length > 0 ? given : parseFaults('stall', [consumers.at(-1)!], context)).sort(
+    (a, b) => a.from - b.from,
+  );
+  checkSchedule(faults, consumers);
+  const schedule = { duration: knobs.duration, publishUntil: knobs.publishUntil, joinLate: null, foreign: [] };
+  checkBrokerCrashes(faults, schedule);
+  const publishEndsAt = publishingEnds({ faults, publishUntil: knobs.publishUntil, duration: knobs.duration });
   const compactAt = parseCompactAt(raw.compactAt ?? [], publishEndsAt);
   const chosen = systemsToRun(
     name,
@@ -170,7 +179,8 @@ export function parseSystemRun(raw: RawSystemFlags, env: NodeJS.ProcessEnv = pro
     deleteRatio: knobs.deleteRatio,
     seed: knobs.seed,
     duration: knobs.duration,
-    stalls: stalls.sort((a, b) => a.from - b.from),
+    stalls: faults.filter((f) => f.kind === 'stall'),
+    faults,
     publishEndsAt,
     knobs: knobFlags,
     compactAt,

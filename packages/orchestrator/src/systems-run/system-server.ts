@@ -14,6 +14,9 @@ const REACH_TIMEOUT_MS = 3_000;
 export interface RunServer {
   readonly endpoint: Endpoint;
   stop(): Promise<void>;
+  /** SIGKILL, and a start on the same ports and data dir (`--crash broker`): a server of ours only. */
+  kill?(): Promise<void>;
+  restart?(): Promise<void>;
 }
 
 /** Resolves once `endpoint`'s host accepts a TCP connection on its port; else one line naming the URL. */

@@ -1,4 +1,12 @@
-import type { SystemCompaction, SystemConsumer, SystemRun, SystemRunConfig, SystemStall } from './system-document.js';
+import type {
+  SystemCompaction,
+  SystemConsumer,
+  SystemFault,
+  SystemRun,
+  SystemRunConfig,
+  SystemServer,
+  SystemStall,
+} from './system-document.js';
 
 const bytes = (n: number) => `${n.toLocaleString('en-US')} B`;
 
@@ -42,6 +50,9 @@ function consumerLines(consumer: SystemConsumer, keys: number): string[] {
       `relists ${consumer.relists}, ${state}`,
     `    signals: ${signals}`,
   ];
+  for (const r of consumer.restarts)
+    lines.push(`    restarted: killed at ${r.killedAt} s, a fresh process consuming from ${r.startedAt ?? 'never'} s`);
+  if (consumer.lostHeld > 0) lines.push(`    still holds ${consumer.lostHeld} keys the server lost (not judged)`);
   for (const { keys, evidence } of consumer.explained) lines.push(`    explained: ${keys} keys, ${evidence}`);
   if (consumer.outOfOrder > 0) lines.push(`    FINDING: ${consumer.outOfOrder} changes applied out of order`);
   for (const { key, why } of consumer.unexplained.slice(0, 5)) lines.push(`    UNEXPLAINED: ${key} ${why}`);
@@ -50,8 +61,31 @@ function consumerLines(consumer: SystemConsumer, keys: number): string[] {
 }
 
 /** A compaction as the report gives it: when, and to which revision (or why the system would not). */
-const compactionText = (c: SystemCompaction) =>
+export const compactionText = (c: SystemCompaction) =>
   `  compacted at ${c.at.toFixed(3)} s: ${c.revision === null ? `refused (${c.error})` : `to revision ${c.revision}`}`;
+
+export const faultText = (f: SystemFault) =>
+  `${f.kind} ${f.target} [${f.from}, ${f.to}) s` +
+  (f.percent === null ? '' : ` (${f.percent} % of each 100 ms, ${f.periods} periods)`);
+
+/** The server's crashes: each kill and restart, the writes that failed, what it lost and kept. */
+export function serverLines(server: SystemServer): string[] {
+  if (server.restarts.length === 0 && server.failedWrites === 0) return [];
+  const restarts = server.restarts.map(
+    (r) => `killed at ${r.killedAt} s, restarted at ${r.restartedAt ?? 'never'} s, ready at ${r.readyAt ?? 'never'} s`,
+  );
+  const failed =
+    server.failedWrites === 0
+      ? 'no write failed'
+      : `${server.failedWrites} writes failed, not acknowledged (${server.firstFailureAt}-${server.lastFailureAt} s: ` +
+        `${server.failure})`;
+  return [
+    `  server: ${restarts.join('; ')}`,
+    `    ${failed}; ${server.keptFailed} failed writes kept by the restarted server`,
+    `    lost by the server: ${server.lostByServer.length} keys acknowledged before the crash (judged for no consumer)`,
+    ...server.findings.slice(0, 5).map(({ key, why }) => `    UNEXPLAINED: ${key} ${why}`),
+  ];
+}
 
 /** A server someone runs may keep its counters where this machine cannot read them (NATS's monitor port). */
 const counterText = (counters: Record<string, number>, remote: boolean) =>
@@ -71,6 +105,7 @@ export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string
         .map(([name, value]) => `${name} ${value}`)
         .join(', ') || 'none'
     }`,
+    `  faults: ${run.faults.map(faultText).join('; ')}`,
     ...run.consumers.flatMap((consumer) => consumerLines(consumer, config.keys)),
     ...run.stalls.map(
       (s) =>
@@ -81,6 +116,7 @@ export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string
           : ''),
     ),
     ...run.compactions.map(compactionText),
+    ...serverLines(run.server),
     `  server counters before: ${counterText(run.counters.before, run.endpoint !== null)}`,
     `  server counters after:  ${counterText(run.counters.after, run.endpoint !== null)}`,
     `  unexplained keys: ${run.unexplained}`,
@@ -89,10 +125,22 @@ export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string
 }
 
 /** The closing table's columns (`--system all`), as the text and the HTML report (system-html.ts) head it. */
-export const SYSTEM_TABLE_HEADER = ['system', 'idiom', 'keys wrong', 'signals', 'rate in stall', 'stall held in'];
+export function systemTableHeader(runs: readonly SystemRun[]): string[] {
+  const crashed = runs.some((run) => run.server.restarts.length > 0);
+  return [
+    'system',
+    'idiom',
+    'keys wrong',
+    ...(crashed ? ['lost by server', 'failed writes'] : []),
+    'signals',
+    'rate in stall',
+    'stall held in',
+  ];
+}
 
 /** The closing table's rows: per system × idiom, keys wrong, signal, rate in the stall, where it was held. */
 export function systemTableRows(runs: readonly SystemRun[], config: SystemRunConfig): string[][] {
+  const crashed = runs.some((run) => run.server.restarts.length > 0);
   return runs.map((run) => {
     const signals = new Map<string, number>();
     for (const c of run.consumers) for (const s of c.signals) signals.set(s.kind, (signals.get(s.kind) ?? 0) + 1);
@@ -101,6 +149,7 @@ export function systemTableRows(runs: readonly SystemRun[], config: SystemRunCon
       run.system,
       run.idiom,
       `${wrong}${run.unexplained > 0 ? ` (${run.unexplained} unexplained)` : ''}`,
+      ...(crashed ? [String(run.server.lostByServer.length), String(run.server.failedWrites)] : []),
       signals.size === 0 ? 'none' : [...signals].map(([kind, n]) => `${kind} ${n}`).join(', '),
       run.stalls.map((s) => `${s.ratePerSec}/s`).join(', '),
       run.stalls
@@ -112,7 +161,7 @@ export function systemTableRows(runs: readonly SystemRun[], config: SystemRunCon
 
 /** The closing table of `--system all`, in columns. */
 export function renderSystemTable(runs: readonly SystemRun[], config: SystemRunConfig): string {
-  const header = SYSTEM_TABLE_HEADER;
+  const header = systemTableHeader(runs);
   const rows = systemTableRows(runs, config);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>

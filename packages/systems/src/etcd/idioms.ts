@@ -11,7 +11,7 @@ interface Listing {
 }
 
 /** The prefix's keys and the store revision they were read at. */
-async function list(client: Etcd3, prefix: string): Promise<Listing> {
+export async function list(client: Etcd3, prefix: string): Promise<Listing> {
   const response = await client.getAll().prefix(keyPrefix(prefix)).exec();
   const entries = new Map<string, Versioned>();
   for (const kv of response.kvs) {

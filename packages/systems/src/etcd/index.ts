@@ -1,7 +1,7 @@
 import type { Etcd3 } from 'etcd3';
 import { etcdClient, etcdCounters, etcdRemote, etcdServer } from '../servers/etcd.js';
 import type { Endpoint, TargetSystem } from '../target-system.js';
-import { careful, naive } from './idioms.js';
+import { careful, list, naive } from './idioms.js';
 import { etcdKnobs } from './knobs.js';
 import { keyPrefix } from './names.js';
 import { etcdWriter } from './writer.js';
@@ -24,6 +24,7 @@ export const etcd: TargetSystem = {
   writer: etcdWriter,
   idioms: { naive, careful },
   counters: etcdCounters,
+  state: (endpoint, prefix) => withClient(endpoint, async (client) => (await list(client, prefix)).entries),
   cleanup: (endpoint, prefix) =>
     withClient(endpoint, async (client) => {
       await client.delete().prefix(keyPrefix(prefix)).exec();

@@ -1,7 +1,8 @@
 import { Kvm } from '@nats-io/kv';
 import { knob } from '../knobs.js';
 import { natsConnect, natsCounters, natsRemote, natsServer } from '../servers/nats.js';
-import type { Endpoint, TargetSystem } from '../target-system.js';
+import type { Endpoint, TargetSystem, Versioned } from '../target-system.js';
+import { openBucket } from './bucket.js';
 import { careful, naive } from './idioms.js';
 import { natsKvKnobs } from './knobs.js';
 import { natsKvWriter } from './writer.js';
@@ -28,6 +29,19 @@ export const natsKv: TargetSystem = {
   writer: natsKvWriter,
   idioms: { naive, careful },
   counters: natsCounters,
+  state: async (endpoint, prefix) => {
+    const { connection, kv } = await openBucket(endpoint, prefix);
+    try {
+      const entries = new Map<string, Versioned>();
+      for await (const key of await kv.keys()) {
+        const entry = await kv.get(key);
+        if (entry?.operation === 'PUT') entries.set(key, { value: entry.string(), seq: entry.revision });
+      }
+      return entries;
+    } finally {
+      await connection.close();
+    }
+  },
   cleanup: (endpoint, prefix) =>
     withKvm(endpoint, prefix, async (kvm) => {
       await (await kvm.open(prefix)).destroy();

@@ -27,7 +27,7 @@ export const naive: Idiom = async (endpoint, prefix, sink) => {
 };
 
 /** Every page of the writer's snapshot (snapshot.ts). */
-async function snapshotOf(connection: NatsConnection, prefix: string): Promise<Known> {
+export async function snapshotOf(connection: NatsConnection, prefix: string): Promise<Known> {
   const known: Known = new Map();
   let from: number | undefined = 0;
   while (from !== undefined) {

@@ -1,7 +1,8 @@
-import { natsCounters, natsRemote, natsServer } from '../servers/nats.js';
+import { natsConnect, natsCounters, natsRemote, natsServer } from '../servers/nats.js';
 import type { TargetSystem } from '../target-system.js';
-import { careful, naive } from './idioms.js';
+import { careful, naive, snapshotOf } from './idioms.js';
 import { natsKnobs } from './knobs.js';
+import { liveEntries } from './snapshot.js';
 import { natsWriter } from './writer.js';
 
 export const nats: TargetSystem = {
@@ -13,6 +14,15 @@ export const nats: TargetSystem = {
   writer: natsWriter,
   idioms: { naive, careful },
   counters: natsCounters,
+  // The server keeps nothing: the state is the writer's record, which it serves as the snapshot.
+  state: async (endpoint, prefix) => {
+    const connection = await natsConnect(endpoint, prefix);
+    try {
+      return liveEntries(await snapshotOf(connection, prefix));
+    } finally {
+      await connection.close();
+    }
+  },
   // Core NATS stores nothing: a run leaves nothing behind to remove.
   cleanup: async () => {},
 };

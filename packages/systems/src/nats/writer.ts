@@ -9,13 +9,16 @@ import { PAGE_BYTES, type SnapshotPage, type SnapshotRequest } from './snapshot.
  * Core NATS publish on the key's subject, carrying the writer's global seq. Core publish has
  * no acknowledgement of its own: a flush (PING, then the server's PONG) says the server has read
  * every publish sent before it, which is as far as core NATS can acknowledge. The writer also
- * answers snapshot requests with everything it has written (snapshot.ts).
+ * answers snapshot requests with everything it has written (snapshot.ts). A write whose flush
+ * fails (the server went down: the client rejects every flush pending at the disconnect) leaves
+ * its key as the last acknowledged write had it, so the snapshot holds no write that failed.
  */
 export async function natsWriter(endpoint: Endpoint, prefix: string): Promise<Writer> {
   const connection = await natsConnect(endpoint, prefix);
   // Insertion order never changes (a delete keeps its key, as a null): page indexes stay valid.
   const written = new Map<string, { value: string | null; seq: number }>();
   const order: string[] = [];
+  const acknowledged = new Map<string, { value: string | null; seq: number }>();
   const answer = (error: Error | null, message: Msg) => {
     if (error !== null) return;
     const { from } = message.json<SnapshotRequest>();
@@ -40,7 +43,13 @@ export async function natsWriter(endpoint: Endpoint, prefix: string): Promise<Wr
       if (!written.has(checkKey(key))) order.push(key);
       written.set(key, { value, seq: own });
       connection.publish(changeSubject(prefix, key), encodeChange({ key, value, seq: own }));
-      await connection.flush();
+      try {
+        await connection.flush();
+      } catch (error) {
+        if (written.get(key)?.seq === own) written.set(key, acknowledged.get(key) ?? { value: null, seq: 0 });
+        throw error;
+      }
+      if ((acknowledged.get(key)?.seq ?? 0) < own) acknowledged.set(key, { value, seq: own });
       return own;
     },
     close: async () => {

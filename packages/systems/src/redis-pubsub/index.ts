@@ -1,4 +1,13 @@
-import { deleteUnder, redisRemote, redisCounters, redisServer } from '../servers/redis.js';
+import {
+  connectRedis,
+  deleteUnder,
+  quitRedis,
+  redisClient,
+  redisCounters,
+  redisRemote,
+  redisServer,
+} from '../servers/redis.js';
+import { listKeys } from './listing.js';
 import type { TargetSystem } from '../target-system.js';
 import { careful, naive } from './idioms.js';
 import { redisPubsubKnobs } from './knobs.js';
@@ -13,5 +22,14 @@ export const redisPubsub: TargetSystem = {
   writer: (endpoint, prefix) => redisPubsubWriter(endpoint, prefix),
   idioms: { naive, careful },
   counters: redisCounters,
+  state: async (endpoint, prefix) => {
+    const client = redisClient(endpoint);
+    try {
+      await connectRedis(client);
+      return (await listKeys(client, prefix)).entries;
+    } finally {
+      await quitRedis(client);
+    }
+  },
   cleanup: (endpoint, prefix) => deleteUnder(endpoint, `${prefix}:`),
 };

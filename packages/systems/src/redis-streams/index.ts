@@ -1,7 +1,17 @@
-import { deleteUnder, redisRemote, redisCounters, redisServer } from '../servers/redis.js';
-import type { TargetSystem } from '../target-system.js';
+import { decodeStored } from '../change-codec.js';
+import {
+  connectRedis,
+  deleteUnder,
+  quitRedis,
+  redisClient,
+  redisCounters,
+  redisRemote,
+  redisServer,
+} from '../servers/redis.js';
+import type { TargetSystem, Versioned } from '../target-system.js';
 import { careful, naive } from './idioms.js';
 import { redisStreamsKnobs } from './knobs.js';
+import { stateName } from './names.js';
 import { redisStreamsWriter } from './writer.js';
 
 export const redisStreams: TargetSystem = {
@@ -13,5 +23,18 @@ export const redisStreams: TargetSystem = {
   writer: redisStreamsWriter,
   idioms: { naive, careful },
   counters: redisCounters,
+  // The hash of current values, which the careful reader relists from (the stream is the feed).
+  state: async (endpoint, prefix) => {
+    const client = redisClient(endpoint);
+    try {
+      await connectRedis(client);
+      const entries = new Map<string, Versioned>();
+      for (const [key, stored] of Object.entries(await client.hgetall(stateName(prefix))))
+        entries.set(key, decodeStored(stored));
+      return entries;
+    } finally {
+      await quitRedis(client);
+    }
+  },
   cleanup: (endpoint, prefix) => deleteUnder(endpoint, `${prefix}:`),
 };
