@@ -1,4 +1,4 @@
-// Orders the test files longest first, so the two workers end together (the longest-first rule for
+// Orders the test files longest first, so the workers end together (the longest-first rule for
 // packing jobs onto a fixed number of workers). Jest's own sequencer does that only from its cache of
 // the previous run's times; without one (CI's fresh clone) it orders by file size, which put a 14 s
 // unit file (format.test) among the last. A file's time here is, in order: the cache's (this
