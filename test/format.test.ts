@@ -6,9 +6,12 @@
  * keeps whole on purpose (the title is what jest prints; a regex split in two is harder to read).
  */
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import * as prettier from 'prettier';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -32,14 +35,29 @@ test('the scan found the scripts and sources (a broken scan would pass everythin
   expect(scripts).toContain('test/format.test.ts');
 });
 
+/** Checks every file in one thread per core (fixtures/prettier-check-worker.mjs), each given every n-th file. */
+async function unformattedOf(paths: string[]): Promise<string[]> {
+  const threads = Math.min(availableParallelism(), paths.length);
+  const shares = Array.from({ length: threads }, (_, i) => paths.filter((_, index) => index % threads === i));
+  const answers = shares.map(async (share) => {
+    const worker = new Worker(new URL('./fixtures/prettier-check-worker.mjs', import.meta.url), {
+      workerData: { root, paths: share },
+    });
+    const [unformatted] = (await once(worker, 'message')) as [string[]];
+    await worker.terminate();
+    return unformatted;
+  });
+  return (await Promise.all(answers)).flat().sort();
+}
+
 test('every script and source file is formatted as prettier prints it', async () => {
-  const unformatted: string[] = [];
-  for (const path of scripts) {
-    const file = join(root, path);
-    const options = await prettier.resolveConfig(file);
-    if (!(await prettier.check(readFileSync(file, 'utf8'), { ...options, filepath: file }))) unformatted.push(path);
-  }
-  expect(unformatted).toEqual([]);
+  expect(await unformattedOf(scripts)).toEqual([]);
+});
+
+test('the threaded check sees an unformatted file (a worker that checked nothing would pass everything)', async () => {
+  expect(await unformattedOf(['test/fixtures/unformatted/badly-spaced.ts'])).toEqual([
+    'test/fixtures/unformatted/badly-spaced.ts',
+  ]);
 });
 
 test('no source line is wider than the configured width', async () => {

@@ -15,10 +15,13 @@ const groups = new Map<number, string>();
 const parent = process.ppid;
 let logger: Logger | undefined;
 
-// With a callback a failed send is passed to it instead of thrown as an 'error' event: an
-// orchestrator that fails at once (a server that will not start) may exit before the reply to
-// its `init` is written (EPIPE), and the reply is then owed to no one.
-const send = (message: GuardianMessage) => process.send?.(message, undefined, {}, () => {});
+/**
+ * With a callback, a failed send is handed to it instead of being thrown as an 'error' event no one
+ * handles: when the orchestrator exits as the guardian answers (a run refused at once, on a loaded
+ * machine), the write hits a closed channel (EPIPE), and the crash's stack landed on the run's stderr,
+ * after its last line. Nobody is left to read the answer; the channel's 'disconnect' ends the guardian.
+ */
+const send = (message: GuardianMessage) => process.send?.(message, undefined, undefined, () => {});
 
 function reap(why: string): void {
   for (const [pgid, name] of groups) {
