@@ -75,8 +75,9 @@ const ifAll = (names: string[]) => (names.every(here) ? test : test.skip);
 /** Each system's crash: a window inside publishing long enough for its writer's client to come back by itself. */
 const CRASH: Record<string, string[]> = {
   'redis-pubsub': ['--crash', 'broker@1-2'],
-  // etcd3's circuit breaker refuses every request for 5 s once open: writes resume at ~5.5 s.
-  etcd: ['--crash', 'broker@0.5-1.5', '--publish-until', '6.5', '--rate', '200'],
+  // etcd3's circuit breaker refuses every request for 5 s once open: writes resume at ~5.5 s, later
+  // on a loaded machine (CI once saw only 65 acknowledged after it by 6.5 s): publishing goes on to 8 s.
+  etcd: ['--crash', 'broker@0.5-1.5', '--publish-until', '8', '--rate', '200'],
   // A JetStream publish sent while the server is down waits out its 5 s timeout; those sent after the
   // writer's reconnect (~2 s later) go through, as long as fewer than 256 are waiting: 100/s.
   'nats-kv': ['--crash', 'broker@0.5-1.5', '--publish-until', '4', '--rate', '100'],
@@ -191,8 +192,8 @@ ifAll(['redis-pubsub', 'etcd'])(
     for (const r of [etcdNaive, etcdCareful]) {
       console.log(describeRun('crash broker', r));
       expectEverythingKept(r);
-      // The writer's first failures are etcd3's own words once its circuit breaker opened.
-      expect(r.server.lastFailureAt).toBeLessThan(6);
+      // The failures ended before publishing did (at 8 s): the writer's client recovered by itself.
+      expect(r.server.lastFailureAt).toBeLessThan(8);
     }
   },
 );
