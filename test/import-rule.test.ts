@@ -59,7 +59,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // A run against a real system (--system NAME): beside experiments/, on the cli/ it is started from; it
   // reaches no run/ or check/ code of our broker's, and nothing under it learns a system's name. Its HTML page
   // draws on report/'s time axis and page style, as experiments/' does.
-  'systems-run': ['model', 'report', 'cli'],
+  'systems-run': ['model', 'check', 'report', 'cli'],
 };
 /** The cli/ files that list every command (the parser, the flag reference): experiments/'s and systems-run/'s door. */
 const COMMAND_TABLES = ['cli/main.ts', 'cli/flag-reference.ts'];

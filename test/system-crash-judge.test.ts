@@ -7,17 +7,19 @@
 import { judgeConsumer, judgedAuthority, latestWrites } from '@state-divergence/orchestrator/systems-internal';
 import { Authority, type TargetSystem, type Versioned } from '@state-divergence/systems';
 
-type Write = { key: string; value: string | null; seq: number; atMs: number };
+type Write = { key: string; value: string | null; seq: number; atMs: number; issuedMs: number };
+/** A write that failed, as a test gives it: issued when it failed. */
+type FailedWrite = Omit<Write, 'issuedMs'>;
 
 /** The acknowledged writes (key, value, seq, ms since publishing started) as publish.ts records them. */
-function published(list: Array<[string, string | null, number, number]>, failed: Write[] = []) {
+function published(list: Array<[string, string | null, number, number]>, failed: FailedWrite[] = []) {
   const authority = new Authority();
   const bySeq = new Map<number, Write>();
   for (const [key, value, seq, atMs] of list) {
     authority.record(key, value, seq);
-    bySeq.set(seq, { key, value, seq, atMs });
+    bySeq.set(seq, { key, value, seq, atMs, issuedMs: atMs });
   }
-  const failures = failed.map(({ key, value, atMs }) => ({ key, value, atMs, message: 'server down' }));
+  const failures = failed.map(({ key, value, atMs }) => ({ key, value, atMs, issuedMs: atMs, message: 'server down' }));
   return { authority, published: { issued: list.length + failed.length, failed: failures, bySeq, endedMs: 5_000 } };
 }
 
@@ -41,6 +43,7 @@ const report = (
   applied: appliedSeqs.length,
   highestSeq: Math.max(0, ...appliedSeqs),
   appliedSeqs,
+  appliedAtMs: appliedSeqs.map(() => 0),
   relists: 0,
   signals,
   copy: copyOf(copy),
@@ -86,7 +89,7 @@ test('a failed write the server kept joins the authority; a value never written 
     restart,
   );
   expect(judged.keptFailed).toBe(1);
-  expect(judged.bySeq.get(4)).toEqual({ key: 'a', value: 'a3', seq: 4, atMs: 1_050 });
+  expect(judged.bySeq.get(4)).toEqual({ key: 'a', value: 'a3', seq: 4, atMs: 1_050, issuedMs: 1_050 });
   expect(judged.findings).toEqual([
     { key: 'x', why: 'the server holds a value no write of the run had (seq 9)' },
     { key: 'c', why: 'the server lost seq 6, acknowledged after its restart' },

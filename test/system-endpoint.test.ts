@@ -231,6 +231,7 @@ test('what a library echoes loses the secrets before a report or --json prints i
       findings: [],
     },
     counters: { before: {}, after: {} },
+    healthyLatency: null,
     consumers: [consumer],
     unexplained: 1,
   };

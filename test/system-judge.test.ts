@@ -8,7 +8,7 @@ import { evidenceOf, judgeConsumer, latestWrites, workload } from '@state-diverg
 import { Authority, type Versioned } from '@state-divergence/systems';
 import { keyName } from '@state-divergence/protocol';
 
-type Write = { key: string; value: string | null; seq: number; atMs: number };
+type Write = { key: string; value: string | null; seq: number; atMs: number; issuedMs: number };
 
 /** The run's acknowledged writes, as publish.ts records them, and the authority they make. */
 function writes(list: Array<[string, string | null, number]>) {
@@ -16,7 +16,7 @@ function writes(list: Array<[string, string | null, number]>) {
   const bySeq = new Map<number, Write>();
   for (const [key, value, seq] of list) {
     authority.record(key, value, seq);
-    bySeq.set(seq, { key, value, seq, atMs: 0 });
+    bySeq.set(seq, { key, value, seq, atMs: 0, issuedMs: 0 });
   }
   return { entries: authority.entries(), bySeq, latest: latestWrites(bySeq) };
 }
@@ -30,6 +30,7 @@ const report = (
   applied: appliedSeqs.length,
   highestSeq: Math.max(0, ...appliedSeqs),
   appliedSeqs,
+  appliedAtMs: appliedSeqs.map(() => 0),
   relists: 0,
   signals,
   copy: new Map<string, Versioned>(copy.map(([key, value, seq]) => [key, { value, seq }])),

@@ -99,7 +99,16 @@ test('the poll: a frozen probe is not asked; a thawed one is again; stop() ends 
     report: async () => {
       asked.push(name);
       await new Promise((resolve) => setTimeout(resolve, 20));
-      return { entries: [], applied, highestSeq: applied, appliedSeqs: [], relists: 0, signals: [], copy: new Map() };
+      return {
+        entries: [],
+        applied,
+        highestSeq: applied,
+        appliedSeqs: [],
+        appliedAtMs: [],
+        relists: 0,
+        signals: [],
+        copy: new Map(),
+      };
     },
   });
   const probes = new Map([
@@ -141,6 +150,7 @@ test('the poll: a frozen probe is not asked; a thawed one is again; stop() ends 
       applied: 30 + i,
       highestSeq: 0,
       appliedSeqs: [],
+      appliedAtMs: [],
       relists: 0,
       signals: [{ kind: 'relist' as const, atMs: 0 }],
     })),

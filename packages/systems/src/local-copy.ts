@@ -7,6 +7,8 @@ import type { Signal, SignalKind, Sink, Versioned } from './target-system.js';
 export class LocalCopy implements Sink {
   readonly entries = new Map<string, Versioned>();
   readonly applied: number[] = [];
+  /** Wall-clock ms each change was applied, parallel to `applied` (publish-to-apply latency). */
+  readonly appliedAtMs: number[] = [];
   readonly signals: Signal[] = [];
   relists = 0;
 
@@ -16,6 +18,7 @@ export class LocalCopy implements Sink {
     if (value === null) this.entries.delete(key);
     else this.entries.set(key, { value, seq });
     this.applied.push(seq);
+    this.appliedAtMs.push(this.now());
   }
 
   replace(entries: ReadonlyMap<string, Versioned>): void {

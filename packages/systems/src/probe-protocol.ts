@@ -17,6 +17,8 @@ export interface ProbeReport {
    * evidence of what reached it, and whether a key's writes arrived in order.
    */
   readonly appliedSeqs: number[];
+  /** Wall-clock ms each of them was applied, parallel to appliedSeqs. */
+  readonly appliedAtMs: number[];
   readonly relists: number;
   readonly signals: Signal[];
 }

@@ -14,5 +14,6 @@ export { parseEndpoint } from './endpoint.js';
 export { readCredentials } from './credentials-source.js';
 export { redactRun } from './redact-run.js';
 export { heldWhere } from './system-text.js';
+export { healthyLatency } from './healthy-latency.js';
 export { parseSystemRun } from './system-options.js';
 export { judgedAuthority } from './restart-authority.js';

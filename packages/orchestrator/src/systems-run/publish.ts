@@ -11,6 +11,8 @@ export interface Acknowledged {
   readonly seq: number;
   /** ms since publishing started, when the acknowledgement came. */
   readonly atMs: number;
+  /** ms since publishing started, when the write was issued (publish-to-apply latency counts from it). */
+  readonly issuedMs: number;
 }
 
 /** A write the system did not acknowledge (its server was down): not in the authority, its outcome unknown. */
@@ -19,6 +21,8 @@ export interface Failed {
   readonly value: string | null;
   /** ms since publishing started, when it failed. */
   readonly atMs: number;
+  /** ms since publishing started, when it was issued. */
+  readonly issuedMs: number;
   readonly message: string;
 }
 
@@ -58,16 +62,17 @@ export async function publish(
     while (issued < due() && inFlight.size < MAX_IN_FLIGHT) {
       issued += 1;
       const { key, value } = next();
+      const issuedMs = elapsed();
       const one: Promise<void> = writer.write(key, value).then(
         (seq) => {
           authority.record(key, value, seq);
           // A write that changed nothing has no seq of its own to be found by.
-          if (seq !== null) bySeq.set(seq, { key, value, seq, atMs: elapsed() });
+          if (seq !== null) bySeq.set(seq, { key, value, seq, atMs: elapsed(), issuedMs });
         },
         (error: unknown) => {
           const atMs = elapsed();
           if (atMs >= (plan.failuresFromMs ?? Infinity))
-            failed.push({ key, value, atMs, message: (error as Error).message ?? String(error) });
+            failed.push({ key, value, atMs, issuedMs, message: (error as Error).message ?? String(error) });
           else failure ??= error;
         },
       );

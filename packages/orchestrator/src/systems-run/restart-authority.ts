@@ -55,7 +55,7 @@ export async function judgedAuthority(
     if (written?.key === key && written.value === held.value) continue;
     const failed = published.failed.find((f) => f.key === key && f.value === held.value);
     if (failed !== undefined && written === undefined) {
-      bySeq.set(held.seq, { key, value: held.value, seq: held.seq, atMs: failed.atMs });
+      bySeq.set(held.seq, { key, value: held.value, seq: held.seq, atMs: failed.atMs, issuedMs: failed.issuedMs });
       keptFailed += 1;
     } else findings.push({ key, why: `the server holds a value no write of the run had (seq ${held.seq})` });
   }

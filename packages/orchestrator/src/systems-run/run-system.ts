@@ -16,6 +16,7 @@ import type { Session } from '../cli/session.js';
 import { isBrokerFault, type Fault } from '../model/faults.js';
 import { scheduleCompactions } from './compaction.js';
 import { judgeConsumer, latestWrites, lostHeld } from './judge.js';
+import { healthyLatency } from './healthy-latency.js';
 import { knobsInEffect, knobsOf } from './knob-flags.js';
 import { pollProgress } from './progress-poll.js';
 import { publish, type Published } from './publish.js';
@@ -167,6 +168,8 @@ export async function runSystem(
     );
     const after = await system.counters(endpoint);
     const { entries, bySeq } = judged;
+    const byName = new Map(options.consumers.map((name, i) => [name, reports[i]!]));
+    const latency = healthyLatency(byName, options.faults, bySeq, startedAt);
     const latest = latestWrites(bySeq);
     const lost = new Set(judged.lost);
     const consumers: SystemConsumer[] = options.consumers.map((name, i) => {
@@ -219,6 +222,7 @@ export async function runSystem(
       stalls: options.stalls.map((stall) => stallRow(stall, published, faults!.held.get(stall))),
       server: serverRow,
       counters: { before: { ...before }, after: { ...after } },
+      healthyLatency: latency,
       consumers,
       unexplained: consumers.reduce((sum, c) => sum + c.unexplained.length, 0) + judged.findings.length,
     };

@@ -68,10 +68,25 @@ export interface SystemRun {
   server: SystemServer;
   /** The server's own counters (NATS /varz, Redis INFO, etcd /metrics) before publishing and at the end. */
   counters: { before: Record<string, number>; after: Record<string, number> };
+  /**
+   * The healthy consumers' (no fault's) publish-to-apply latency, ms from the write's issue to its
+   * apply, over the first stall's window (the whole run without a stall); null if none applied any.
+   */
+  healthyLatency: SystemLatency | null;
   /** Every consumer, in name order. */
   consumers: SystemConsumer[];
   /** Keys wrong for a reason the evidence does not give, over every consumer: each a finding. */
   unexplained: number;
+}
+
+export interface SystemLatency {
+  /** Changes counted. */
+  count: number;
+  /** Percentiles and the worst, ms (nearest rank). */
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
 }
 
 export interface SystemCompaction {
