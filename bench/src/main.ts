@@ -31,6 +31,8 @@ import {
   fanoutPair,
   firehoseRun,
   firehoseSeconds,
+  HOLD_KEYS,
+  HOLD_MS,
   LARGE_DATAGRAM as LARGE,
   SMALL_DATAGRAM as SMALL,
 } from './perf-sections.js';
@@ -44,6 +46,7 @@ import {
   type BenchResults,
   type CpuFigures,
   type Figure,
+  type HoldFigures,
   type RelayFigures,
 } from './table.js';
 import type { CpuPerEvent } from './cpu-window.js';
@@ -110,8 +113,26 @@ async function repeatMany<K extends string>(
     progress(`${label} (${i + 1}/${runs})`);
     collected.push(await fn());
   }
+  return figuresOf(collected);
+}
+
+/** A figure per field of runs that each measured the same fields. */
+function figuresOf<K extends string>(collected: Array<Record<K, number>>): Record<K, Figure> {
   const keys = Object.keys(collected[0]!) as K[];
   return Object.fromEntries(keys.map((k) => [k, figure(collected.map((c) => c[k]))])) as Record<K, Figure>;
+}
+
+/** One side of the hold's A/B: only its figures (HOLD_KEYS). */
+function holdFigures(all: Record<string, Figure>): HoldFigures {
+  return Object.fromEntries(HOLD_KEYS.map((k) => [k, all[k]!])) as HoldFigures;
+}
+
+/** The firehose's side of the hold's A/B: the healthy consumers' drops and the broker's CPU per event, per run. */
+function firehoseFigures(points: FirehosePoint[]): Pick<HoldFigures, 'firehoseDrops' | 'firehoseCpuBroker'> {
+  return {
+    firehoseDrops: figure(points.map((p) => p.healthyDrops)),
+    firehoseCpuBroker: figure(points.map((p) => p.cpu?.broker ?? Number.NaN)),
+  };
 }
 
 /** (9) The fault relay: its CPU per datagram carried for one consumer's link, at the default event rate and at a fast
@@ -211,15 +232,19 @@ const transport = {
 
 // (3) latency at 400/s with 5 consumers, before and during another consumer's stall
 const ping = await repeatMany('raw QUIC ping-pong', async () => pingPong(quick ? 300 : 2000));
-const { cpuBroker, cpuConsumer, cpuPublisher, ...latency } = await repeatMany(
-  `latency and CPU per event at 400/s, 5 consumers (lossy, 2 s phases, --coalesce-ms ${DEFAULTS.coalesceMs})`,
-  () => at400(quick),
-);
-// The same without coalescing, beside it: the CPU the default hold saves and the latency it adds.
-const uncoalesced =
-  DEFAULTS.coalesceMs === 0
-    ? null
-    : await repeatMany('the same at --coalesce-ms 0', () => at400(quick, { coalesceMs: 0 }));
+// Each run's default (group commit alone) and --coalesce-ms HOLD_MS back to back, so the A/B of the hold
+// (cpu.holdAB) shares the machine's mood run by run.
+type At400 = Awaited<ReturnType<typeof at400>>;
+const groupAt400: At400[] = [];
+const heldAt400: At400[] = [];
+for (let i = 0; i < runs; i++) {
+  progress(`latency and CPU per event at 400/s, 5 consumers (lossy, 2 s phases) (${i + 1}/${runs})`);
+  groupAt400.push(await at400(quick));
+  progress(`the same at --coalesce-ms ${HOLD_MS} (${i + 1}/${runs})`);
+  heldAt400.push(await at400(quick, { coalesceMs: HOLD_MS }));
+}
+const { cpuBroker, cpuConsumer, cpuPublisher, ...latency } = figuresOf(groupAt400);
+const held = figuresOf(heldAt400);
 const stallP99Ratio = latency.stallP99.median / latency.beforeP99.median;
 const p99VsPingPong = latency.stallP99.median / ping.p99.median;
 
@@ -248,9 +273,12 @@ const ok = scalePoints.filter(keptUp).map((p) => p.consumers);
 
 // (7) the seed's firehose: 12 keys at 20,000/s to 3 consumers, and the highest rate at which the healthy ones keep up
 const firehoseRuns: FirehosePoint[] = [];
+const heldFirehoseRuns: FirehosePoint[] = [];
 for (let i = 0; i < runs; i++) {
   progress(`firehose: 12 keys, ${FIREHOSE_RATE}/s, 3 consumers, 16,384-byte datagrams (${i + 1}/${runs})`);
   firehoseRuns.push(await firehoseRun(quick));
+  progress(`the same at --coalesce-ms ${HOLD_MS} (${i + 1}/${runs})`);
+  heldFirehoseRuns.push(await firehoseRun(quick, { coalesceMs: HOLD_MS }));
 }
 const ladder: FirehosePoint[] = [];
 for (const rate of quick ? [] : [2_500, 5_000, 7_500, 10_000, 12_500, 15_000]) {
@@ -282,22 +310,10 @@ const cpu: CpuFigures = {
     consumer: { at400: cpuConsumer, firehose: firehoseCpu('consumer') },
     publisher: { at400: cpuPublisher, firehose: firehoseCpu('publisher') },
   },
-  coalesce: {
-    defaultMs: DEFAULTS.coalesceMs,
-    atDefault: {
-      broker: cpuBroker,
-      consumer: cpuConsumer,
-      publisher: cpuPublisher,
-      beforeP99: latency.beforeP99,
-      stallP99: latency.stallP99,
-    },
-    off: uncoalesced && {
-      broker: uncoalesced.cpuBroker,
-      consumer: uncoalesced.cpuConsumer,
-      publisher: uncoalesced.cpuPublisher,
-      beforeP99: uncoalesced.beforeP99,
-      stallP99: uncoalesced.stallP99,
-    },
+  holdAB: {
+    holdMs: HOLD_MS,
+    group: holdFigures({ ...latency, cpuBroker, cpuConsumer, cpuPublisher, ...firehoseFigures(firehoseRuns) }),
+    hold: holdFigures({ ...held, ...firehoseFigures(heldFirehoseRuns) }),
   },
 };
 

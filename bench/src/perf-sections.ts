@@ -79,3 +79,51 @@ export async function fanoutPair(
     rawSpeedup: rawLarge / raw,
   };
 }
+
+/**
+ * The hold --coalesce-ms defaulted to before the group commit (the writer's batching by what queues
+ * behind its write in flight, subscriber/writer.ts): the A/B's other side, measured in the same run.
+ */
+export const HOLD_MS = 25;
+
+/** What the A/B compares on each side: section (3)'s latency and CPU at 400/s, and the firehose's (7). */
+export const HOLD_KEYS = [
+  'beforeP50',
+  'beforeP99',
+  'stallP99',
+  'cpuBroker',
+  'cpuConsumer',
+  'cpuPublisher',
+  'firehoseDrops',
+  'firehoseCpuBroker',
+] as const;
+export type HoldKey = (typeof HOLD_KEYS)[number];
+
+/** A side's figures from one at400 run and one firehose run. */
+export function holdSide(at: Awaited<ReturnType<typeof at400>>, fire: FirehosePoint): Record<HoldKey, number> {
+  return {
+    beforeP50: at.beforeP50,
+    beforeP99: at.beforeP99,
+    stallP99: at.stallP99,
+    cpuBroker: at.cpuBroker,
+    cpuConsumer: at.cpuConsumer,
+    cpuPublisher: at.cpuPublisher,
+    firehoseDrops: fire.healthyDrops,
+    firehoseCpuBroker: fire.cpu?.broker ?? Number.NaN,
+  };
+}
+
+/**
+ * One run of the A/B, each pair back to back so both sides share the machine's mood: the default
+ * (group commit alone) and --coalesce-ms HOLD_MS at 400/s, then the same at the firehose.
+ */
+export async function holdPair(
+  quick: boolean,
+): Promise<{ group: Record<HoldKey, number>; hold: Record<HoldKey, number> }> {
+  const hold = { coalesceMs: HOLD_MS };
+  const groupAt = await at400(quick);
+  const holdAt = await at400(quick, hold);
+  const groupFire = await firehoseRun(quick);
+  const holdFire = await firehoseRun(quick, hold);
+  return { group: holdSide(groupAt, groupFire), hold: holdSide(holdAt, holdFire) };
+}

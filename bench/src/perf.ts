@@ -1,12 +1,14 @@
 /**
- * node bench/dist/perf.js [--only at400,firehose,fanout] [--runs N] [--quick] [-- demo flags as JSON]
+ * node bench/dist/perf.js [--only at400,firehose,fanout,hold] [--runs N] [--quick] [-- demo flags as JSON]
  *
  * The bench's CPU and throughput sections alone (perf-sections.ts, the very functions `npm run
  * bench` calls), for measuring one change without the whole bench's quarter of an hour. Each run
  * prints one JSON line with the machine's 1-minute load before it (a throughput figure means
  * little above ~1.5 on two cores); the medians go to stdout at the end. Writes no results file.
  *
- *   --raw '{"coalesceMs": 0}'   extra demo options (RawOptions) for the at400 and firehose runs
+ *   --raw '{"coalesceMs": 25}'  extra demo options (RawOptions) for the at400 and firehose runs
+ *   --only hold                 the A/B: group commit (the default) beside --coalesce-ms 25, each run's at400
+ *                               and firehose pairs back to back, with raw QUIC ping-pong (the latency target's unit)
  *   --max-load 1.5              before each run, wait (up to --wait-minutes) for the 1-minute load to fall below it
  */
 import { loadavg } from 'node:os';
@@ -15,11 +17,12 @@ import { median } from 'simple-statistics';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import type { RawOptions } from '@state-divergence/orchestrator';
-import { at400, fanoutPair, firehoseRun } from './perf-sections.js';
+import { at400, fanoutPair, firehoseRun, holdPair } from './perf-sections.js';
+import { pingPong } from './stack.js';
 import { round } from './table.js';
 import { exitFlushed } from '@state-divergence/runtime';
 
-const SECTIONS = ['at400', 'firehose', 'fanout'] as const;
+const SECTIONS = ['at400', 'firehose', 'fanout', 'hold'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const argv = yargs(hideBin(process.argv))
@@ -65,6 +68,19 @@ const measure: Record<Section, () => Promise<Record<string, unknown>>> = {
     };
   },
   fanout: () => fanoutPair(argv.quick ? 1 : 3),
+  hold: async () => {
+    const ping = await pingPong(argv.quick ? 300 : 2000);
+    const { group, hold } = await holdPair(argv.quick);
+    const prefixed = (side: string, figures: Record<string, number>) =>
+      Object.fromEntries(Object.entries(figures).map(([k, v]) => [`${side}.${k}`, v]));
+    return {
+      pingP50: ping.p50,
+      pingP99: ping.p99,
+      ...prefixed('group', group),
+      ...prefixed('hold', hold),
+      groupP50VsPingP99: group.beforeP50 / ping.p99,
+    };
+  },
 };
 
 const summary: Record<string, Record<string, number>> = {};

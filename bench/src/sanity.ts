@@ -71,9 +71,15 @@ export function insaneFigures(results: BenchResults): string[] {
             `cpu.microsPerEvent.${role}.${where} has a run that is not a positive number (${figure.runs.join(', ')})`,
           );
     }
-    const coalesce = results.cpu.coalesce;
-    if (coalesce === undefined || (coalesce.defaultMs !== 0) !== (coalesce.off !== null))
-      problems.push('cpu.coalesce must hold the default --coalesce-ms and, unless it is 0, the same runs without it');
+    // A file stored before the group commit holds cpu.coalesce (the default hold beside none) instead.
+    const { holdAB, coalesce } = results.cpu;
+    if (holdAB === undefined && coalesce?.off == null)
+      problems.push('cpu.holdAB (the default beside --coalesce-ms 25, each run back to back) is missing');
+    for (const [side, figures] of Object.entries(holdAB ?? {}))
+      if (typeof figures === 'object')
+        for (const [key, figure] of Object.entries(figures))
+          if (figure.runs.some((v) => !Number.isFinite(v) || v < 0))
+            problems.push(`cpu.holdAB.${side}.${key} has a run that is not a number >= 0 (${figure.runs.join(', ')})`);
   }
   if (results.demoPhaseSeconds === undefined)
     problems.push('demoPhaseSeconds (what demoWallRatio divides by) is missing');

@@ -96,12 +96,29 @@ export interface RelayFigures {
 export interface CpuFigures {
   microsPerEvent: Record<'broker' | 'consumer' | 'publisher', { at400: Figure; firehose: Figure }>;
   /**
-   * --coalesce-ms side by side at 400/s (section (3)'s shape): CPU per event of each role and the healthy
-   * p99 before and during the stall, at the default hold and without one (null when the default is 0).
+   * (a file stored before the group commit) --coalesce-ms side by side at 400/s: CPU per event of each
+   * role and the healthy p99 before and during the stall, at the default hold and without one.
    */
   coalesce?: { defaultMs: number; atDefault: CoalescePoint; off: CoalescePoint | null };
+  /**
+   * The A/B of the hold: the default (the writer's group commit alone) and --coalesce-ms holdMs, each
+   * run's pair back to back at 400/s (section (3)'s runs) and at the firehose ((7)'s).
+   */
+  holdAB?: { holdMs: number; group: HoldFigures; hold: HoldFigures };
 }
 export type CoalescePoint = Record<'broker' | 'consumer' | 'publisher' | 'beforeP99' | 'stallP99', Figure>;
+/** One side of the hold's A/B (bench/src/perf-sections.ts HOLD_KEYS). */
+export type HoldFigures = Record<
+  | 'beforeP50'
+  | 'beforeP99'
+  | 'stallP99'
+  | 'cpuBroker'
+  | 'cpuConsumer'
+  | 'cpuPublisher'
+  | 'firehoseDrops'
+  | 'firehoseCpuBroker',
+  Figure
+>;
 
 type Policy = 'none' | 'periodic' | 'onCommit';
 type ByPolicy = Record<Policy, Figure>;
@@ -192,13 +209,41 @@ function relayLines(r: RelayFigures): string[] {
   return [at('default'), at('fast')];
 }
 
-function cpuLines({ microsPerEvent: { broker, consumer, publisher }, coalesce }: CpuFigures): string[] {
+function cpuLines(
+  { microsPerEvent: { broker, consumer, publisher }, coalesce, holdAB }: CpuFigures,
+  pingP99: Figure,
+): string[] {
   const three = (at: 'at400' | 'firehose') => `${f(broker[at], 1)} / ${f(consumer[at], 1)} / ${f(publisher[at], 1)} µs`;
   return [
     `| (10) cpu.microsPerEvent at 400/s (5 consumers, as (3)), broker per delivery / consumer per event applied ` +
       `/ publisher per change | ${three('at400')} | |`,
     `| (10) cpu.microsPerEvent at the firehose (as (7)), broker / consumer / publisher | ${three('firehose')} | |`,
     ...(coalesce?.off ? coalesceLines(coalesce.defaultMs, coalesce.atDefault, coalesce.off) : []),
+    ...(holdAB ? holdLines(holdAB, pingP99) : []),
+  ];
+}
+
+/**
+ * The hold's A/B, before (--coalesce-ms holdMs) → after (the group commit alone), and its targets: the
+ * healthy p50 at 400/s within 2x raw ping-pong's p99, the broker's CPU per event at 400/s and the
+ * firehose's healthy drops no worse than the hold's (medians, the same run).
+ */
+function holdLines({ holdMs, group, hold }: NonNullable<CpuFigures['holdAB']>, pingP99: Figure): string[] {
+  const both = (key: keyof HoldFigures, digits: number, unit = '') =>
+    `${f(hold[key], digits, unit)} → ${f(group[key], digits, unit)}`;
+  const p50VsPing = group.beforeP50.median / pingP99.median;
+  const noWorse = (key: keyof HoldFigures) => group[key].median <= hold[key].median;
+  return [
+    `| (10) --coalesce-ms ${holdMs} → group commit (the default), each run's pair back to back, at 400/s: healthy ` +
+      `publish→apply p50 / p99 before the stall, p99 during it | ${both('beforeP50', 1, ' ms')} / ` +
+      `${both('beforeP99', 1, ' ms')} / ${both('stallP99', 1, ' ms')} | |`,
+    `| (10) the same: CPU per event at 400/s, broker / consumer / publisher | ${both('cpuBroker', 1, ' µs')} / ` +
+      `${both('cpuConsumer', 1, ' µs')} / ${both('cpuPublisher', 1, ' µs')} | broker no worse: ` +
+      `${target(noWorse('cpuBroker'))} |`,
+    `| (10) the same at the firehose (as (7)): healthy drops / broker CPU per event | ${both('firehoseDrops', 0)} / ` +
+      `${both('firehoseCpuBroker', 1, ' µs')} | drops no worse: ${target(noWorse('firehoseDrops'))} |`,
+    `| (10) group commit: healthy p50 at 400/s before the stall ÷ raw ping-pong p99 | ${round(p50VsPing, 2)} | ` +
+      `<= 2: ${target(p50VsPing <= 2)} |`,
   ];
 }
 
@@ -312,7 +357,7 @@ export function renderBenchTable(results: BenchResults): string[] {
             : `${firehose.maxRateHeld}/s`
       }` +
       ` | |`,
-    ...(results.cpu === undefined ? [] : cpuLines(results.cpu)),
+    ...(results.cpu === undefined ? [] : cpuLines(results.cpu, latency.pingPong.p99)),
     ...(results.durable === undefined ? [] : durableLines(results.durable)),
     ...(results.relay === undefined ? [] : relayLines(results.relay)),
     '',

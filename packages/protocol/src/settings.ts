@@ -184,14 +184,15 @@ export const KNOBS = {
       "and a frozen consumer's transport absorbs ~12x more before the broker's queue fills",
   },
   /**
-   * How long the broker holds a subscriber's events for more before writing them, ms: 0 writes on
-   * the next turn of the event loop; a full batch (batchMaxEvents) never waits. 25 by default: the
-   * smallest hold that merges the publisher's 20 ms ticks, so a subscriber at 400/s gets half as
-   * many writes; measured beside 0, 50 and 100 (docs/FINDINGS.md).
+   * How long the broker holds a subscriber's events for more before writing them, ms. 0 by default:
+   * no hold, only the group commit (subscriber/writer.ts): an idle writer writes on this turn's end,
+   * a busy one sends everything that queued behind its write in flight. A hold of 25 merges two of
+   * the publisher's 20 ms ticks at 400/s; measured beside 0 in the same bench run (`cpu.holdAB`), it
+   * saves the consumers some CPU at that rate and costs ~20 ms of latency (docs/FINDINGS.md).
    */
   coalesceMs: {
     flag: 'coalesce-ms',
-    default: 25,
+    default: 0,
     integer: true,
     min: 0,
     max: MAX_COALESCE_MS,
@@ -199,9 +200,9 @@ export const KNOBS = {
     what: `a whole number of ms from 0 to ${MAX_COALESCE_MS}`,
     describe:
       "How long the broker holds a subscriber's events for more before writing them, " +
-      `0-${MAX_COALESCE_MS} ms (0: the next turn of its event loop). ` +
-      'Fewer, fuller datagrams cost less CPU per event (the cost is per datagram) ' +
-      'and add up to this much latency',
+      `0-${MAX_COALESCE_MS} ms (0: no hold; events that queue while a write is in flight go out together ` +
+      'when it completes). A hold sends fewer, fuller datagrams at a low rate (the cost is per datagram) ' +
+      'and adds up to this much latency',
   },
   /** Seconds per phase. */
   duration: {

@@ -19,10 +19,19 @@ export interface WriteSource {
 }
 
 /**
- * One subscriber's writer: when its next write goes out, and its one write in flight. It sends
- * everything due (up to batchMaxEvents events) in one write: with this QUIC library the cost is per
+ * One subscriber's writer: when its next write goes out, and its one write in flight. It batches as
+ * a group commit does: an idle writer writes on this turn's end (nothing is waited for beyond what
+ * the same turn queues), and while its write is in flight whatever is published queues; when the
+ * write completes, everything queued (up to batchMaxEvents events) goes out in one write. So a writer
+ * at a trickle writes each publisher batch as it comes, and one that is busy sends full batches: the
+ * batch is as large as the transport is slow, with no timer. With this QUIC library the cost is per
  * packet, not per byte, so batching is what lets many consumers keep up. Only this writer ever awaits
  * its stream: a frozen peer parks this writer and nothing else.
+ *
+ * The write in flight is the QUIC stream write (`WritableStreamDefaultWriter.write`): quiche takes
+ * the bytes and the connection hands its datagrams to the UDP socket in the same turn, so the write
+ * completes within microtasks when the stream has room, and stays in flight while quiche's flow or
+ * congestion control has none (a slow or frozen peer, a loaded machine).
  */
 export class SubscriberWriter {
   /** Frames that are not events (snapshot, heartbeat): never counted, never dropped, first in the next write. */
@@ -78,20 +87,20 @@ export class SubscriberWriter {
   }
 
   /**
-   * Writes on the next turn of the event loop rather than at once, also after a
-   * write completes: every event decoded from the same QUIC read (a publisher
-   * batch) then goes out in one write instead of one for the first event and one
-   * for the rest. With this library the cost is per datagram, and a write
-   * completes within microtasks: pumping at once took the few events queued so
-   * far, and under load the broker wrote ~1.6 KB writes in ~1 KB datagrams
-   * (measured: lossless fan-out to 3 at 16,384-byte datagrams went from ~6.5 k
-   * to ~36 k events/s per consumer, writes from 1.6 KB to 26 KB).
+   * The group commit's turn: the write goes out on the next turn of the event loop rather than at
+   * once, also after a write completes, so every event decoded in this turn (a publisher batch, or
+   * every datagram read in one poll of the socket) goes out in one write instead of one for the first
+   * event and one for the rest. A write completes within microtasks when the stream has room, so
+   * pumping at once took the few events queued so far, and under load the broker wrote ~1.6 KB writes
+   * in ~1 KB datagrams (measured: lossless fan-out to 3 at 16,384-byte datagrams went from ~6.5 k to
+   * ~36 k events/s per consumer, writes from 1.6 KB to 26 KB).
    *
-   * With coalesceMs, events are held until the oldest has waited that long (or a full batch is
-   * queued: batchMaxEvents, or half the queue, so that holding never puts a queue at risk of
-   * overflowing), so a trickle of publisher batches goes out in fewer, fuller writes. Under load the
-   * queue is not empty when a write completes, its oldest event has waited already, and the next
-   * write goes out at once: holding only ever delays a subscriber that is keeping up.
+   * With coalesceMs (--coalesce-ms, 0 by default), events are also held until the oldest has waited
+   * that long (or a full batch is queued: batchMaxEvents, or half the queue, so that holding never
+   * puts a queue at risk of overflowing), so a trickle of publisher batches goes out in fewer, fuller
+   * writes. Under load the queue is not empty when a write completes, its oldest event has waited
+   * already, and the next write goes out at once: holding only ever delays a subscriber that is
+   * keeping up.
    */
   schedule(): void {
     if (this.writing || this.pumpDue) return;
