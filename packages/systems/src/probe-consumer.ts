@@ -38,6 +38,7 @@ for await (const raw of getEachMessage()) {
       applied: copy.applied.length,
       highestSeq: copy.applied.reduce((high, seq) => Math.max(high, seq), 0),
       appliedSeqs: copy.applied,
+      appliedAtMs: copy.appliedAtMs,
       relists: copy.relists,
       signals: copy.signals,
     });

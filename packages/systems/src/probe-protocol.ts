@@ -17,6 +17,8 @@ export interface ProbeReport {
    * evidence of what reached it, and whether a key's writes arrived in order.
    */
   readonly appliedSeqs: number[];
+  /** When each of appliedSeqs was applied (LocalCopy.appliedAtMs); absent from a probe that does not say. */
+  readonly appliedAtMs?: number[];
   readonly relists: number;
   readonly signals: Signal[];
 }
