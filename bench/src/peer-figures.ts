@@ -57,6 +57,8 @@ export interface PeerFigures {
   phaseSeconds: number;
   rows: PeerRow[];
   wallSeconds: number;
+  /** The machine's 1-minute load average as the section began and ended: on 2 shared cores, what the figures bore. */
+  load?: { start: number; end: number };
 }
 
 export const latencyOf = (samples: number[]): Percentiles | null => {
@@ -121,15 +123,19 @@ export function renderPeerTable(peers: PeerFigures): string[] {
     return b === null ? 'none measured' : `${b.name} ${fixed(b.value, metric === 'fanout' ? 0 : 1)}`;
   };
   return [
-    `### Peers: our broker beside the real systems, one run (${peers.wallSeconds} s)`,
+    `### Peers: our broker beside the real systems, one run (${peers.wallSeconds} s` +
+      (peers.load ? `, load average ${peers.load.start.toFixed(1)} → ${peers.load.end.toFixed(1)})` : ')'),
     '',
-    `The same workload everywhere: the seed's keyspace, 3 consumers (the real systems': their ${peers.idiom} ` +
-      `idiom, which with no fault carries every change). Fan-out: the highest rate of the ramp ` +
-      `${peers.rampRates.join(', ')}/s (${peers.rampSeconds} s a step, stopped at the first miss) at which every consumer ` +
-      `got every change and 95 % of the rate was written. Latency and CPU: ${peers.latencyRate}/s, the last ` +
-      `consumer frozen over [${peers.phaseSeconds}, ${3 * peers.phaseSeconds}) s; CPU per change the server ` +
-      `delivered in the stall (utime + stime); peak RSS: VmHWM. In brackets: ÷ the best real system's in this ` +
-      `run (best: fan-out ${best('fanout')}/s, healthy p50 before ${best('beforeP50')} ms, CPU ${best('cpu')} µs).`,
+    `The same workload everywhere: the seed's keyspace and workload, 3 consumers (the real systems': their ` +
+      `${peers.idiom} idiom, which with no fault carries every change; the harness's writer, at most 256 writes ` +
+      `unacknowledged). Fan-out: the highest rate of the ramp ${peers.rampRates.join(', ')}/s ` +
+      `(${peers.rampSeconds} s of writes a step, stopped at the first miss; –: not even the first) at which every ` +
+      `consumer got every change (a KV watcher may skip a write a later one to the same key superseded; for our ` +
+      `broker: no drop, lag or back-fill) and 95 % of the rate was written. Latency and CPU: ` +
+      `${peers.latencyRate}/s, the last consumer frozen over [${peers.phaseSeconds}, ${3 * peers.phaseSeconds}) s; ` +
+      `the server's CPU (utime + stime: /proc for a real server, process.cpuUsage() for our broker) over the stall ` +
+      `per change it delivered; peak RSS: VmHWM. In brackets: ÷ the best real system's in this run (best: fan-out ` +
+      `${best('fanout')}/s, healthy p50 before ${best('beforeP50')} ms, CPU ${best('cpu')} µs).`,
     '',
     '| target | fan-out to 3, no drop, /s | healthy p50 / p99 before the stall, ms | healthy p50 / p99 in the ' +
       'stall, ms | server CPU per delivery, µs | server peak RSS, MiB |',

@@ -3,6 +3,7 @@
  * and every installed real system under one workload, a row each (peer-figures.ts). A system not
  * installed is a row saying so; a run that fails is a row saying why, and the others go on.
  */
+import { loadavg } from 'node:os';
 import { MODES, type Mode } from '@state-divergence/protocol';
 import { installed, startServer, SYSTEMS, knobValues, type TargetSystem } from '@state-divergence/systems';
 import { brokerLatency, brokerRampStep } from './peer-broker.js';
@@ -71,6 +72,7 @@ async function systemRow(system: TargetSystem, quick: boolean, say: (line: strin
 
 export async function measurePeers(quick: boolean, say: (line: string) => void): Promise<PeerFigures> {
   const started = performance.now();
+  const loadAtStart = loadavg()[0]!;
   const rows: PeerRow[] = [];
   for (const mode of MODES) rows.push(await brokerRow(mode, quick, say));
   for (const system of SYSTEMS) rows.push(await systemRow(system, quick, say));
@@ -83,5 +85,6 @@ export async function measurePeers(quick: boolean, say: (line: string) => void):
     phaseSeconds: quick ? 1 : 2,
     rows,
     wallSeconds: round((performance.now() - started) / 1000, 1),
+    load: { start: round(loadAtStart, 2), end: round(loadavg()[0]!, 2) },
   };
 }
