@@ -43,6 +43,9 @@ describe('the peer table: each figure beside the best real system measured in th
     expect(heldRate([step(400), step(1_000, 0, 0.9), step(2_000)])).toBe(400);
     expect(heldRate([step(400, 1)])).toBeNull();
     expect(heldRate([step(400), step(1_000)])).toBe(1_000);
+    // A bisection's step comes after the miss it splits: held or not, it is read in the order of rates.
+    expect(heldRate([step(400), step(1_000), step(2_000, 3), step(1_500)])).toBe(1_500);
+    expect(heldRate([step(400), step(1_000), step(2_000, 3), step(1_500, 1)])).toBe(1_000);
   });
 
   test('the best is the real systems’ best (more fan-out, less latency and CPU); our broker is never its own yardstick', () => {

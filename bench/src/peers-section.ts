@@ -19,13 +19,20 @@ const rampSeconds = (quick: boolean) => (quick ? 1 : 2);
 
 async function ramp(step: (rate: number) => Promise<RampStep>, say: (line: string) => void): Promise<RampStep[]> {
   const steps: RampStep[] = [];
-  for (const rate of RAMP_RATES) {
+  const run = async (rate: number) => {
     const s = await step(rate);
     const superseded = s.superseded ? ` (${s.superseded} superseded writes skipped)` : '';
     say(`  ${rate}/s: ${round(s.achievedRatio * 100, 1)} % of the rate written, ${s.dropped} dropped${superseded}`);
     steps.push(s);
+  };
+  for (const rate of RAMP_RATES) {
+    await run(rate);
     if (heldRate(steps) !== rate) break;
   }
+  // One bisection step between the last rate held and the first missed: the doubling's resolution halved.
+  const held = heldRate(steps);
+  const missed = steps.at(-1)!.rate;
+  if (held !== null && held < missed) await run(Math.round((held + missed) / 2));
   return steps;
 }
 
