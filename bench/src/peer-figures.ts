@@ -67,8 +67,11 @@ export const latencyOf = (samples: number[]): Percentiles | null => {
   return { p50: quantileSorted(sorted, 0.5), p99: quantileSorted(sorted, 0.99) };
 };
 
-/** A ramp's held rate: the highest rate at which, and at every rate of the ramp below it, no change was dropped and
- * 95 % of the rate was written (steps in any order: a bisection's come after the doubling's); null: not even the lowest. */
+/**
+ * A ramp's held rate: the highest rate at which, and at every rate of the ramp below it, no change was dropped
+ * and 95 % of the rate was written (steps in any order: a bisection's come after the doubling's); null: not
+ * even the lowest.
+ */
 export function heldRate(ramp: readonly RampStep[]): number | null {
   const holds = (s: RampStep) => s.dropped === 0 && s.achievedRatio >= 0.95;
   const ascending = [...ramp].sort((a, b) => a.rate - b.rate);
@@ -131,7 +134,8 @@ export function renderPeerTable(peers: PeerFigures): string[] {
     `The same workload everywhere: the seed's keyspace and workload, 3 consumers (the real systems': their ` +
       `${peers.idiom} idiom, which with no fault carries every change; the harness's writer, at most 256 writes ` +
       `unacknowledged). Fan-out: the highest rate of the ramp ${peers.rampRates.join(', ')}/s ` +
-      `(${peers.rampSeconds} s of writes a step, stopped at the first miss, then one step halfway back; –: not even the first) at which every ` +
+      `(${peers.rampSeconds} s of writes a step, stopped at the first miss, then one step halfway back; –: not ` +
+      `even the first) at which every ` +
       `consumer got every change (a KV watcher may skip a write a later one to the same key superseded; for our ` +
       `broker: no drop, lag or back-fill) and 95 % of the rate was written. Latency and CPU: ` +
       `${peers.latencyRate}/s, the last consumer frozen over [${peers.phaseSeconds}, ${3 * peers.phaseSeconds}) s; ` +
