@@ -56,7 +56,11 @@ function renderResults(bench, experiments, soak) {
     "consumers, resync bytes, the seed's firehose, and the durable log per fsync policy: on its own, and end to",
     "end as the healthy consumers' publish-to-apply through the durable column, lossy beside it; and the fault relay's",
     "CPU per datagram it carries for one consumer's link, at 400/s and at a fast rate). Numbers are ratios " +
-      'where it matters.',
+      'where it matters: (12) states each capacity figure as a fraction of a limit measured in the same run (raw',
+    "QUIC's fan-out, the fastest real system), so a slower machine, which lowers both, reads apart from a",
+    'regression. Below the table, the peers: our broker in each mode beside every installed real system',
+    '(etcd, NATS, NATS KV, Redis pub/sub, Redis Streams: SYSTEMS.md) under one workload, each figure over',
+    "the best system's in the same run (`npm run bench -- --only peers` measures that section alone).",
     '',
     'Each figure is the median of its runs, min–max in brackets; a `target` is what the project aimed',
     'for, and the table says whether this run met it. `npm run bench -- --quick` is the smoke test of',

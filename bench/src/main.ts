@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick] [--runs N] [--out PATH] [--only relay]
+ * npm run bench [-- --quick] [--runs N] [--out PATH] [--only relay|peers]
  *
  * The stack's limits and the demo's numbers, measured side by side in one
  * invocation, reported as ratios (this 2-core machine is shared and noisy;
@@ -53,6 +53,7 @@ import type { CpuPerEvent } from './cpu-window.js';
 import { insaneFigures } from './sanity.js';
 import { appendPerSec, backfillReadPerSec, commitLatency, POLICIES, type PolicyKey } from './durable.js';
 import { relayCost } from './relay.js';
+import { measurePeers } from './peers-section.js';
 import { exitFlushed } from '@state-divergence/runtime';
 
 const argv = yargs(hideBin(process.argv))
@@ -66,7 +67,7 @@ const argv = yargs(hideBin(process.argv))
     },
     runs: { type: 'number', describe: 'Runs per figure [default: 3, or 1 with --quick]' },
     only: {
-      choices: ['relay'] as const,
+      choices: ['relay', 'peers'] as const,
       describe:
         'Measure this section alone and store it into the results already at --out, keeping every other figure ' +
         '(the whole bench takes many minutes)',
@@ -184,7 +185,11 @@ if (argv.only !== undefined) {
     );
     stored = await exitFlushed(2, 'bench'); // never returns: the assignment only tells the compiler so
   }
-  await finish({ ...stored, relay: await measureRelay() });
+  await finish(
+    argv.only === 'relay'
+      ? { ...stored, relay: await measureRelay() }
+      : { ...stored, peers: await measurePeers(quick, progress) },
+  );
 }
 
 const started = performance.now();
@@ -398,6 +403,7 @@ const results: BenchResults = {
   resync: { ...resync, bytesRatio: resync.bytesRatio.median, bytesRatioRuns: resync.bytesRatio },
   durable,
   relay: await measureRelay(),
+  peers: await measurePeers(quick, progress),
   wallSeconds: round((performance.now() - started) / 1000, 1),
 };
 await finish(results);

@@ -6,6 +6,7 @@
  */
 import type { FirehosePoint } from './demo.js';
 import type { ScalePoint } from './scale.js';
+import { bestPeer, renderPeerTable, type PeerFigures } from './peer-figures.js';
 
 export interface Figure {
   median: number;
@@ -71,6 +72,9 @@ export interface BenchResults {
   relay?: RelayFigures;
   /** CPU per event of each role (absent from results written before it was measured). */
   cpu?: CpuFigures;
+  /** (11) Our broker per mode beside every real system, one workload (absent from results written before it was
+   * measured). */
+  peers?: PeerFigures;
   wallSeconds: number;
 }
 
@@ -360,9 +364,40 @@ export function renderBenchTable(results: BenchResults): string[] {
     ...(results.cpu === undefined ? [] : cpuLines(results.cpu, latency.pingPong.p99)),
     ...(results.durable === undefined ? [] : durableLines(results.durable)),
     ...(results.relay === undefined ? [] : relayLines(results.relay)),
+    ...capacityLines(results),
     '',
     `Wall time ${results.wallSeconds} s. Percentiles: simple-statistics quantileSorted over every sample in the ` +
       `window; the first second of publishing (or half the phase) is excluded as warm-up, and the first 10% of ` +
       `ping-pongs${results.durable === undefined ? '' : " and of the durable log's appends at 400/s"}.`,
+    ...(results.peers === undefined ? [] : ['', ...renderPeerTable(results.peers)]),
   ];
+}
+
+/**
+ * Our capacity figures as fractions of a limit measured in the same run (raw QUIC's fan-out, the
+ * fastest real system), so that a slower machine, which lowers both, reads apart from a regression,
+ * which lowers ours alone.
+ */
+export function capacityLines(results: BenchResults): string[] {
+  const raw = results.transport.fanout3.raw.median;
+  const rawLarge = results.transport.fanout3.rawLarge.median;
+  const lines = [
+    `| (12) capacity ÷ an in-run limit: broker fan-out to 3 ÷ raw QUIC fan-out to 3 | ` +
+      `${round(results.fanout[3]!.broker.median / raw, 2)} | |`,
+  ];
+  if (results.firehose.maxRateHeld !== null)
+    lines.push(
+      `| (12) capacity ÷ an in-run limit: firehose.maxRateHeld ÷ raw QUIC fan-out to 3 at 16,384-byte datagrams | ` +
+        `${round(results.firehose.maxRateHeld / rawLarge, 3)} (${results.firehose.maxRateHeld} ÷ ${rawLarge}/s) | |`,
+    );
+  const peers = results.peers;
+  const fastest = peers && bestPeer(peers.rows, 'fanout');
+  if (peers && fastest) {
+    for (const row of peers.rows.filter((r) => r.kind === 'broker' && r.fanoutNoDrop !== null))
+      lines.push(
+        `| (12) capacity ÷ an in-run limit: ${row.name} fan-out to 3 with no drop ÷ the fastest real system's ` +
+          `(${fastest.name}, ${fastest.value}/s) | ${round(row.fanoutNoDrop! / fastest.value, 2)} | |`,
+      );
+  }
+  return lines;
 }

@@ -22,3 +22,4 @@ export type { JsonBroker, JsonConfig, JsonConsumer, JsonDocument, JsonRun } from
 export { renderExperiments } from './experiments/experiments-text.js';
 export type { ExperimentsDocument } from './experiments/experiments-document.js';
 export { renderFlagReference } from './cli/flag-reference.js';
+export { workload } from './systems-run/workload.js';

@@ -7,7 +7,10 @@ import type { Signal, SignalKind, Sink, Versioned } from './target-system.js';
 export class LocalCopy implements Sink {
   readonly entries = new Map<string, Versioned>();
   readonly applied: number[] = [];
-  /** Wall-clock ms each change was applied, parallel to `applied` (publish-to-apply latency). */
+  /**
+   * When each of `applied` was applied, wall-clock ms with a fraction (performance's clock, which
+   * processes on one machine share): with the writer's time of each seq, a publish→apply latency.
+   */
   readonly appliedAtMs: number[] = [];
   readonly signals: Signal[] = [];
   relists = 0;
@@ -18,7 +21,7 @@ export class LocalCopy implements Sink {
     if (value === null) this.entries.delete(key);
     else this.entries.set(key, { value, seq });
     this.applied.push(seq);
-    this.appliedAtMs.push(this.now());
+    this.appliedAtMs.push(performance.timeOrigin + performance.now());
   }
 
   replace(entries: ReadonlyMap<string, Versioned>): void {

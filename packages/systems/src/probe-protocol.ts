@@ -17,7 +17,7 @@ export interface ProbeReport {
    * evidence of what reached it, and whether a key's writes arrived in order.
    */
   readonly appliedSeqs: number[];
-  /** Wall-clock ms each of them was applied, parallel to appliedSeqs. */
+  /** When each of appliedSeqs was applied, wall-clock ms (LocalCopy.appliedAtMs). */
   readonly appliedAtMs: number[];
   readonly relists: number;
   readonly signals: Signal[];
