@@ -16,3 +16,5 @@ export { redactRun } from './redact-run.js';
 export { heldWhere } from './system-text.js';
 export { parseSystemRun } from './system-options.js';
 export { judgedAuthority } from './restart-authority.js';
+export { networkWords } from './network-judge.js';
+export { parseResets } from './network-faults.js';
