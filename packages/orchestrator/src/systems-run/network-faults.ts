@@ -40,7 +40,8 @@ export function parseResets(values: ReadonlyArray<string | number>, consumers: r
     const [, consumer = '', at] = match;
     if (consumer === PUBLISHER)
       throw new UsageError(
-        '--reset publisher is not taken: a write in flight at the reset is neither acknowledged nor known failed, so the authority could not be judged',
+        '--reset publisher is not taken: a write in flight at the reset is neither acknowledged nor known ' +
+          'failed, so the authority could not be judged',
       );
     if (!consumers.includes(consumer))
       throw new UsageError(`--reset ${consumer} is not a consumer of this run; valid: ${consumers.join(', ')}`);
@@ -83,7 +84,8 @@ export function refuseRelayedTls(endpoint: Endpoint | null, system: TargetSystem
   if (!relayed || endpoint === null) return;
   if (system.remote.tlsSchemes.includes(new URL(endpoint.url).protocol))
     throw new UsageError(
-      "--partition, --delay and --reset pass a loopback TCP relay, which a TLS client would refuse as not the server's name: not with a TLS --endpoint",
+      '--partition, --delay and --reset pass a loopback TCP relay, which a TLS client would refuse as not ' +
+        "the server's name: not with a TLS --endpoint",
     );
 }
 

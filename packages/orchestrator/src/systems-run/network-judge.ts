@@ -1,7 +1,7 @@
 import type { Signal } from '@state-divergence/systems';
 import type { Acknowledged } from './publish.js';
 
-/** One consumer's network faults, for the judge: its partitions' windows and its resets, seconds since publishing started. */
+/** One consumer's network faults, for the judge: its partitions' windows and its resets, in seconds. */
 export interface LinkEvidence {
   partitions: readonly { from: number; to: number }[];
   resets: readonly number[];

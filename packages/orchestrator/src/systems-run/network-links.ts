@@ -15,7 +15,7 @@ const RELAY_LOG = { level: 'warn', file: null, mode: null } as const;
 
 /** The network side of a run against a real system: a TCP relay in front of each client a network fault names. */
 export interface RelayedLinks {
-  /** The endpoint `client` is given: its relay's (same scheme, credentials and path) if it has one, else the server's. */
+  /** The endpoint `client` is given: its relay's (scheme, credentials, path kept) if it has one, else the server's. */
   endpointFor(client: string): Endpoint;
   /** The port `client`'s connections reach (its relay's, or the server's): where its kernel queues are looked for. */
   peerPort(client: string): number;

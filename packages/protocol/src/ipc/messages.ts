@@ -225,7 +225,7 @@ export type OrchestratorCommand =
   | { type: 'brokerLost'; member?: string }
   /** Relay: shape each direction from now on (`up`: client to broker). CLEAR_LINK for both ends a network fault. */
   | { type: 'shape'; up: LinkShape; down: LinkShape }
-  /** A TCP relay: destroy both sides of every connection it carries now (RST), as a NAT or load balancer drops a flow. */
+  /** A TCP relay: destroy both sides of every connection it carries (RST), as a NAT or load balancer drops a flow. */
   | { type: 'reset' }
   | { type: 'stop' };
 
