@@ -2,9 +2,9 @@ import { CLEAR_LINK, KNOBS, type RelayInit, type RelayReport } from '@state-dive
 import type { Endpoint } from '@state-divergence/systems';
 import type { Session } from '../cli/session.js';
 import type { Fault } from '../model/faults.js';
+import { linkShapeOf } from '../model/link-shape-of.js';
 import { spawnRole } from '../run/child/spawn-role.js';
 import type { ChildHandle } from '../run/child/child-handle.js';
-import { linkShapeOf } from '../run/nemesis.js';
 import type { LinkReset } from './network-faults.js';
 import type { SystemRelay } from './system-document.js';
 
