@@ -21,7 +21,10 @@ export interface RelayedLinks {
   peerPort(client: string): number;
   /** Stages the partitions, delays and resets on the relays, their times counted from `startedAt` (wall-clock ms). */
   stage(startedAt: number): void;
-  /** Resolves once every partition and delay has healed and every reset was sent. */
+  /**
+   * Resolves once every partition and delay has healed and every reset was sent; rejects if a relay
+   * died before it was stopped (its client cut off by no fault anyone asked for: the run fails, as our broker's does).
+   */
   done(): Promise<void>;
   /** What each relay did, by client, in the order the clients were named; a relay that did not answer is left out. */
   reports(): Promise<SystemRelay[]>;
@@ -99,6 +102,14 @@ export async function startLinks(
     await stopAll();
     throw error;
   }
+  let stopping = false;
+  const died = new Promise<never>((_, reject) => {
+    for (const [client, relay] of relays)
+      void relay.exited.then((how) => {
+        if (!stopping) reject(new Error(`relay-${client} died (${how}): ${client} was cut off by no fault asked for`));
+      });
+  });
+  died.catch(() => {}); // seen by done(), if it is still awaited
   const portOf = (client: string) => relays.get(client)?.port;
   return {
     endpointFor: (client) => {
@@ -130,7 +141,7 @@ export async function startLinks(
       for (const reset of resets) at(reset.at, () => relays.get(reset.consumer)!.send({ type: 'reset' }));
     },
     done: async () => {
-      await Promise.all(pending);
+      await Promise.race([Promise.all(pending), died]);
     },
     reports: async () => {
       const rows = await Promise.all(
@@ -145,6 +156,7 @@ export async function startLinks(
       return rows.filter((row): row is SystemRelay => row !== undefined);
     },
     stop: async () => {
+      stopping = true;
       timers.forEach(clearTimeout);
       await stopAll();
     },
