@@ -219,6 +219,7 @@ test('what a library echoes loses the secrets before a report or --json prints i
     acknowledged: 1,
     authorityKeys: 1,
     faults: [],
+    relays: [],
     stalls: [],
     server: {
       restarts: [],

@@ -22,8 +22,19 @@ const REFUSALS: Array<[string[], RegExp]> = [
     ['--system', 'redis-streams', '--mode', 'lossy'],
     /^orchestrator: --mode is our broker's \(--system quic\); not with/,
   ],
-  [['--system', 'nats', '--partition', 'consumer-1'], /^orchestrator: --partition is not yet for --system nats/],
-  [['--system', 'nats', '--loss', 'consumer-1@1-2:10'], /^orchestrator: --loss is not yet for --system nats/],
+  // --partition, --delay and --reset run on a real system now, through a TCP relay (network-faults.ts); loss has no
+  // meaning on TCP.
+  [
+    ['--system', 'nats', '--loss', 'consumer-1@1-2:10'],
+    /^orchestrator: --loss has no meaning on TCP \(--system nats\)/,
+  ],
+  [['--system', 'redis-pubsub', '--reset', 'publisher@2'], /^orchestrator: --reset publisher is not taken/],
+  [['--system', 'etcd', '--reset', 'consumer-1'], /^orchestrator: --reset takes NAME@T/],
+  [['--reset', 'consumer-1@2'], /^orchestrator: --reset is for --system NAME/],
+  [
+    ['--system', 'etcd', '--partition', 'consumer-1@1-3', '--stall', 'consumer-1@2-4'],
+    /^orchestrator: --partition consumer-1@1-3 overlaps --stall consumer-1@2-4: one fault at a time per consumer/,
+  ],
   // --slow and --crash run on a real system now (system-faults.ts): refused only as our broker's are.
   [['--system', 'etcd', '--crash', 'broker@0-2'], /^orchestrator: --crash broker@0-2: FROM must be after 0/],
   [['--system', 'etcd', '--slow', 'broker@1-2'], /^orchestrator: --slow broker@1-2: only --crash can fault the broker/],

@@ -7,3 +7,5 @@ export { Direction } from './direction.js';
 export { HeldQueue } from './held-queue.js';
 export { LinkShaper } from './link-shaper.js';
 export { IDLE_TIMING, Relay, SOCKET_BUFFER_BYTES, type IdleTiming } from './relay.js';
+export { DirectionTally, StreamPipe, type StreamPolicy } from './stream-pipe.js';
+export { TcpRelay } from './tcp-relay.js';

@@ -129,6 +129,9 @@ async function serveCommands(role: RoleHandlers, lifecycle: Lifecycle, logger: L
       case 'shape':
         role.shape?.(command.up, command.down);
         break;
+      case 'reset':
+        role.reset?.();
+        break;
       case 'brokerLost':
         if (command.member === undefined) role.brokerLost?.();
         else role.members?.get(command.member)?.handlers.brokerLost?.();

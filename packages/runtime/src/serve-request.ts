@@ -32,6 +32,8 @@ export interface RoleHandlers {
   brokerLost?(): void;
   /** Relay: shape each direction of its link from now on (see LinkShape). */
   shape?(up: LinkShape, down: LinkShape): void;
+  /** A TCP relay: reset every connection it carries (see the `reset` command). */
+  reset?(): void;
   /**
    * A pool: the consumers it hosts, by name. A request or `brokerLost` naming one (`member`) is that
    * one's; each reports its own counters once a second, as a process of its own would.

@@ -46,7 +46,8 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
             `The system under test: ${OUR_BROKER} (our broker, with its --mode), a real system whose server is ` +
             'started here (docs/SYSTEMS.md lists them; an unknown name is refused with the list), or all (every ' +
             'installed one, both idioms, then a table). A real system takes the workload, --stall, --slow, --crash ' +
-            '(broker@FROM-TO: its server, SIGKILLed and restarted on the same port and data dir), --consumers, ' +
+            '(broker@FROM-TO: its server, SIGKILLed and restarted on the same port and data dir), --partition, ' +
+            '--delay and --reset (through a TCP relay; --loss has no meaning on TCP), --consumers, ' +
             '--json, --report and the live view (--no-tui), and its own knobs as flags (below, each refused with a ' +
             'system that lacks it; with all, set for the systems that have it)',
         },
@@ -63,6 +64,14 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
             "With --system NAME: run the system's compact action (its history compacted up to the current " +
             'revision) at T, seconds since publishing started; repeatable or comma-separated. Refused for a system ' +
             'without one; with all, run for the systems that have one',
+        },
+        reset: {
+          type: 'array' as const,
+          string: true as const,
+          describe:
+            "With --system NAME: destroy both sides of a consumer's TCP connections at T (an RST each way, as a " +
+            'NAT or load balancer drops a flow): NAME@T, seconds since publishing started, through a relay in ' +
+            'front of it; its client reconnects as it does by itself. Repeatable or comma-separated',
         },
         endpoint: {
           type: 'string' as const,
@@ -121,7 +130,9 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
       string: true,
       describe:
         "Cut a client off the broker: NAME@FROM-TO (or NAME: the seed's window), every datagram dropped both " +
-        'ways by a relay between them. NAME: a consumer or publisher; repeatable or comma-separated',
+        'ways by a relay between them (with --system NAME: its TCP relay holds the bytes both ways, the ' +
+        'connections kept open, and forwards them in order at TO). NAME: a consumer or publisher; repeatable or ' +
+        'comma-separated',
     },
     loss: {
       type: 'array',
@@ -136,7 +147,8 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
       type: 'array',
       string: true,
       describe:
-        'Hold datagrams between a client and the broker: NAME@FROM-TO:MS[~JITTER], MS (1-10000) ± JITTER ms each way',
+        'Hold datagrams between a client and the broker: NAME@FROM-TO:MS[~JITTER], MS (1-10000) ± JITTER ms each way ' +
+        '(with --system NAME: each chunk of bytes, in order)',
     },
     nemesis: {
       type: 'string',

@@ -46,8 +46,9 @@ async function main(argv: string[]): Promise<number> {
           // A real system's run lives in systems-run/, loaded only then (its clients are not small).
           // A flag only a real system takes comes this way too, to be refused without --system NAME.
           const systemOnly =
-            [args.idiom, args.endpoint, args.credentials, args.compactAt].some((flag) => flag !== undefined) ||
-            Object.keys(givenKnobs(args)).length > 0;
+            [args.idiom, args.endpoint, args.credentials, args.compactAt, args.reset].some(
+              (flag) => flag !== undefined,
+            ) || Object.keys(givenKnobs(args)).length > 0;
           if ((args.system ?? OUR_BROKER) !== OUR_BROKER || systemOnly) {
             const { systemEntry } = await import('../systems-run/system-entry.js');
             exitCode = await systemEntry(args as RawOptions);

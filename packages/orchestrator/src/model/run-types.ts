@@ -140,7 +140,8 @@ export type ProcessCost = { name: string; role: string } & ProcessResources;
  * What one client's fault relay did (a network fault: --partition, --loss, --delay): its report, and
  * its CPU per datagram it handled, forwarded or dropped, both ways (null: it handled none).
  */
-export type RelayOutcome = Omit<RelayReport, 'role'> & { microsPerDatagram: number | null };
+// `stream` is a TCP relay's (a real system's run, its own document): our broker's relays speak UDP.
+export type RelayOutcome = Omit<RelayReport, 'role' | 'stream'> & { microsPerDatagram: number | null };
 
 /**
  * A consumer's stale time by its own clock (no frame from the broker for over `--stale-after` ms; a

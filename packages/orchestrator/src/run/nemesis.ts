@@ -1,6 +1,7 @@
-import { CLEAR_LINK, PARTITIONED_LINK, type LinkShape } from '@state-divergence/protocol';
+import { CLEAR_LINK } from '@state-divergence/protocol';
 import { wallClockMs } from '@state-divergence/runtime';
 import { RunError } from '../model/errors.js';
+import { linkShapeOf } from '../model/link-shape-of.js';
 import {
   BROKER,
   isNetworkKind,
@@ -48,18 +49,6 @@ export interface Confirmed {
  */
 const sinceDecided = (confirmation: Confirmation): number =>
   confirmation.outcome === 'confirmed' ? performance.now() - confirmation.decidedAt : 0;
-
-/**
- * How a network fault shapes its link, the same both ways (the flags have one value for both):
- * a partition drops everything, a loss drops its share (correlated as asked), a delay holds each datagram.
- */
-export function linkShapeOf(fault: Fault): LinkShape {
-  if (fault.kind === 'partition') return PARTITIONED_LINK;
-  if (fault.kind === 'loss')
-    return { ...CLEAR_LINK, lossPct: fault.lossPct ?? 0, correlationPct: fault.correlationPct ?? 0 };
-  if (fault.kind === 'delay') return { ...CLEAR_LINK, delayMs: fault.delayMs ?? 0, jitterMs: fault.jitterMs ?? 0 };
-  throw new Error(`${fault.kind} is not a network fault`);
-}
 
 /**
  * The faults, each with a matching start and stop, each recorded with its pid

@@ -17,3 +17,5 @@ export { heldWhere } from './system-text.js';
 export { healthyLatency } from './healthy-latency.js';
 export { parseSystemRun } from './system-options.js';
 export { judgedAuthority } from './restart-authority.js';
+export { networkWords } from './network-judge.js';
+export { parseResets } from './network-faults.js';

@@ -2,6 +2,7 @@ import { wrongKeys, type ProbeReport, type Signal, type Versioned } from '@state
 import type { Acknowledged, Failed } from './publish.js';
 import type { SystemConsumer } from './system-document.js';
 import type { ConsumerRestart, ServerRestart } from './system-faults.js';
+import { networkWords, NO_LINK_FAULTS, type LinkEvidence } from './network-judge.js';
 
 /** What a crash leaves for the judge: the keys the server lost, the writes that failed, when each process restarted. */
 export interface CrashEvidence {
@@ -13,6 +14,8 @@ export interface CrashEvidence {
   restarts: readonly ConsumerRestart[];
   /** Wall-clock ms when publishing started: signals carry wall-clock times, the rest seconds since it. */
   startedAt: number;
+  /** This consumer's partitions and resets (network-judge.ts); absent: none. */
+  links?: LinkEvidence;
 }
 
 const NO_CRASH: CrashEvidence = { lost: new Set(), failed: [], serverRestarts: [], restarts: [], startedAt: 0 };
@@ -112,7 +115,12 @@ export function judgeConsumer(
         explain('holds a write that failed at the crash (never acknowledged, yet delivered)');
       else unexplained.push({ key, why: `holds a value the authority never had (seq ${held.seq})` });
     } else if (disorder.keys.has(key)) unexplained.push({ key, why: 'applied its writes out of order' });
-    else if (last !== undefined && !reached.has(last.seq)) explain(base + crashWords(last, report.signals, crash));
+    else if (last !== undefined && !reached.has(last.seq))
+      explain(
+        base +
+          crashWords(last, report.signals, crash) +
+          networkWords(last, report.signals, crash.links ?? NO_LINK_FAULTS, crash.startedAt),
+      );
     else unexplained.push({ key, why: `its last write (seq ${last?.seq ?? 'none'}) reached it, yet the copy differs` });
   }
   return {

@@ -13,11 +13,13 @@ import {
   type Writer,
 } from '@state-divergence/systems';
 import type { Session } from '../cli/session.js';
-import { isBrokerFault, type Fault } from '../model/faults.js';
+import { isBrokerFault, isNetworkFault, PUBLISHER, type Fault } from '../model/faults.js';
 import { scheduleCompactions } from './compaction.js';
 import { judgeConsumer, latestWrites, lostHeld } from './judge.js';
 import { healthyLatency } from './healthy-latency.js';
 import { knobsInEffect, knobsOf } from './knob-flags.js';
+import { linkEvidence, resetRow } from './network-faults.js';
+import { startLinks, type RelayedLinks } from './network-links.js';
 import { pollProgress } from './progress-poll.js';
 import { publish, type Published } from './publish.js';
 import { judgedAuthority } from './restart-authority.js';
@@ -102,7 +104,7 @@ export async function runSystem(
   system: TargetSystem,
   idiom: IdiomName,
   options: SystemRunOptions,
-  session: Pick<Session, 'signal' | 'guard' | 'release'>,
+  session: Pick<Session, 'signal' | 'guard' | 'release' | 'logger' | 'registry'>,
   observer?: SystemRunObserver,
 ): Promise<SystemRun> {
   const { signal } = session;
@@ -112,6 +114,7 @@ export async function runSystem(
   let server: RunServer | undefined;
   let writer: Writer | undefined;
   let faults: StagedFaults | undefined;
+  let links: RelayedLinks | undefined;
   let progress: ReturnType<typeof pollProgress> | undefined;
   let compactions: ReturnType<typeof scheduleCompactions> | undefined;
   try {
@@ -119,9 +122,12 @@ export async function runSystem(
     server = await serverFor(system, knobs, options.endpoint, watch);
     const { endpoint } = server;
     await system.prepare?.(endpoint, prefix, knobs);
-    writer = await system.writer(endpoint, prefix, knobs);
+    // Each client a network fault names reaches the server through its own TCP relay.
+    links = await startLinks(options.faults.filter(isNetworkFault), options.resets, endpoint, options.seed, session);
+    const relayed = links;
+    writer = await system.writer(relayed.endpointFor(PUBLISHER), prefix, knobs);
     const startOne = async (name: string) => {
-      const probe = await startProbe(system.name, idiom, endpoint, prefix);
+      const probe = await startProbe(system.name, idiom, relayed.endpointFor(name), prefix);
       session.guard(probe.pid, name);
       return probe;
     };
@@ -140,7 +146,8 @@ export async function runSystem(
     }
     const released = (probe: Probe) => session.release(probe.pid);
     const targets = { probes, server, startProbe: startOne, released, startedAt, frozen: progress?.frozen };
-    faults = stageFaults(options.faults, targets);
+    faults = stageFaults(options.faults, { ...targets, peerPort: relayed.peerPort });
+    relayed.stage(startedAt);
     compactions = scheduleCompactions(system, endpoint, options.compactAt, startedAt);
     const firstKill = options.faults.find(isBrokerFault)?.from;
     const published = await publish(writer, workload(options), authority, {
@@ -152,7 +159,7 @@ export async function runSystem(
     });
     const compacted = await compactions.results();
     progress?.stage('waiting for the thaw');
-    await abortable(faults.done(), signal);
+    await abortable(Promise.all([faults.done(), relayed.done()]), signal);
     await until(Date.now() + 50, signal);
     await progress?.stop();
     progress?.stage('draining');
@@ -167,6 +174,7 @@ export async function runSystem(
       progress?.drained,
     );
     const after = await system.counters(endpoint);
+    const relays = await relayed.reports();
     const { entries, bySeq } = judged;
     const byName = new Map(options.consumers.map((name, i) => [name, reports[i]!]));
     const latency = healthyLatency(byName, options.faults, bySeq, startedAt);
@@ -175,7 +183,15 @@ export async function runSystem(
     const consumers: SystemConsumer[] = options.consumers.map((name, i) => {
       const report = reports[i]!;
       const restarts = faults!.consumerRestarts.get(name) ?? [];
-      const crash = { lost, failed: published.failed, serverRestarts: faults!.serverRestarts, restarts, startedAt };
+      const links = linkEvidence(name, options.faults, options.resets);
+      const crash = {
+        lost,
+        failed: published.failed,
+        serverRestarts: faults!.serverRestarts,
+        restarts,
+        startedAt,
+        links,
+      };
       return {
         name,
         stalled: options.stalls.some((s) => s.consumer === name),
@@ -211,14 +227,18 @@ export async function runSystem(
       published: published.issued,
       acknowledged: authority.acknowledged,
       authorityKeys: entries.size,
-      faults: options.faults.map((fault) => ({
-        kind: fault.kind,
-        target: fault.consumer,
-        from: fault.from,
-        to: fault.to,
-        percent: fault.percent ?? null,
-        periods: fault.kind === 'slow' ? (faults!.periods.get(fault) ?? 0) : null,
-      })),
+      faults: [
+        ...options.faults.map((fault) => ({
+          kind: fault.kind,
+          target: fault.consumer,
+          from: fault.from,
+          to: fault.to,
+          percent: fault.percent ?? null,
+          periods: fault.kind === 'slow' ? (faults!.periods.get(fault) ?? 0) : null,
+        })),
+        ...options.resets.map(resetRow),
+      ].sort((a, b) => a.from - b.from),
+      relays,
       stalls: options.stalls.map((stall) => stallRow(stall, published, faults!.held.get(stall))),
       server: serverRow,
       counters: { before: { ...before }, after: { ...after } },
@@ -236,6 +256,7 @@ export async function runSystem(
     // stop() thaws a frozen probe before it asks it to exit.
     await Promise.all([...probes.values()].map((probe) => probe.stop().then(() => session.release(probe.pid))));
     await writer?.close().catch(() => {});
+    await links?.stop();
     if (server !== undefined) {
       await system.cleanup(server.endpoint, prefix).catch(() => {});
       await server.stop();

@@ -7,7 +7,7 @@
  */
 
 /** Any change to the shape bumps it, so a reader can refuse a document it would misread. */
-export const SYSTEM_DOCUMENT_VERSION = 2;
+export const SYSTEM_DOCUMENT_VERSION = 3;
 
 export interface SystemRunDocument {
   /** `system-run`: tells this document from our broker's (which has no `kind`). */
@@ -60,8 +60,10 @@ export interface SystemRun {
   acknowledged: number;
   /** Keys live in the authority at the end. */
   authorityKeys: number;
-  /** Every fault staged (stalls, slows, crashes), in time order, as it was asked for. */
+  /** Every fault staged (stalls, slows, crashes, partitions, delays, resets), in time order, as it was asked for. */
   faults: SystemFault[];
+  /** The TCP relay of each client a network fault named (--partition, --delay, --reset), in name order; [] without. */
+  relays: SystemRelay[];
   /** Each stall, with what it cost the publisher and where it was held. */
   stalls: SystemStall[];
   /** The server's crashes (`--crash broker@FROM-TO`) and what they cost: none without one. */
@@ -99,17 +101,39 @@ export interface SystemCompaction {
 }
 
 export interface SystemFault {
-  /** `stall`, `slow` or `crash`. */
+  /** `stall`, `slow`, `crash`, `partition`, `delay` or `reset`. */
   kind: string;
-  /** The faulted consumer, or `broker` for the server. */
+  /** The faulted consumer, `broker` for the server, or `publisher` (a partition or delay of its link). */
   target: string;
-  /** Its window, seconds since publishing started. */
+  /** Its window, seconds since publishing started (a reset's is one moment: from = to). */
   from: number;
   to: number;
   /** A slow's share of every 100 ms the consumer is stopped; null for the other kinds. */
   percent: number | null;
   /** A slow's periods: how many times (one per 100 ms) its consumer was sent SIGSTOP; null for the other kinds. */
   periods: number | null;
+}
+
+/**
+ * What a client's TCP relay did (systems-run/network-links.ts), from the relay's own counters. Up:
+ * client to server; down: server to client. With a relay the client's kernel queues are towards
+ * the relay, not the server: a stall's `held*` fields then describe that hop.
+ */
+export interface SystemRelay {
+  /** The client whose link it carried: a consumer or `publisher`. */
+  client: string;
+  /** Client connections it accepted, each given its own connection to the server: a reconnect is one more. */
+  connections: number;
+  /** Bytes it forwarded, each way. */
+  forwardedBytes: { up: number; down: number };
+  /** The most bytes it held at once (a partition, a delay), each way. */
+  maxHeldBytes: { up: number; down: number };
+  /** At each partition's heal, the bytes it held then (forwarded at once, in order), each way. */
+  heals: { up: number; down: number }[];
+  /** Connections a --reset destroyed (both sides, with an RST). */
+  resetConnections: number;
+  /** Bytes it held when their connection was reset or closed: never forwarded. */
+  discardedBytes: number;
 }
 
 export interface SystemServer {

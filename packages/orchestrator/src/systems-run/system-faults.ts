@@ -26,6 +26,8 @@ export interface FaultTargets {
   released(probe: Probe): void;
   /** Wall-clock ms when publishing started: every fault's FROM and TO count from it. */
   readonly startedAt: number;
+  /** The port a consumer's connections reach (its TCP relay's, when it has one); absent: the server's. */
+  readonly peerPort?: ((consumer: string) => number) | undefined;
   /** Hears each stall's freeze and thaw once done (the live view: a frozen probe is not asked). */
   readonly frozen?: ((consumer: string, frozen: boolean) => void) | undefined;
 }
@@ -107,7 +109,10 @@ export function stageFaults(faults: readonly Fault[], targets: FaultTargets): St
       ends.push(
         scheduled(name, fault.to, () => {
           const frozen = probe(name);
-          if (frozen !== undefined) held.set(fault, kernelQueues(frozen.pid, server.endpoint.port));
+          if (frozen !== undefined) {
+            const port = targets.peerPort?.(name) ?? server.endpoint.port;
+            held.set(fault, kernelQueues(frozen.pid, port));
+          }
           undo.delete(thaw);
           thaw();
         }),

@@ -16,12 +16,13 @@ import { OUR_BROKER } from '../model/our-broker.js';
 import { checkCompactFor, parseCompactAt } from './compaction.js';
 import { checkKnobsFor, givenKnobs, knobsOf, refuseKnobsWithoutSystem, refuseServerKnobs } from './knob-flags.js';
 import { endpointOf, refuseServerFaults, type EndpointFlags } from './endpoint.js';
+import { parseNetworkFaults, refuseRelayedTls, type LinkReset, type NetworkFlags } from './network-faults.js';
 
 /** `--system all`: every installed system, both idioms, one after another. */
 export const EVERY_SYSTEM = 'all';
 
 /** The flags only a run against a real system reads, as yargs hands them over. */
-export interface RawSystemFlags extends RawOptions, EndpointFlags {
+export interface RawSystemFlags extends RawOptions, EndpointFlags, NetworkFlags {
   system?: string | undefined;
   idiom?: string | undefined;
   compactAt?: string[] | undefined;
@@ -45,8 +46,13 @@ export interface SystemRunOptions {
   duration: number;
   /** The stalls, in seconds since publishing started. */
   stalls: Fault[];
-  /** Every fault (the stalls, --slow, --crash of a consumer or `broker`), in time order: system-faults.ts stages. */
+  /**
+   * Every fault (the stalls, --slow, --crash of a consumer or `broker`, --partition, --delay), in time
+   * order: system-faults.ts stages the process faults, network-links.ts the network ones.
+   */
   faults: Fault[];
+  /** `--reset NAME@T`, as given: each consumer's connections through its relay destroyed at T. */
+  resets: LinkReset[];
   /** When publishing ends, seconds after it started (by default when the last stall ends, as the seed's rule). */
   publishEndsAt: number;
   /** The knob flags given, by knob name: each run sets those its system has (knobsOf), defaults for the rest. */
@@ -60,18 +66,12 @@ export interface SystemRunOptions {
   report: string | null;
 }
 
-/**
- * Flags of our broker's run that a real system does not take yet: each refused in one line.
- * (Network faults need a relay for TCP, the next issue.)
- */
+/** Flags of our broker's run that a real system does not take yet: each refused in one line. */
 function refuseOurFlags(raw: RawSystemFlags, name: string): void {
   const notYet = (flag: string) => new UsageError(`${flag} is not yet for --system ${name}`);
   if (raw.mode !== undefined && raw.mode !== DEFAULTS.mode)
     throw new UsageError(`--mode is our broker's (--system ${OUR_BROKER}); not with --system ${name}`);
   const given: [string, unknown][] = [
-    ['--partition', raw.partition],
-    ['--loss', raw.loss],
-    ['--delay', raw.delay],
     ['--nemesis', raw.nemesis],
     ['--join-late', raw.joinLate],
     ['--consumer-cmd', raw.consumerCmd],
@@ -127,6 +127,7 @@ export function parseSystemRun(raw: RawSystemFlags, env: NodeJS.ProcessEnv = pro
       throw new UsageError('--endpoint and --credentials are for --system NAME (a real system someone runs)');
     refuseKnobsWithoutSystem(knobFlags);
     if ((raw.compactAt ?? []).length > 0) throw new UsageError('--compact-at is for --system NAME (a real system)');
+    if ((raw.reset ?? []).length > 0) throw new UsageError('--reset is for --system NAME (a TCP connection to reset)');
     return null;
   }
   if (idiom !== null && !(IDIOM_NAMES as readonly string[]).includes(idiom))
@@ -137,7 +138,9 @@ export function parseSystemRun(raw: RawSystemFlags, env: NodeJS.ProcessEnv = pro
   const knobs = resolveKnobs(raw);
   const consumers = Array.from({ length: knobs.consumers }, (_, i) => consumerName(i));
   const context = { duration: knobs.duration, consumers };
+  const network = parseNetworkFaults(raw, name, context);
   const given = [
+    ...network.faults,
     ...parseFaults('stall', raw.stall ?? [], context),
     ...parseFaults('slow', raw.slow ?? [], context),
     ...parseFaults('crash', raw.crash ?? [], context),
@@ -169,9 +172,11 @@ export function parseSystemRun(raw: RawSystemFlags, env: NodeJS.ProcessEnv = pro
     },
     raw.endpoint === undefined,
   );
+  const endpoint = endpointOf(raw, chosen.runs[0]!.system, env);
+  refuseRelayedTls(endpoint, chosen.runs[0]!.system, network.faults.length + network.resets.length > 0);
   return {
     ...chosen,
-    endpoint: endpointOf(raw, chosen.runs[0]!.system, env),
+    endpoint,
     consumers,
     rate: knobs.rate,
     keys: knobs.keys,
@@ -181,6 +186,7 @@ export function parseSystemRun(raw: RawSystemFlags, env: NodeJS.ProcessEnv = pro
     duration: knobs.duration,
     stalls: faults.filter((f) => f.kind === 'stall'),
     faults,
+    resets: network.resets,
     publishEndsAt,
     knobs: knobFlags,
     compactAt,

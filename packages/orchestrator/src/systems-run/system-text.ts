@@ -7,6 +7,7 @@ import type {
   SystemServer,
   SystemStall,
 } from './system-document.js';
+import { relayedStallNote, relayLine } from './relay-text.js';
 
 const bytes = (n: number) => `${n.toLocaleString('en-US')} B`;
 
@@ -65,7 +66,7 @@ export const compactionText = (c: SystemCompaction) =>
   `  compacted at ${c.at.toFixed(3)} s: ${c.revision === null ? `refused (${c.error})` : `to revision ${c.revision}`}`;
 
 export const faultText = (f: SystemFault) =>
-  `${f.kind} ${f.target} [${f.from}, ${f.to}) s` +
+  (f.kind === 'reset' ? `reset ${f.target} at ${f.from} s` : `${f.kind} ${f.target} [${f.from}, ${f.to}) s`) +
   (f.percent === null ? '' : ` (${f.percent} % of each 100 ms, ${f.periods} periods)`);
 
 /** The server's crashes: each kill and restart, the writes that failed, what it lost and kept. */
@@ -113,10 +114,12 @@ export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string
       (s) =>
         `  stall of ${s.consumer} [${s.from}, ${s.to}) s: the publisher wrote ${s.ratePerSec}/s ` +
         `(${s.acknowledged} acknowledged); held in ${heldWhere(s, config.payload)}` +
+        relayedStallNote(run.relays.some((r) => r.client === s.consumer)) +
         (s.heldClosedByServer > 0
           ? `; the server had closed ${s.heldClosedByServer} of its ${s.heldConnections} connections to it`
           : ''),
     ),
+    ...run.relays.map(relayLine),
     ...run.compactions.map(compactionText),
     ...serverLines(run.server),
     `  server counters before: ${counterText(run.counters.before, run.endpoint !== null)}`,

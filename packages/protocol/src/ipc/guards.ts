@@ -95,6 +95,7 @@ export function isOrchestratorCommand(value: unknown): value is OrchestratorComm
     case 'brokerLost':
       return fits(optionalText, value.member);
     case 'ending':
+    case 'reset':
     case 'stop':
       return true;
     default:

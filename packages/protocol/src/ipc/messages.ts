@@ -156,6 +156,8 @@ export interface RogueInit extends Pick<Settings, KnobsOf<'rogue'>> {
  * its own UDP port, which that client is given as the broker's, and forwards each datagram to
  * `upstream` from one socket per client address, shaped per direction by `shape` commands.
  */
+export type RelayTransport = 'udp' | 'tcp';
+
 /** `seed` (settings.ts) seeds its drop and jitter draws, so a run's shaping repeats with its seed. */
 export interface RelayInit extends Pick<Settings, KnobsOf<'relay'>> {
   role: 'relay';
@@ -165,6 +167,11 @@ export interface RelayInit extends Pick<Settings, KnobsOf<'relay'>> {
   client: string;
   /** The broker's address. A restarted broker binds the same port, so the relay never changes it. */
   upstream: { host: string; port: number };
+  /**
+   * What it carries: `udp` (our QUIC, the default when absent) datagram by datagram, or `tcp` (a real
+   * system's clients): one upstream connection per accepted client connection, its bytes held in order.
+   */
+  transport?: RelayTransport;
   /** The run's datagram size, for its log (`relay listening`). Its socket buffers are a fixed 4 MiB, 64 of the largest
    * UDP datagrams: enough at any size. */
   datagramBytes: Settings['datagramSize'];
@@ -218,6 +225,8 @@ export type OrchestratorCommand =
   | { type: 'brokerLost'; member?: string }
   /** Relay: shape each direction from now on (`up`: client to broker). CLEAR_LINK for both ends a network fault. */
   | { type: 'shape'; up: LinkShape; down: LinkShape }
+  /** A TCP relay: destroy both sides of every connection it carries (RST), as a NAT or load balancer drops a flow. */
+  | { type: 'reset' }
   | { type: 'stop' };
 
 /** Each role's init message, counters and report: every role-typed value is looked up here. */

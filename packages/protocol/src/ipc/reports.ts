@@ -385,9 +385,38 @@ export interface LinkCounters {
 
 export interface RelayCounters {
   role: 'relay';
-  /** up: client to broker; down: broker to client. */
+  /**
+   * up: client to broker; down: broker to client. A TCP relay counts chunks (each read from a
+   * socket) where a UDP one counts datagrams; its `dropped` are the chunks a reset discarded.
+   */
   up: LinkCounters;
   down: LinkCounters;
+  /** A TCP relay's connections and the bytes it held (absent for UDP). */
+  stream?: StreamCounters;
+}
+
+/** Bytes each way of a TCP relay (up: client to server; down: server to client). */
+export interface ByDirection {
+  up: number;
+  down: number;
+}
+
+/** What a TCP relay (RelayInit.transport `tcp`) did with its connections and the bytes it held. */
+export interface StreamCounters {
+  /** Client connections accepted, each given its own upstream connection. */
+  accepted: number;
+  /** Of them, open now. */
+  open: number;
+  /** Bytes held now (a partition or a delay), each way. */
+  heldBytes: ByDirection;
+  /** The most held at once, each way. */
+  maxHeldBytes: ByDirection;
+  /** At each heal of a partition, the bytes it held then (and forwarded, in order), each way. */
+  heals: ByDirection[];
+  /** Connections destroyed by a reset command, both sides. */
+  resetConnections: number;
+  /** Bytes held when a reset or a close destroyed their connection: never forwarded. */
+  discardedBytes: number;
 }
 
 export interface RelayReport extends RelayCounters {

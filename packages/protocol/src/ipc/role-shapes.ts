@@ -25,6 +25,8 @@ import type {
   LastWrites,
   LatencySamples,
   LinkCounters,
+  ByDirection,
+  StreamCounters,
   PoolCounters,
   PoolReport,
   ProcessResources,
@@ -163,6 +165,16 @@ export const linkShape = fields<LinkShape>({
   jitterMs: delay,
 });
 const linkCounters = fields<LinkCounters>({ forwarded: count, dropped: count, bytes: count, maxHeld: count });
+const byDirection = fields<ByDirection>({ up: count, down: count });
+const streamCounters = fields<StreamCounters>({
+  accepted: count,
+  open: count,
+  heldBytes: byDirection,
+  maxHeldBytes: byDirection,
+  heals: listOf(byDirection),
+  resetConnections: count,
+  discardedBytes: count,
+});
 const sync = fields<SyncRecord>({
   kind: oneOf(['snapshot', 'delta']),
   at: number,
@@ -324,15 +336,22 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
       name: text,
       client: text,
       upstream: fields<RelayInit['upstream']>({ host: text, port: count }),
+      transport: optional(oneOf(['udp', 'tcp'])),
       datagramBytes,
       ...settingShapes('relay'),
       log,
     }),
-    counters: fields<RelayCounters>({ role: oneOf(['relay']), up: linkCounters, down: linkCounters }),
+    counters: fields<RelayCounters>({
+      role: oneOf(['relay']),
+      up: linkCounters,
+      down: linkCounters,
+      stream: optional(streamCounters),
+    }),
     report: fields<RelayReport>({
       role: oneOf(['relay']),
       up: linkCounters,
       down: linkCounters,
+      stream: optional(streamCounters),
       clients: count,
       cpuMicros: number,
     }),
