@@ -5,7 +5,7 @@
 import { networkWords, parseResets } from '@state-divergence/orchestrator/systems-internal';
 
 const STARTED = 1_000_000;
-const write = (atMs: number) => ({ key: 'k', value: 'v', seq: 1, atMs });
+const write = (atMs: number) => ({ key: 'k', value: 'v', seq: 1, atMs, issuedMs: atMs });
 const signal = (kind: 'disconnect' | 'reconnect' | 'relist', atSeconds: number) => ({
   kind,
   atMs: STARTED + atSeconds * 1000,
