@@ -5,6 +5,7 @@
  */
 
 import type { CredentialKind, Credentials } from './credentials.js';
+import type { EdgeFigures, EdgePrediction } from './edge.js';
 
 /** Where a server listens, as a client of it is told. */
 export interface Endpoint {
@@ -166,6 +167,12 @@ export interface TargetSystem {
   state(endpoint: Endpoint, prefix: string): Promise<Map<string, Versioned>>;
   /** Removes exactly what a run under `prefix` wrote, nothing else. */
   cleanup(endpoint: Endpoint, prefix: string): Promise<void>;
+  /**
+   * The shortest stall after which the naive idiom should end wrong, from a run's own figures and
+   * the knobs, with the limit that decides it (orchestrator experiments --only systems sets it beside
+   * the bisected edge). Absent: the system predicts nothing.
+   */
+  predictEdge?(figures: EdgeFigures): EdgePrediction;
   /** Operator actions a fault may take (etcd: compact the store's history now). */
   readonly actions?: {
     /** Compacts history up to the current revision; resolves with that revision. */
