@@ -1,4 +1,6 @@
 export type {
+  EdgeFigures,
+  EdgePrediction,
   Endpoint,
   Idiom,
   IdiomName,
@@ -17,7 +19,6 @@ export type {
   Writer,
 } from './target-system.js';
 export { IDIOM_NAMES } from './target-system.js';
-export type { EdgeFigures, EdgePrediction } from './edge.js';
 export { credentialKinds, redact, type CredentialKind, type Credentials } from './credentials.js';
 export { SYSTEMS, systemNamed } from './systems.js';
 export { installed } from './installed.js';

@@ -5,7 +5,6 @@
  */
 
 import type { CredentialKind, Credentials } from './credentials.js';
-import type { EdgeFigures, EdgePrediction } from './edge.js';
 
 /** Where a server listens, as a client of it is told. */
 export interface Endpoint {
@@ -133,6 +132,30 @@ export interface ServerRecipe {
   ready(endpoint: Endpoint): Promise<boolean>;
   /** What survives a restart on the same data directory, in words (docs and reports). */
   readonly persists: string;
+}
+
+/**
+ * What a stall's edge is predicted from: the run's own figures at one rate (the stall row's
+ * acknowledged rate, the bytes the kernel held per second of stall before anything filled, the
+ * most it held), and the knobs the run set. The experiment (orchestrator experiments --only
+ * systems) measures them; the system says what they predict.
+ */
+export interface EdgeFigures {
+  /** Writes acknowledged per second during the stall. */
+  readonly rate: number;
+  /** Bytes held for the frozen consumer per second of stall (kernel receive + server send queues), if measured. */
+  readonly bytesPerSecond: number | null;
+  /** The most bytes the kernel held for a frozen consumer at this rate (its buffers, as far as they filled). */
+  readonly bufferBytes: number | null;
+  readonly knobs: KnobValues;
+}
+
+/** The shortest stall the system's naive idiom should end wrong after, and the limit that decides it. */
+export interface EdgePrediction {
+  /** Seconds of stall; null when no limit of the system ends a stalled consumer wrong (it waits). */
+  readonly seconds: number | null;
+  /** The deciding limit and the arithmetic, in words: `MAXLEN ~1000 ÷ 400/s`. */
+  readonly limit: string;
 }
 
 /** A system's name and knobs alone: what its folder's knobs.ts declares apart from the client (knob-lists.ts). */

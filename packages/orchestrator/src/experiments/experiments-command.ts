@@ -48,7 +48,7 @@ const progressLine = (p: ExperimentPoint): string => `experiments: ${p.experimen
 
 export const EXPERIMENTS_SUMMARY =
   'The seed\'s "How to extend", measured: churn, queue, overlap and hotness beside the expectation; a broker ' +
-  'restart per mode; a network fault per mode (--only network)';
+  'restart per mode; a network fault per mode (--only network); where each real system breaks (--only systems)';
 
 const EXPERIMENTS_DESCRIPTION =
   'Churn, queue, overlap and hotness: 28 lossy runs at short phases (about 2 minutes on 2 cores), each\n' +
@@ -58,7 +58,10 @@ const EXPERIMENTS_DESCRIPTION =
   'the time until all were correct. All five: about 2.7 minutes.\n' +
   "Network (only with --only): one consumer's link partitioned 1 s and 4 s (QUIC idle timeout 2 s) or\n" +
   'losing 0, 5, 20 % of datagrams, under every mode (20 runs, about 1.5 minutes): keys wrong, healthy and\n' +
-  "faulted p99, the faulted consumer's stale time.";
+  "faulted p99, the faulted consumer's stale time.\n" +
+  'Systems (only with --only): every installed real system × idiom, a consumer frozen 2, 8, 20 s at 400 and\n' +
+  "2,000/s (60 runs, two at a time, about 8 minutes), then each naive idiom's edge bisected at the first rate\n" +
+  "beside what its system's limit predicts (--systems-only, --stalls, --rates narrow it).";
 
 /** A comma list of `what`, each one of `allowed` (in `allowed`'s order); undefined: all of them. */
 function commaList<T extends string | number>(

@@ -17,7 +17,8 @@ export const SYSTEMS_DESIGN: SystemsDesign = {
   parallel: 2,
 };
 
-/** The design, its systems, stalls and rates narrowed (`--systems-only`, `--stalls`, `--rates`); null: all installed. */
+/** The design, its systems (null: every installed one), stalls and rates narrowed by `--systems-only`, `--stalls`,
+ * `--rates`. */
 export interface SystemsDesign {
   systems: readonly string[] | null;
   stalls: readonly number[];

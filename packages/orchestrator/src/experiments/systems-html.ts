@@ -17,11 +17,13 @@ function row(points: SystemsPoint[], stalls: number[], y: number, label: string)
     const x = LEFT + i * CELL.width;
     if (p === undefined) return '';
     const title = `${label}, ${stall} s: ${cellText(p)} (expected ${p.expectedWrong}); signals ${p.signals}`;
+    const fill = p.wrong > 0 ? COLOUR.wrong : COLOUR.correct;
+    const dashed = p.role === 'edge' ? ' stroke="#111" stroke-dasharray="3 2"' : '';
+    const middle = { x: x + (CELL.width - 4) / 2, y: y + CELL.height / 2 + 1 };
     return (
-      `<rect x="${x}" y="${y}" width="${CELL.width - 4}" height="${CELL.height - 4}" rx="3" ` +
-      `fill="${p.wrong > 0 ? COLOUR.wrong : COLOUR.correct}"${p.role === 'edge' ? ' stroke="#111" stroke-dasharray="3 2"' : ''}>` +
+      `<rect x="${x}" y="${y}" width="${CELL.width - 4}" height="${CELL.height - 4}" rx="3" fill="${fill}"${dashed}>` +
       `<title>${esc(title)}</title></rect>` +
-      `<text x="${x + (CELL.width - 4) / 2}" y="${y + CELL.height / 2 + 1}" text-anchor="middle" fill="#fff">${esc(cellText(p))}</text>`
+      `<text x="${middle.x}" y="${middle.y}" text-anchor="middle" fill="#fff">${esc(cellText(p))}</text>`
     );
   });
   return `<text x="${LEFT - 8}" y="${y + CELL.height / 2 + 1}" text-anchor="end">${esc(label)}</text>${cells.join('')}`;

@@ -53,7 +53,8 @@ export function renderSystemsSection(section: SystemsSection, number = 7): strin
     String(p.stallRatePerSec),
   ]);
   return [
-    `  ${number}. systems: each installed system × idiom, its third consumer frozen for a stall (s) at a rate (/s), the`,
+    `  ${number}. systems: each installed system × idiom, its third consumer frozen for a stall (s) at a rate` +
+      ' (/s), the',
     "     seed's 2,000 keys and 64-byte values. wrong: its keys wrong at the end; expected: the closed form's",
     '     damage from the writes it missed (never applied, after its last relist); held: bytes in its receive',
     "     queue and the server's send queue at the thaw; rate: acknowledged writes/s in the stall. * a bisection run",

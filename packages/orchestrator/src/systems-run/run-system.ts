@@ -88,7 +88,8 @@ async function drain(
   }
 }
 
-/** What the document leaves out and a caller may want: each consumer's last report (the seqs it applied), the writes. */
+/** What the document leaves out and a caller may want: each consumer's last report (the seqs it applied), the
+ * acknowledged writes. */
 export interface RunEvidence {
   reports: ReadonlyMap<string, ProbeReport>;
   bySeq: ReadonlyMap<number, Acknowledged>;

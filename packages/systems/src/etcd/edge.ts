@@ -1,4 +1,5 @@
-import { durationSeconds, secondsText, type EdgeFigures, type EdgePrediction } from '../edge.js';
+import { durationSeconds, secondsText } from '../edge.js';
+import type { EdgeFigures, EdgePrediction } from '../target-system.js';
 import { knob } from '../knobs.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { EdgeFigures, EdgePrediction } from '../edge.js';
+import type { EdgeFigures, EdgePrediction } from '../target-system.js';
 
 /**
  * The KV watch is an ordered JetStream consumer with flow control: the server stops pushing to a

@@ -1,4 +1,5 @@
-import { byteSize, kb, secondsText, type EdgeFigures, type EdgePrediction } from '../edge.js';
+import { byteSize, kb, secondsText } from '../edge.js';
+import type { EdgeFigures, EdgePrediction } from '../target-system.js';
 import { knob } from '../knobs.js';
 import { PUBSUB_LIMIT_KNOB } from './knobs.js';
 
@@ -20,7 +21,11 @@ export function redisPubsubEdge(figures: EdgeFigures): EdgePrediction {
   const byHard = hard > 0 ? fill(hard) : Infinity;
   const bySoft = soft > 0 ? fill(soft) + softSeconds : Infinity;
   const seconds = Math.min(byHard, bySoft);
-  const arithmetic = `(kernel ${kb(bufferBytes)} + ${bySoft <= byHard ? `soft ${softText}) ÷ ${kb(perSecond)}/s + ${softSeconds} s` : `hard ${hardText}) ÷ ${kb(perSecond)}/s`}`;
+  const rate = `${kb(perSecond)}/s`;
+  const arithmetic =
+    bySoft <= byHard
+      ? `(kernel ${kb(bufferBytes)} + soft ${softText}) ÷ ${rate} + ${softSeconds} s`
+      : `(kernel ${kb(bufferBytes)} + hard ${hardText}) ÷ ${rate}`;
   if (!Number.isFinite(seconds)) return { seconds: null, limit: 'pubsub limit 0 0 0: never cut off' };
   return { seconds, limit: `output buffer limit: ${arithmetic} = ${secondsText(seconds)}` };
 }

@@ -1,4 +1,5 @@
-import { secondsText, type EdgeFigures, type EdgePrediction } from '../edge.js';
+import { secondsText } from '../edge.js';
+import type { EdgeFigures, EdgePrediction } from '../target-system.js';
 import { knob } from '../knobs.js';
 import { MAXLEN_KNOB } from './names.js';
 

@@ -1,4 +1,5 @@
-import { durationSeconds, kb, secondsText, type EdgeFigures, type EdgePrediction } from '../edge.js';
+import { durationSeconds, kb, secondsText } from '../edge.js';
+import type { EdgeFigures, EdgePrediction } from '../target-system.js';
 import { knob } from '../knobs.js';
 
 /**
@@ -12,16 +13,17 @@ export function natsEdge(figures: EdgeFigures): EdgePrediction {
   const { bytesPerSecond: perSecond, bufferBytes } = figures;
   if (perSecond === null || perSecond <= 0 || bufferBytes === null)
     return { seconds: null, limit: `write_deadline ${deadline} s: no bytes per second measured` };
+  const rate = `${kb(perSecond)}/s`;
   const full = bufferBytes / perSecond;
   const byDeadline = full + deadline;
   const byPending = (bufferBytes + maxPending) / perSecond;
   if (byPending < byDeadline)
     return {
       seconds: byPending,
-      limit: `max_pending: (kernel ${kb(bufferBytes)} + ${kb(maxPending)}) ÷ ${kb(perSecond)}/s = ${secondsText(byPending)}`,
+      limit: `max_pending: (kernel ${kb(bufferBytes)} + ${kb(maxPending)}) ÷ ${rate} = ${secondsText(byPending)}`,
     };
   return {
     seconds: byDeadline,
-    limit: `write_deadline: kernel ${kb(bufferBytes)} ÷ ${kb(perSecond)}/s + ${deadline} s = ${secondsText(byDeadline)}`,
+    limit: `write_deadline: kernel ${kb(bufferBytes)} ÷ ${rate} + ${deadline} s = ${secondsText(byDeadline)}`,
   };
 }
