@@ -55,7 +55,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   run: ['model', 'check'],
   report: ['model', 'check'],
   cli: ['model', 'check', 'run', 'report'],
-  experiments: ['model', 'check', 'run', 'report', 'cli'],
+  // The systems experiment runs each point through systems-run/'s runSystem, as `--system` does (not a copy of it).
+  experiments: ['model', 'check', 'run', 'report', 'cli', 'systems-run'],
   // A run against a real system (--system NAME): beside experiments/, on the cli/ it is started from; it
   // reaches no run/ or check/ code of our broker's, and nothing under it learns a system's name. Its HTML page
   // draws on report/'s time axis and page style, as experiments/' does.

@@ -28,6 +28,17 @@ export {
 export { experimentsDocument } from './experiments/experiments-document.js';
 export { DESIGN, designExperiments } from './experiments/experiments-design.js';
 export { renderExperimentsHtml } from './experiments/experiments-html.js';
+export {
+  bisectStall,
+  edgeFigures,
+  gridBracket,
+  missedRanges as systemsMissedRanges,
+  withinQuarter,
+  type SystemsEdge,
+  type SystemsPoint,
+} from './experiments/systems-points.js';
+export { renderSystemsSection } from './experiments/systems-text.js';
+export { SYSTEMS_DESIGN } from './experiments/systems-design.js';
 export { countersEvidence, liveDivergence, publisherBacklog } from './check/live-divergence.js';
 export { goneConsumer, missedKeys, missedRanges, noBrokerEntry } from './check/missed.js';
 export { absorbedInStalls } from './check/transport.js';

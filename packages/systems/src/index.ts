@@ -1,4 +1,6 @@
 export type {
+  EdgeFigures,
+  EdgePrediction,
   Endpoint,
   Idiom,
   IdiomName,

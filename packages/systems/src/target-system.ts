@@ -134,6 +134,30 @@ export interface ServerRecipe {
   readonly persists: string;
 }
 
+/**
+ * What a stall's edge is predicted from: the run's own figures at one rate (the stall row's
+ * acknowledged rate, the bytes the kernel held per second of stall before anything filled, the
+ * most it held), and the knobs the run set. The experiment (orchestrator experiments --only
+ * systems) measures them; the system says what they predict.
+ */
+export interface EdgeFigures {
+  /** Writes acknowledged per second during the stall. */
+  readonly rate: number;
+  /** Bytes held for the frozen consumer per second of stall (kernel receive + server send queues), if measured. */
+  readonly bytesPerSecond: number | null;
+  /** The most bytes the kernel held for a frozen consumer at this rate (its buffers, as far as they filled). */
+  readonly bufferBytes: number | null;
+  readonly knobs: KnobValues;
+}
+
+/** The shortest stall the system's naive idiom should end wrong after, and the limit that decides it. */
+export interface EdgePrediction {
+  /** Seconds of stall; null when no limit of the system ends a stalled consumer wrong (it waits). */
+  readonly seconds: number | null;
+  /** The deciding limit and the arithmetic, in words: `MAXLEN ~1000 ÷ 400/s`. */
+  readonly limit: string;
+}
+
 /** A system's name and knobs alone: what its folder's knobs.ts declares apart from the client (knob-lists.ts). */
 export type SystemKnobs = Pick<TargetSystem, 'name' | 'knobs'>;
 
@@ -166,6 +190,12 @@ export interface TargetSystem {
   state(endpoint: Endpoint, prefix: string): Promise<Map<string, Versioned>>;
   /** Removes exactly what a run under `prefix` wrote, nothing else. */
   cleanup(endpoint: Endpoint, prefix: string): Promise<void>;
+  /**
+   * The shortest stall after which the naive idiom should end wrong, from a run's own figures and
+   * the knobs, with the limit that decides it (orchestrator experiments --only systems sets it beside
+   * the bisected edge). Absent: the system predicts nothing.
+   */
+  predictEdge?(figures: EdgeFigures): EdgePrediction;
   /** Operator actions a fault may take (etcd: compact the store's history now). */
   readonly actions?: {
     /** Compacts history up to the current revision; resolves with that revision. */

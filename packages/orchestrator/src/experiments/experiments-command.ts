@@ -20,7 +20,12 @@ import {
   type RestartDesign,
 } from './experiments-design.js';
 import { completedExit, judge, type Judgement } from '../cli/exit-code.js';
-import { runSession } from '../cli/session.js';
+import { EXIT, runSession, type Session } from '../cli/session.js';
+import type { SystemsPoint } from './systems-points.js';
+import { normalizeOptions } from '../cli/normalize-options.js';
+import type { LogSettings } from '@state-divergence/protocol';
+import { SYSTEMS_DESIGN, type SystemsDesign } from './systems-design.js';
+import { SYSTEM_KNOBS } from '@state-divergence/systems/knobs';
 
 function measure(result: ModeResult, run: ExperimentRun): ExperimentPoint {
   switch (run.experiment) {
@@ -43,7 +48,7 @@ const progressLine = (p: ExperimentPoint): string => `experiments: ${p.experimen
 
 export const EXPERIMENTS_SUMMARY =
   'The seed\'s "How to extend", measured: churn, queue, overlap and hotness beside the expectation; a broker ' +
-  'restart per mode; a network fault per mode (--only network)';
+  'restart per mode; a network fault per mode (--only network); where each real system breaks (--only systems)';
 
 const EXPERIMENTS_DESCRIPTION =
   'Churn, queue, overlap and hotness: 28 lossy runs at short phases (about 2 minutes on 2 cores), each\n' +
@@ -53,7 +58,10 @@ const EXPERIMENTS_DESCRIPTION =
   'the time until all were correct. All five: about 2.7 minutes.\n' +
   "Network (only with --only): one consumer's link partitioned 1 s and 4 s (QUIC idle timeout 2 s) or\n" +
   'losing 0, 5, 20 % of datagrams, under every mode (20 runs, about 1.5 minutes): keys wrong, healthy and\n' +
-  "faulted p99, the faulted consumer's stale time.";
+  "faulted p99, the faulted consumer's stale time.\n" +
+  'Systems (only with --only): every installed real system × idiom, a consumer frozen 2, 8, 20 s at 400 and\n' +
+  "2,000/s (60 runs, two at a time, about 8 minutes), then each naive idiom's edge bisected at the first rate\n" +
+  "beside what its system's limit predicts (--systems-only, --stalls, --rates narrow it).";
 
 /** A comma list of `what`, each one of `allowed` (in `allowed`'s order); undefined: all of them. */
 function commaList<T extends string | number>(
@@ -86,6 +94,42 @@ function restartDesign(args: ExperimentsArguments, only: ExperimentName[]): Rest
     modes: commaList('--restart-modes', args.restartModes, DESIGN.restart.modes, (s) => s as Mode),
     consumers: commaList('--restart-consumers', args.restartConsumers, DESIGN.restart.consumers, Number),
   };
+}
+
+/** `--systems-only etcd --stalls 2 --rates 400`: the systems experiment, narrowed (a full grid takes minutes). */
+function systemsDesign(args: ExperimentsArguments, only: ExperimentName[]): SystemsDesign | null {
+  const narrowed = [args.systemsOnly, args.stalls, args.rates].some((a) => a !== undefined);
+  if (!only.includes('systems')) {
+    if (narrowed)
+      throw new UsageError('--systems-only, --stalls and --rates narrow the systems experiment; add systems to --only');
+    return null;
+  }
+  const positive = (flag: string) => (s: string) => {
+    const n = Number(s);
+    if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} takes positive numbers, got ${s}`);
+    return n;
+  };
+  const numbers = (flag: string, text: string | undefined, fallback: readonly number[]) =>
+    text === undefined
+      ? fallback
+      : [
+          ...new Set(
+            text
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean)
+              .map(positive(flag)),
+          ),
+        ];
+  // The systems' names, without loading their clients.
+  const names = SYSTEM_KNOBS.map((s) => s.name);
+  const systems =
+    args.systemsOnly === undefined ? null : commaList('--systems-only', args.systemsOnly, names, (s) => s);
+  const stalls = [...numbers('--stalls', args.stalls, SYSTEMS_DESIGN.stalls)].sort((a, b) => a - b);
+  const rates = numbers('--rates', args.rates, SYSTEMS_DESIGN.rates);
+  if (stalls.length === 0 || rates.length === 0)
+    throw new UsageError('--stalls and --rates take a comma list of numbers');
+  return { ...SYSTEMS_DESIGN, systems, stalls, rates };
 }
 
 /** `--only churn,hotness`: which experiments, each named once; none named: the default ones. */
@@ -126,6 +170,20 @@ export function experimentsArguments<T>(parser: Argv<T>) {
         type: 'string',
         describe: `The restart experiment's consumer counts [default: ${DESIGN.restart.consumers.join(',')}]`,
       },
+      'systems-only': {
+        type: 'string',
+        describe: "The systems experiment's systems, a comma list [default: every installed one]",
+      },
+      stalls: {
+        type: 'string',
+        describe: `The systems experiment's stall lengths, seconds [default: ${SYSTEMS_DESIGN.stalls.join(',')}]`,
+      },
+      rates: {
+        type: 'string',
+        describe:
+          `The systems experiment's rates, changes/s; the edge is bisected at the first ` +
+          `[default: ${SYSTEMS_DESIGN.rates.join(',')}]`,
+      },
     });
 }
 
@@ -139,6 +197,9 @@ type ExperimentsArguments = {
   logLevel?: string | undefined;
   restartModes?: string | undefined;
   restartConsumers?: string | undefined;
+  systemsOnly?: string | undefined;
+  stalls?: string | undefined;
+  rates?: string | undefined;
 };
 
 /** `orchestrator experiments`: the seed's "How to extend", each a measured table beside the expectation. */
@@ -146,13 +207,18 @@ export function experimentsCommand(args: ExperimentsArguments, environment: { st
   const base = { duration: args.duration, seed: args.seed, logFile: args.logFile, logLevel: args.logLevel ?? 'warn' };
   const only = parseExperiments(args.only);
   const restart = restartDesign(args, only);
+  const systems = systemsDesign(args, only);
   const runs = designExperiments(only, base, environment, restart);
+  // The log settings as normalizeOptions checks them, from a run of ours or (systems alone) one made for the purpose.
+  const { logLevel, logFile } = runs[0]?.options ?? normalizeOptions({ ...base, json: true, tui: false }, environment);
   return runExperiments(runs, {
     json: args.json,
     report: args.report ?? null,
     duration: args.duration,
     seed: args.seed,
     design: { ...DESIGN, restart },
+    systems,
+    log: { level: logLevel, file: logFile, mode: null },
   });
 }
 
@@ -163,14 +229,27 @@ function runsByMode(runs: ExperimentRun[]): string {
   return `${[...counts].map(([mode, n]) => `${n} ${mode}`).join(', ')} run${runs.length === 1 ? '' : 's'}`;
 }
 
+/** The systems experiment, its clients loaded only now (as `--system` loads systems-run/), each point on stderr. */
+async function runSystems(duration: number, session: Session, design: SystemsDesign) {
+  const { runSystemsExperiment } = await import('./systems-experiment.js');
+  const progress = (p: SystemsPoint) => void process.stderr.write(`experiments: systems ${JSON.stringify(p)}\n`);
+  return runSystemsExperiment(duration, session, progress, design);
+}
+
 function runExperiments(
   runs: ExperimentRun[],
-  output: { json: boolean; report: string | null; duration: number; seed: number; design: unknown },
+  output: {
+    json: boolean;
+    report: string | null;
+    duration: number;
+    seed: number;
+    design: unknown;
+    systems: SystemsDesign | null;
+    log: LogSettings;
+  },
 ): Promise<number> {
-  const first = runs[0]!.options;
-  const log = { level: first.logLevel, file: first.logFile, mode: null };
-  return runSession('orchestrator experiments', log, async (session) => {
-    process.stderr.write(`experiments: ${runsByMode(runs)} of ${output.duration} s phases\n`);
+  return runSession('orchestrator experiments', output.log, async (session) => {
+    if (runs.length > 0) process.stderr.write(`experiments: ${runsByMode(runs)} of ${output.duration} s phases\n`);
     const judgements: Judgement[] = [];
     const judged = (result: ModeResult, run: ExperimentRun) => {
       judgements.push(judge(result));
@@ -182,17 +261,22 @@ function runExperiments(
       measure: judged,
       onPoint: (p) => void process.stderr.write(progressLine(p)),
     });
-    const document = experimentsDocument(results, {
-      duration: output.duration,
-      seed: output.seed,
-      design: output.design,
-    });
+    // The real systems' clients load only when asked for (as `--system` loads systems-run/).
+    const systems = output.systems === null ? undefined : await runSystems(output.duration, session, output.systems);
+    const unexplained = systems?.points.reduce((sum, p) => sum + p.unexplained, 0) ?? 0;
+    const design = output.systems === null ? output.design : { ...(output.design as object), systems: output.systems };
+    const document = experimentsDocument(results, { duration: output.duration, seed: output.seed, design }, systems);
     process.stdout.write(
       output.json ? JSON.stringify(document) + '\n' : fitWidth(renderExperiments(document), stdoutColumns()),
     );
     if (output.report !== null) {
       writeFileSync(output.report, renderExperimentsHtml(document));
       process.stderr.write(`orchestrator experiments: HTML report written to ${output.report}\n`);
+    }
+    // A wrong key the evidence does not explain is a finding: exit 3, as `orchestrator --system` does.
+    if (unexplained > 0) {
+      process.stderr.write(`orchestrator experiments: ${unexplained} wrong keys of the systems unexplained\n`);
+      return EXIT.incomplete;
     }
     return completedExit('orchestrator experiments', judgements);
   });

@@ -10,6 +10,7 @@ import {
   type QueuePoint,
   type RestartPoint,
 } from './experiment-points.js';
+import type { SystemsSection } from './systems-text.js';
 
 /** Every measured point of an `orchestrator experiments` invocation, and what the expectation says about them. */
 export interface ExperimentsDocument {
@@ -24,6 +25,8 @@ export interface ExperimentsDocument {
     hotness?: { points: HotnessPoint[] };
     restart?: { points: RestartPoint[]; growth: RestartGrowth[] };
     network?: { points: NetworkPoint[] };
+    /** The real systems' frontier (systems-experiment.ts): its grid and bisection points, the edges. */
+    systems?: SystemsSection;
   };
 }
 
@@ -98,6 +101,7 @@ function restartGrowth(points: RestartPoint[]): RestartGrowth[] {
 export function experimentsDocument(
   results: ExperimentPoint[],
   config: ExperimentsDocument['config'],
+  systems?: SystemsSection,
 ): ExperimentsDocument {
   const churn = results.flatMap((r) => (r.experiment === 'churn' ? [r.point] : []));
   const queue = results.flatMap((r) => (r.experiment === 'queue' ? [r.point] : []));
@@ -112,5 +116,6 @@ export function experimentsDocument(
   if (hotness.length > 0) experiments.hotness = { points: hotness };
   if (restart.length > 0) experiments.restart = { points: restart, growth: restartGrowth(restart) };
   if (network.length > 0) experiments.network = { points: network };
+  if (systems !== undefined) experiments.systems = systems;
   return { config, experiments };
 }

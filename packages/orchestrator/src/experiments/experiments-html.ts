@@ -2,6 +2,7 @@ import type { NetworkPoint } from './experiment-points.js';
 import type { ExperimentsDocument } from './experiments-document.js';
 import { barChart, esc } from '../report/svg-charts.js';
 import { networkFault, renderExperiments } from './experiments-text.js';
+import { systemsCharts } from './systems-html.js';
 
 const STYLE =
   'body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1100px;padding:0 ' +
@@ -11,7 +12,7 @@ const STYLE =
     'i{display:inline-block;width:10px;height:10px;margin-right:4px}pre{font-size:12px;overflow-x:auto}');
 
 function charts(document: ExperimentsDocument): string[] {
-  const { churn, queue, overlap, hotness, restart, network } = document.experiments;
+  const { churn, queue, overlap, hotness, restart, network, systems } = document.experiments;
   const out: string[] = [];
   for (const keys of [...new Set(churn?.points.map((p) => p.keys) ?? [])]) {
     const mine = churn!.points.filter((p) => p.keys === keys);
@@ -121,6 +122,7 @@ function charts(document: ExperimentsDocument): string[] {
       ),
     );
   }
+  if (systems) out.push(...systemsCharts(systems));
   return out;
 }
 

@@ -1,5 +1,6 @@
 import type { NetworkPoint, RestartPoint } from './experiment-points.js';
 import type { ExperimentsDocument, RestartGrowth } from './experiments-document.js';
+import { renderSystemsSection } from './systems-text.js';
 
 const pct = (f: number | null): string => (f === null ? '-' : `${Math.round(f * 100)}%`);
 
@@ -168,7 +169,7 @@ function network(e: NonNullable<ExperimentsDocument['experiments']['network']>, 
 
 /** The experiments as tables, each with the expectation beside what was measured. */
 export function renderExperiments(document: ExperimentsDocument): string {
-  const { churn: c, queue: q, overlap: o, hotness: h, restart: r, network: n } = document.experiments;
+  const { churn: c, queue: q, overlap: o, hotness: h, restart: r, network: n, systems: s } = document.experiments;
   const sections = [
     c && churn(c),
     q && queue(q),
@@ -176,6 +177,7 @@ export function renderExperiments(document: ExperimentsDocument): string {
     h && hotness(h),
     r && restart(r),
     n && network(n, idleTimeout(document)),
+    s && renderSystemsSection(s),
   ].filter((s): s is string[] => s !== undefined);
   return sections.map((s) => s.join('\n')).join('\n\n') + '\n';
 }

@@ -21,7 +21,7 @@ import { knobsInEffect, knobsOf } from './knob-flags.js';
 import { linkEvidence, resetRow } from './network-faults.js';
 import { startLinks, type RelayedLinks } from './network-links.js';
 import { pollProgress } from './progress-poll.js';
-import { publish, type Published } from './publish.js';
+import { publish, type Acknowledged, type Published } from './publish.js';
 import { judgedAuthority } from './restart-authority.js';
 import type { SystemConsumer, SystemRun, SystemServer, SystemStall } from './system-document.js';
 import { abortable, stageFaults, type StagedFaults } from './system-faults.js';
@@ -91,6 +91,13 @@ async function drain(
   }
 }
 
+/** What the document leaves out and a caller may want: each consumer's last report (the seqs it applied), the
+ * acknowledged writes. */
+export interface RunEvidence {
+  reports: ReadonlyMap<string, ProbeReport>;
+  bySeq: ReadonlyMap<number, Acknowledged>;
+}
+
 /**
  * One system × idiom: its server started (or someone's, at --endpoint, reached), the namespace
  * prepared, a probe consumer per name, the seed's workload published through the system's writer
@@ -98,7 +105,8 @@ async function drain(
  * judged against the acknowledged writes.
  * Whatever happens (a failed server, an abort mid-stall), every probe (thawed first) and the
  * server (one of ours) are stopped and the run's namespace removed before this settles. An `observer`
- * (the live view) hears the run's progress, the probes asked for it twice a second.
+ * (the live view) hears the run's progress, the probes asked for it twice a second; `evidence` hears
+ * the drain's last reports (experiments/systems-*.ts reads which seqs a consumer missed).
  */
 export async function runSystem(
   system: TargetSystem,
@@ -106,6 +114,7 @@ export async function runSystem(
   options: SystemRunOptions,
   session: Pick<Session, 'signal' | 'guard' | 'release' | 'logger' | 'registry'>,
   observer?: SystemRunObserver,
+  evidence?: (seen: RunEvidence) => void,
 ): Promise<SystemRun> {
   const { signal } = session;
   const knobs = knobValues(system, knobsOf(system, options.knobs));
@@ -178,6 +187,7 @@ export async function runSystem(
     const { entries, bySeq } = judged;
     const byName = new Map(options.consumers.map((name, i) => [name, reports[i]!]));
     const latency = healthyLatency(byName, options.faults, bySeq, startedAt);
+    evidence?.({ reports: byName, bySeq });
     const latest = latestWrites(bySeq);
     const lost = new Set(judged.lost);
     const consumers: SystemConsumer[] = options.consumers.map((name, i) => {

@@ -1,3 +1,4 @@
+import { etcdEdge } from './edge.js';
 import type { Etcd3 } from 'etcd3';
 import { etcdClient, etcdCounters, etcdRemote, etcdServer } from '../servers/etcd.js';
 import type { Endpoint, TargetSystem } from '../target-system.js';
@@ -24,6 +25,7 @@ export const etcd: TargetSystem = {
   writer: etcdWriter,
   idioms: { naive, careful },
   counters: etcdCounters,
+  predictEdge: etcdEdge,
   state: (endpoint, prefix) => withClient(endpoint, async (client) => (await list(client, prefix)).entries),
   cleanup: (endpoint, prefix) =>
     withClient(endpoint, async (client) => {

@@ -1,3 +1,4 @@
+import { natsKvEdge } from './edge.js';
 import { Kvm } from '@nats-io/kv';
 import { knob } from '../knobs.js';
 import { natsConnect, natsCounters, natsRemote, natsServer } from '../servers/nats.js';
@@ -29,6 +30,7 @@ export const natsKv: TargetSystem = {
   writer: natsKvWriter,
   idioms: { naive, careful },
   counters: natsCounters,
+  predictEdge: natsKvEdge,
   state: async (endpoint, prefix) => {
     const { connection, kv } = await openBucket(endpoint, prefix);
     try {

@@ -1,3 +1,4 @@
+import { natsEdge } from '../servers/nats-edge.js';
 import { natsConnect, natsCounters, natsRemote, natsServer } from '../servers/nats.js';
 import type { TargetSystem } from '../target-system.js';
 import { careful, naive, snapshotOf } from './idioms.js';
@@ -14,6 +15,7 @@ export const nats: TargetSystem = {
   writer: natsWriter,
   idioms: { naive, careful },
   counters: natsCounters,
+  predictEdge: natsEdge,
   // The server keeps nothing: the state is the writer's record, which it serves as the snapshot.
   state: async (endpoint, prefix) => {
     const connection = await natsConnect(endpoint, prefix);

@@ -1,3 +1,4 @@
+import { redisPubsubEdge } from './edge.js';
 import {
   connectRedis,
   deleteUnder,
@@ -22,6 +23,7 @@ export const redisPubsub: TargetSystem = {
   writer: (endpoint, prefix) => redisPubsubWriter(endpoint, prefix),
   idioms: { naive, careful },
   counters: redisCounters,
+  predictEdge: redisPubsubEdge,
   state: async (endpoint, prefix) => {
     const client = redisClient(endpoint);
     try {

@@ -1,3 +1,4 @@
+import { redisStreamsEdge } from './edge.js';
 import { decodeStored } from '../change-codec.js';
 import {
   connectRedis,
@@ -23,6 +24,7 @@ export const redisStreams: TargetSystem = {
   writer: redisStreamsWriter,
   idioms: { naive, careful },
   counters: redisCounters,
+  predictEdge: redisStreamsEdge,
   // The hash of current values, which the careful reader relists from (the stream is the feed).
   state: async (endpoint, prefix) => {
     const client = redisClient(endpoint);
