@@ -153,6 +153,17 @@ test("the judge: lost keys are no consumer's; a write missed across the restart 
         'never delivered, no signal at all; written before its restart (killed at 2 s, a fresh process from 2.8 s)',
     },
   ]);
+  // Issued before the fresh process was up (2.8 s), acknowledged after it: it may have reached the server
+  // before the fresh subscription did, so it is explained by the restart too.
+  const inFlight = new Map([...judged.bySeq].map(([seq, w]) => [seq, { ...w, atMs: 2_900, issuedMs: 2_790 }]));
+  const late = judgeConsumer(report([['d', 'd1', 6]], [6]), judged.entries, inFlight, latestWrites(inFlight), {
+    ...crash,
+    serverRestarts: [],
+    restarts: [{ killedAt: 2, startedAt: 2.8 }],
+  });
+  expect(late.explained.map((e) => e.evidence)).toEqual([
+    'never delivered, no signal at all; written before its restart (killed at 2 s, a fresh process from 2.8 s)',
+  ]);
   // A value that failed at the crash and reached it anyway: explained by the crash, not a finding.
   const failedRun = published([['a', 'a1', 1, 100]], [{ key: 'a', value: 'a2', seq: 0, atMs: 1_100 }]);
   const held = judgeConsumer(

@@ -43,9 +43,12 @@ export function evidenceOf(signals: readonly Signal[]): string {
  * What a crash adds to the evidence of one undelivered last write: that it was written before this
  * consumer's fresh process started, or while the server was down or this consumer had not yet
  * reconnected to the restarted one (from the kill to its first reconnect or relist after it).
+ * "Written" is the write's whole flight, from its issue to its acknowledgement: a write issued
+ * before a fresh subscriber was up may reach the server before its subscription does and be
+ * acknowledged after it said it started (a fresh-clone CI run saw one such key on core NATS).
  */
 function crashWords(last: Acknowledged, signals: readonly Signal[], crash: CrashEvidence): string {
-  const restart = crash.restarts.find((r) => r.startedAt !== null && last.atMs < r.startedAt * 1000);
+  const restart = crash.restarts.find((r) => r.startedAt !== null && last.issuedMs < r.startedAt * 1000);
   if (restart !== undefined)
     return (
       `; written before its restart (killed at ${restart.killedAt} s, ` + `a fresh process from ${restart.startedAt} s)`
@@ -56,7 +59,7 @@ function crashWords(last: Acknowledged, signals: readonly Signal[], crash: Crash
       (s) => (s.kind === 'reconnect' || s.kind === 'relist') && s.atMs - crash.startedAt >= killMs,
     );
     const backMs = back === undefined ? Infinity : back.atMs - crash.startedAt;
-    if (last.atMs >= killMs && last.atMs <= backMs)
+    if (last.atMs >= killMs && last.issuedMs <= backMs)
       return (
         `; written while it was away from the server (killed at ${down.killedAt} s, ready at ${down.readyAt} s, ` +
         `${back === undefined ? 'no reconnect seen' : `its ${back.kind} at ${secs(backMs)} s`})`
