@@ -28,7 +28,9 @@ const mode = (name: string): ModeRun => document.runs.find((r) => r.mode === nam
 function publisherRates(name: string): { inStall: number; beforeStall: number } {
   const { rateInStall, rateBeforeStall } = mode(name).publisher;
   expect(rateBeforeStall).toBeGreaterThan(0); // the stall began 0.5 s into publishing
-  return { inStall: rateInStall, beforeStall: rateBeforeStall! };
+  // A publisher that started late catches up over those 0.5 s, above the rate it was asked for (424/s of 400 in one
+  // fresh-clone CI run, then 389/s in the stall): what it can be expected to keep is at most that rate.
+  return { inStall: rateInStall, beforeStall: Math.min(rateBeforeStall!, RATE) };
 }
 
 /** When the run froze and thawed consumer-3, in seconds since publishing started (the series' `t`). */
