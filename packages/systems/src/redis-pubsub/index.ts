@@ -1,13 +1,5 @@
 import { redisPubsubEdge } from './edge.js';
-import {
-  connectRedis,
-  deleteUnder,
-  quitRedis,
-  redisClient,
-  redisCounters,
-  redisRemote,
-  redisServer,
-} from '../servers/redis.js';
+import { deleteUnder, redisCounters, redisRemote, redisServer, withRedis } from '../servers/redis.js';
 import { listKeys } from './listing.js';
 import type { TargetSystem } from '../target-system.js';
 import { careful, naive } from './idioms.js';
@@ -24,14 +16,6 @@ export const redisPubsub: TargetSystem = {
   idioms: { naive, careful },
   counters: redisCounters,
   predictEdge: redisPubsubEdge,
-  state: async (endpoint, prefix) => {
-    const client = redisClient(endpoint);
-    try {
-      await connectRedis(client);
-      return (await listKeys(client, prefix)).entries;
-    } finally {
-      await quitRedis(client);
-    }
-  },
+  state: (endpoint, prefix) => withRedis(endpoint, async (client) => (await listKeys(client, prefix)).entries),
   cleanup: (endpoint, prefix) => deleteUnder(endpoint, `${prefix}:`),
 };

@@ -1,14 +1,6 @@
 import { redisStreamsEdge } from './edge.js';
 import { decodeStored } from '../change-codec.js';
-import {
-  connectRedis,
-  deleteUnder,
-  quitRedis,
-  redisClient,
-  redisCounters,
-  redisRemote,
-  redisServer,
-} from '../servers/redis.js';
+import { deleteUnder, redisCounters, redisRemote, redisServer, withRedis } from '../servers/redis.js';
 import type { TargetSystem, Versioned } from '../target-system.js';
 import { careful, naive } from './idioms.js';
 import { redisStreamsKnobs } from './knobs.js';
@@ -26,17 +18,12 @@ export const redisStreams: TargetSystem = {
   counters: redisCounters,
   predictEdge: redisStreamsEdge,
   // The hash of current values, which the careful reader relists from (the stream is the feed).
-  state: async (endpoint, prefix) => {
-    const client = redisClient(endpoint);
-    try {
-      await connectRedis(client);
+  state: (endpoint, prefix) =>
+    withRedis(endpoint, async (client) => {
       const entries = new Map<string, Versioned>();
       for (const [key, stored] of Object.entries(await client.hgetall(stateName(prefix))))
         entries.set(key, decodeStored(stored));
       return entries;
-    } finally {
-      await quitRedis(client);
-    }
-  },
+    }),
   cleanup: (endpoint, prefix) => deleteUnder(endpoint, `${prefix}:`),
 };

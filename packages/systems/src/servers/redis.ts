@@ -113,6 +113,18 @@ export async function quitRedis(client: Redis): Promise<void> {
   await client.quit().catch(() => client.disconnect());
 }
 
+/** One short-lived connection of the harness's own: connected (the server's words if it refuses), used, quit. */
+export async function withRedis<T>(endpoint: Endpoint, use: (client: Redis) => Promise<T>): Promise<T> {
+  const client = redisClient(endpoint);
+  // Outside the try: a client that failed to connect is disconnected already, and QUIT on it would wait forever.
+  await connectRedis(client);
+  try {
+    return await use(client);
+  } finally {
+    await quitRedis(client);
+  }
+}
+
 /** INFO's counters that show the server acted on a slow client, and its clients now. */
 const EVIDENCE = [
   'client_output_buffer_limit_disconnections',
@@ -122,10 +134,8 @@ const EVIDENCE = [
   'pubsub_channels',
 ];
 
-export async function redisCounters(endpoint: Endpoint): Promise<ServerCounters> {
-  const client = redisClient(endpoint);
-  try {
-    await connectRedis(client);
+export function redisCounters(endpoint: Endpoint): Promise<ServerCounters> {
+  return withRedis(endpoint, async (client) => {
     const text = await client.info();
     const counters: Record<string, number> = {};
     for (const line of text.split('\r\n')) {
@@ -133,23 +143,17 @@ export async function redisCounters(endpoint: Endpoint): Promise<ServerCounters>
       if (name !== undefined && EVIDENCE.includes(name) && value !== undefined) counters[name] = Number(value);
     }
     return counters;
-  } finally {
-    client.disconnect();
-  }
+  });
 }
 
 /** Deletes every key whose name starts with `prefix` (SCAN, not KEYS: a shared server stays up). */
-export async function deleteUnder(endpoint: Endpoint, prefix: string): Promise<void> {
-  const client = redisClient(endpoint);
-  try {
-    await connectRedis(client);
+export function deleteUnder(endpoint: Endpoint, prefix: string): Promise<void> {
+  return withRedis(endpoint, async (client) => {
     let cursor = '0';
     do {
       const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
       if (keys.length > 0) await client.unlink(...keys);
       cursor = next;
     } while (cursor !== '0');
-  } finally {
-    client.disconnect();
-  }
+  });
 }
