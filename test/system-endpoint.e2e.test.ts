@@ -32,8 +32,15 @@ interface Run {
   consumers: Consumer[];
 }
 
+// A run that hangs is SIGKILLed before jest's 90 s timeout gives up on it (its guardian then reaps the rest),
+// so a failing test leaves nothing running: one hung in a QUIT that never came back once.
 const orchestrator = (args: string[]) =>
-  execa(process.execPath, [ORCHESTRATOR, ...args], { reject: false, env: { NODE_OPTIONS: '' } });
+  execa(process.execPath, [ORCHESTRATOR, ...args], {
+    reject: false,
+    env: { NODE_OPTIONS: '' },
+    timeout: 60_000,
+    killSignal: 'SIGKILL',
+  });
 
 /** One run's --json, its whole output kept to be searched for a secret. */
 async function runOf(args: string[]): Promise<{ run: Run; output: string }> {
