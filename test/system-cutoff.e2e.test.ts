@@ -83,9 +83,10 @@ const counterRise = (run: Run, name: string) => run.counters.after[name]! - run.
 
 describeIfInstalled(systemNamed('etcd'))('etcd: compacted inside the stall (--compact-at)', () => {
   test('naive cancelled and wrong, nothing after the cancel; careful relists once and is correct', async () => {
-    // 1 KiB values at the seed's 400/s: the frozen watcher's stream (gRPC's windows, the kernel's
-    // buffers) is full well before 1.5 s, so etcd holds it as an unsynced watcher the compaction passes.
-    const [naive, careful] = await bothIdioms('etcd', ['--payload', '1024', '--compact-at', '1.5']);
+    // 4 KiB values at the seed's 400/s: the frozen watcher's stream (gRPC's windows, the kernel's buffers) is full
+    // well before 1.5 s, so etcd holds it as an unsynced watcher the compaction passes. (At 1 KiB the kernel could
+    // still hold all 600 KB by then, the watcher stayed synced and was never cancelled: a fresh-clone CI run.)
+    const [naive, careful] = await bothIdioms('etcd', ['--payload', '4096', '--compact-at', '1.5']);
     for (const run of [naive!, careful!]) {
       expect(run.knobs).toEqual({ 'auto-compaction-retention': '0', 'auto-compaction-mode': 'periodic' });
       // One compaction, inside the stall, well past the revision the watcher was frozen at (the first: ~600 by 1.5 s at 400/s).
