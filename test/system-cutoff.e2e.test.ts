@@ -95,7 +95,8 @@ describeIfInstalled(systemNamed('etcd'))('etcd: compacted inside the stall (--co
       expect(compaction!.error).toBeNull();
       expect(compaction!.at).toBeGreaterThanOrEqual(1.5);
       expect(compaction!.at).toBeLessThan(2);
-      expect(compaction!.revision).toBeGreaterThan(300);
+      // Past the frozen watcher's revision (it froze at 0) by hundreds of writes; how many depends on etcd's pace.
+      expect(compaction!.revision).toBeGreaterThan(100);
       expect(run.counters.after['etcd_debugging_mvcc_compact_revision']).toBe(compaction!.revision);
     }
     // The naive informer's watch ends in a cancel (etcd's "Watcher canceled", no reason given) and
