@@ -324,7 +324,7 @@ describe("the relay's shape command", () => {
     expect(
       isOrchestratorCommand({
         type: 'shape',
-        up: { lossPct: 20, correlationPct: 75, delayMs: 50, jitterMs: 10 },
+        up: { lossPct: 20, correlationPct: 75, delayMs: 50, jitterMs: 10, rateBytesPerSec: 0 },
         down: CLEAR_LINK,
       }),
     ).toBe(true);
