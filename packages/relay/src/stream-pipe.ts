@@ -16,7 +16,8 @@ export interface StreamPolicy {
   cap(): CapMeter | null;
 }
 
-/** A capped pipe writes pieces of at least a fifth of the bucket (10 ms of the rate): ~100 timers a second, not one a byte. */
+/** A capped pipe writes pieces of at least a fifth of the bucket (10 ms of the rate): ~100 timers a second, not one a
+ * byte. */
 const PIECES_PER_BUCKET = 5;
 
 /** One direction's tallies over every connection of the relay: its LinkCounters and the bytes held now. */

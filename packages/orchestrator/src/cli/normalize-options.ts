@@ -28,8 +28,8 @@ import {
 import { resolveKnobs } from './resolve-knobs.js';
 
 /**
- * Every fault of the run, in time order: --stall, --slow, --crash, --partition, --loss, --delay and --bandwidth entries;
- * with none of them, the seed's fault (the last consumer stalled over [d, 3d)).
+ * Every fault of the run, in time order: --stall, --slow, --crash, --partition, --loss, --delay and --bandwidth
+ * entries; with none of them, the seed's fault (the last consumer stalled over [d, 3d)).
  */
 function scheduleFaults(raw: RawOptions, context: { duration: number; consumers: string[] }): Fault[] {
   const given = [

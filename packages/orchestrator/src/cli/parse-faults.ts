@@ -81,9 +81,7 @@ export function parseFaults(
         `--${kind} ${consumer} is not a ${network ? 'client' : 'consumer'} of this run; valid: ${targets.join(', ')}`,
       );
     if (value !== undefined && parameter === undefined)
-      throw new UsageError(
-        `--${kind} takes no :PCT (only --slow, --loss, --delay and --bandwidth take one), got ${text}`,
-      );
+      throw new UsageError(`--${kind} takes no :PCT (only --slow, --loss and --delay take one), got ${text}`);
     if (spread !== undefined && !parameter?.spread)
       throw new UsageError(`--${kind} takes no ~ part (only --loss and --delay do), got ${text}`);
     if (value === undefined && parameter?.required)

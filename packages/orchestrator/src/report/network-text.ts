@@ -39,7 +39,8 @@ function relayLine(run: JsonRun, client: string, whose = 'its'): string {
 function udpCapWords(cap: CapWindow): string {
   const bound = Math.floor(cap.rateBytesPerSec * cap.seconds + cap.bucketBytes);
   return (
-    `capped at ${rateText(cap.rateBytesPerSec)} for ${cap.seconds} s: ${cap.forwardedBytes.down.toLocaleString('en-US')} B ` +
+    `capped at ${rateText(cap.rateBytesPerSec)} for ${cap.seconds} s: ` +
+    `${cap.forwardedBytes.down.toLocaleString('en-US')} B ` +
     `forwarded to it (at most ${bound.toLocaleString('en-US')} B: the rate × the window + its bucket), ` +
     `${cap.dropped.down} datagrams dropped at its full ${cap.queueBytes.toLocaleString('en-US')}-byte queue ` +
     `(${cap.droppedBytes.down.toLocaleString('en-US')} B), ${cap.dropped.up} from it`

@@ -87,8 +87,8 @@ export function refuseRelayedTls(endpoint: Endpoint | null, system: TargetSystem
   if (!relayed || endpoint === null) return;
   if (system.remote.tlsSchemes.includes(new URL(endpoint.url).protocol))
     throw new UsageError(
-      '--partition, --delay, --bandwidth and --reset pass a loopback TCP relay, which a TLS client would refuse as not ' +
-        "the server's name: not with a TLS --endpoint",
+      '--partition, --delay, --bandwidth and --reset pass a loopback TCP relay, which a TLS client would refuse ' +
+        "as not the server's name: not with a TLS --endpoint",
     );
 }
 

@@ -19,7 +19,7 @@ export interface RelayedLinks {
   endpointFor(client: string): Endpoint;
   /** The port `client`'s connections reach (its relay's, or the server's): where its kernel queues are looked for. */
   peerPort(client: string): number;
-  /** Stages the partitions, delays, caps and resets on the relays, their times counted from `startedAt` (wall-clock ms). */
+  /** Stages the partitions, delays, caps and resets on the relays, their times from `startedAt` (wall-clock ms). */
   stage(startedAt: number): void;
   /**
    * Resolves once every partition, delay and cap has ended and every reset was sent; rejects if a relay

@@ -14,8 +14,9 @@ export function capLine(cap: CapWindow): string {
   const bound = Math.floor(cap.rateBytesPerSec * cap.seconds + cap.bucketBytes);
   const paused = cap.pauses.down + cap.pauses.up;
   return (
-    `capped at ${rateText(cap.rateBytesPerSec)} for ${cap.seconds} s: forwarded ${both(cap.forwardedBytes)} (each at ` +
-    `most ${bytes(bound)}: the rate × the window + its ${bytes(cap.bucketBytes)} bucket) of ${both(cap.arrivedBytes)} ` +
+    `capped at ${rateText(cap.rateBytesPerSec)} for ${cap.seconds} s: forwarded ${both(cap.forwardedBytes)} ` +
+    `(each at most ${bytes(bound)}: the rate × the window + its ${bytes(cap.bucketBytes)} bucket) of ` +
+    `${both(cap.arrivedBytes)} ` +
     `that arrived; held at most ${both(cap.maxHeldBytes)}` +
     (paused > 0 ? `, stopped reading the sender ${paused} times (beyond ${bytes(cap.queueBytes)} held)` : '') +
     `; ${both(cap.heldAtEndBytes)} held at its end, forwarded then`
