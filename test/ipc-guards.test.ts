@@ -97,7 +97,7 @@ const counters: Counters[] = [
     coveredAfter: 0,
   },
   { role: 'rogue', connections: 2, framesSent: 9, done: false },
-  { role: 'relay', up: link, down: link },
+  { role: 'relay', up: link, down: link, caps: [] },
 ];
 const reports: Report[] = [
   {
@@ -170,7 +170,7 @@ const reports: Report[] = [
     done: true,
     byAttack: { 'no token': { badToken: 1 } },
   },
-  { role: 'relay', up: link, down: { ...link, maxHeld: 4 }, clients: 2, cpuMicros: 1234.5 },
+  { role: 'relay', up: link, down: { ...link, maxHeld: 4 }, clients: 2, cpuMicros: 1234.5, caps: [] },
 ];
 
 /** A copy of `value` without `key`. */
@@ -324,7 +324,7 @@ describe("the relay's shape command", () => {
     expect(
       isOrchestratorCommand({
         type: 'shape',
-        up: { lossPct: 20, correlationPct: 75, delayMs: 50, jitterMs: 10 },
+        up: { lossPct: 20, correlationPct: 75, delayMs: 50, jitterMs: 10, rateBytesPerSec: 0 },
         down: CLEAR_LINK,
       }),
     ).toBe(true);

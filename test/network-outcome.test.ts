@@ -12,19 +12,22 @@ describe("a relay's outcome", () => {
       down: link(500, 100),
       clients: 2,
       cpuMicros: 10_000,
+      caps: [],
     };
     expect(relayOutcome(report)).toEqual({
       up: link(300, 100),
       down: link(500, 100),
       clients: 2,
       cpuMicros: 10_000,
+      caps: [],
       microsPerDatagram: 10,
     });
   });
 
   test('a relay that handled no datagram has no cost per datagram (null), not a division by zero', () => {
     expect(
-      relayOutcome({ role: 'relay', up: link(0, 0), down: link(0, 0), clients: 0, cpuMicros: 5 }).microsPerDatagram,
+      relayOutcome({ role: 'relay', up: link(0, 0), down: link(0, 0), clients: 0, cpuMicros: 5, caps: [] })
+        .microsPerDatagram,
     ).toBeNull();
   });
 });

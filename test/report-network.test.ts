@@ -43,6 +43,7 @@ const relay = (up: ReturnType<typeof link>, down: ReturnType<typeof link>): Rela
   down,
   clients: 1,
   cpuMicros: 1_000,
+  caps: [],
 });
 
 function document(): JsonDocument {

@@ -54,7 +54,7 @@ async function run(system: string, idiom: string, args: string[]): Promise<Run> 
   );
   if (result.exitCode !== 0) throw new Error(`${system} ${idiom}: exit ${result.exitCode}: ${result.stderr}`);
   const document = JSON.parse(result.stdout) as { version: number; runs: Run[] };
-  expect(document.version).toBe(3);
+  expect(document.version).toBe(4);
   return document.runs[0]!;
 }
 

@@ -61,6 +61,7 @@ export { PlanSteps } from './run/steps.js';
 export { EventLog } from './run/event-log.js';
 export { watchCluster } from './run/watch.js';
 export { describeFault, faultWindow } from './model/faults.js';
+export { linkShapeOf } from './model/link-shape-of.js';
 export { splitCommand } from './cli/split-command.js';
 export { ChildChannel } from './run/child/channel.js';
 export { RoleProcess } from './run/child/role-process.js';

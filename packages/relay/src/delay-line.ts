@@ -45,6 +45,12 @@ export class DelayLine<T> {
     if (due < this.armedFor) this.arm(due);
   }
 
+  /** Hands over everything held now, in due order (a cap's end: what it queued leaves at full speed). */
+  releaseAll(): void {
+    this.disarm();
+    for (let item = this.queue.pop(); item !== undefined; item = this.queue.pop()) this.release(item);
+  }
+
   /** Forgets everything held (at stop: what was held is never sent). */
   clear(): void {
     this.disarm();

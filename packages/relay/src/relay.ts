@@ -1,7 +1,9 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
-import type { LinkShape, RelayCounters, RelayInit, RelayReport } from '@state-divergence/protocol';
+import type { CapWindow, LinkShape, RelayCounters, RelayInit, RelayReport } from '@state-divergence/protocol';
 import { createPrng, errorMessage, type Logger } from '@state-divergence/runtime';
+import { capWindow } from './cap-meter.js';
+import { NODE_TIMERS } from './delay-line.js';
 import { Direction, type Sender } from './direction.js';
 
 /**
@@ -69,6 +71,9 @@ export class Relay {
   /** CPU used when the first datagram arrived: the report's cost leaves boot out. */
   private cpuAtFirst: NodeJS.CpuUsage | undefined;
   private readonly sweep: NodeJS.Timeout;
+  private readonly caps: CapWindow[] = [];
+  /** When the cap under way began (performance.now ms); null: the link is not capped. */
+  private cappedSince: number | null = null;
 
   private constructor(
     private readonly init: RelayInit,
@@ -76,8 +81,8 @@ export class Relay {
     private readonly logger: Logger,
     private readonly timing: IdleTiming,
   ) {
-    this.up = new Direction(uniform(init.seed, DIRECTION_SALT.up));
-    this.down = new Direction(uniform(init.seed, DIRECTION_SALT.down));
+    this.up = new Direction(uniform(init.seed, DIRECTION_SALT.up), NODE_TIMERS, init.datagramBytes);
+    this.down = new Direction(uniform(init.seed, DIRECTION_SALT.down), NODE_TIMERS, init.datagramBytes);
     downstream.on('message', (datagram, from) => this.fromClient(datagram, from.address, from.port));
     downstream.on('error', (error) => logger.warn({ err: errorMessage(error) }, 'relay socket error (client side)'));
     this.sweep = setInterval(() => this.closeIdle(), timing.sweepMs).unref();
@@ -117,13 +122,24 @@ export class Relay {
   }
 
   shape(up: LinkShape, down: LinkShape): void {
-    this.up.reshape(up);
-    this.down.reshape(down);
+    const [upCap, downCap] = [this.up.reshape(up), this.down.reshape(down)];
+    const now = performance.now();
+    if (upCap !== null && downCap !== null && this.cappedSince !== null) {
+      const cap = capWindow(upCap, downCap, (now - this.cappedSince) / 1000);
+      this.caps.push(cap);
+      this.logger.info({ cap }, 'bandwidth cap ended: what it queued leaves at full speed');
+    }
+    this.cappedSince = up.rateBytesPerSec > 0 ? now : null;
     this.logger.info({ up, down }, 'link shaped');
   }
 
   counters(): RelayCounters {
-    return { role: 'relay', up: { ...this.up.counters }, down: { ...this.down.counters } };
+    return {
+      role: 'relay',
+      up: { ...this.up.counters },
+      down: { ...this.down.counters },
+      caps: this.caps.map((c) => structuredClone(c)),
+    };
   }
 
   report(): RelayReport {

@@ -2,6 +2,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import {
   CLEAR_LINK,
   type ByDirection,
+  type CapWindow,
   type LinkShape,
   type RelayCounters,
   type RelayInit,
@@ -9,6 +10,7 @@ import {
   type StreamCounters,
 } from '@state-divergence/protocol';
 import { createPrng, errorMessage, type Logger } from '@state-divergence/runtime';
+import { capWindow, meterFor, type CapMeter } from './cap-meter.js';
 import { NODE_TIMERS, type Timers } from './delay-line.js';
 import { LinkShaper } from './link-shaper.js';
 import { DirectionTally, StreamPipe, type StreamPolicy } from './stream-pipe.js';
@@ -24,20 +26,41 @@ interface Connection {
   down: StreamPipe;
 }
 
-/** One direction's shape as a TCP link reads it: a partition holds, a delay holds ± jitter; loss has no meaning. */
+/**
+ * A capped TCP direction holds up to this much per connection before it stops reading the sender:
+ * one read's worth (Node reads up to 64 KiB at a time), so a slow cap does not pause after every read.
+ */
+const QUEUE_FLOOR_BYTES = 64 * 1024;
+
+/**
+ * One direction's shape as a TCP link reads it: a partition holds, a delay holds ± jitter, a cap
+ * paces (its meter shared by every connection: one link); loss has no meaning.
+ */
 class StreamDirection implements StreamPolicy {
   readonly tally = new DirectionTally();
   private shape: LinkShape = CLEAR_LINK;
   private readonly shaper: LinkShaper;
 
-  constructor(random: () => number) {
+  constructor(
+    random: () => number,
+    private readonly timers: Timers,
+  ) {
     this.shaper = new LinkShaper(random);
   }
 
-  reshape(shape: LinkShape): void {
+  /** From now on; a cap that ends returns its meter, closed with what it held then. */
+  reshape(shape: LinkShape): CapMeter | null {
     this.shape = shape;
     // TCP delivers every byte or none: only the hold is taken from the shape (a 100 % loss is a partition).
     this.shaper.reshape({ ...shape, lossPct: 0, correlationPct: 0 });
+    const ended = this.tally.cap;
+    if (ended !== null) ended.heldAtEnd = this.tally.heldBytes;
+    this.tally.cap = meterFor(shape, QUEUE_FLOOR_BYTES, this.timers.now(), this.tally.heldBytes);
+    return ended;
+  }
+
+  cap(): CapMeter | null {
+    return this.tally.cap;
   }
 
   partitioned(): boolean {
@@ -70,6 +93,9 @@ export class TcpRelay {
   private accepted = 0;
   private resetConnections = 0;
   private readonly heals: ByDirection[] = [];
+  private readonly caps: CapWindow[] = [];
+  /** When the cap under way began (the timers' ms); null: not capped. */
+  private cappedSince: number | null = null;
   private cpuAtFirst: NodeJS.CpuUsage | undefined;
 
   private constructor(
@@ -78,8 +104,8 @@ export class TcpRelay {
     private readonly logger: Logger,
     private readonly timers: Timers,
   ) {
-    this.up = new StreamDirection(uniform(init.seed, DIRECTION_SALT.up));
-    this.down = new StreamDirection(uniform(init.seed, DIRECTION_SALT.down));
+    this.up = new StreamDirection(uniform(init.seed, DIRECTION_SALT.up), timers);
+    this.down = new StreamDirection(uniform(init.seed, DIRECTION_SALT.down), timers);
     server.on('connection', (client) => this.accept(client));
     server.on('error', (error) => logger.warn({ err: errorMessage(error) }, 'relay listener error'));
   }
@@ -111,9 +137,20 @@ export class TcpRelay {
 
   shape(up: LinkShape, down: LinkShape): void {
     const healing = this.up.partitioned() || this.down.partitioned();
-    this.up.reshape(up);
-    this.down.reshape(down);
+    const [upCap, downCap] = [this.up.reshape(up), this.down.reshape(down)];
     const partitioned = this.up.partitioned() || this.down.partitioned();
+    const now = this.timers.now();
+    if (upCap !== null && downCap !== null && this.cappedSince !== null) {
+      const cap = capWindow(upCap, downCap, (now - this.cappedSince) / 1000);
+      this.caps.push(cap);
+      // What the cap held leaves now, at full speed (or at the next cap's rate), and each paused sender is read again.
+      for (const c of this.connections) {
+        c.up.release();
+        c.down.release();
+      }
+      this.logger.info({ cap }, 'bandwidth cap ended: what it held leaves at full speed');
+    }
+    this.cappedSince = up.rateBytesPerSec > 0 ? now : null;
     if (healing && !partitioned) {
       const held = { up: this.up.tally.heldBytes, down: this.down.tally.heldBytes };
       this.heals.push(held);
@@ -144,6 +181,7 @@ export class TcpRelay {
       up: { ...this.up.tally.counters },
       down: { ...this.down.tally.counters },
       stream: this.stream(),
+      caps: this.caps.map((c) => structuredClone(c)),
     };
   }
 

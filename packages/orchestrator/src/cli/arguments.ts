@@ -47,7 +47,7 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
             'started here (docs/SYSTEMS.md lists them; an unknown name is refused with the list), or all (every ' +
             'installed one, both idioms, then a table). A real system takes the workload, --stall, --slow, --crash ' +
             '(broker@FROM-TO: its server, SIGKILLed and restarted on the same port and data dir), --partition, ' +
-            '--delay and --reset (through a TCP relay; --loss has no meaning on TCP), --consumers, ' +
+            '--delay, --bandwidth and --reset (through a TCP relay; --loss has no meaning on TCP), --consumers, ' +
             '--json, --report and the live view (--no-tui), and its own knobs as flags (below, each refused with a ' +
             'system that lacks it; with all, set for the systems that have it)',
         },
@@ -150,6 +150,16 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
         'Hold datagrams between a client and the broker: NAME@FROM-TO:MS[~JITTER], MS (1-10000) ± JITTER ms each way ' +
         '(with --system NAME: each chunk of bytes, in order)',
     },
+    bandwidth: {
+      type: 'array',
+      string: true,
+      describe:
+        'Cap the link between a client and the broker: NAME@FROM-TO:RATE, at most RATE bytes a second each way ' +
+        '(800B, 20KB, 1.5MB; 1 KB = 1000 B; 1KB to 100MB), a token bucket of 50 ms of RATE; the rest queues, up ' +
+        'to 250 ms of RATE (at least 4 datagrams), beyond which datagrams are dropped (drop-tail). With --system ' +
+        'NAME its TCP relay paces each connection instead and, holding more than that (at least 64 KiB), stops ' +
+        'reading the sender, so TCP pushes back. Full speed again at TO. Not drawn by --nemesis random',
+    },
     nemesis: {
       type: 'string',
       describe:
@@ -159,7 +169,7 @@ export function runArguments<T>(parser: Argv<T>, sweep = false) {
           'passes the checks a written one does (never every consumer at once). ') +
         ('Windows lie in [d, 3d), or with --publish-until T in [min(d, T/2), T]. Printed on stderr before the ' +
           'run as the flags that run it again; one schedule for every mode; ') +
-        'not with --stall, --slow, --crash, --partition, --loss or --delay',
+        'not with --stall, --slow, --crash, --partition, --loss, --delay or --bandwidth',
     },
     ...knobFlag('staleAfterMs'),
     ...knobFlag('idleTimeoutMs'),

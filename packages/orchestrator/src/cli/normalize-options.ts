@@ -28,8 +28,8 @@ import {
 import { resolveKnobs } from './resolve-knobs.js';
 
 /**
- * Every fault of the run, in time order: --stall, --slow, --crash, --partition, --loss and --delay entries;
- * with none of them, the seed's fault (the last consumer stalled over [d, 3d)).
+ * Every fault of the run, in time order: --stall, --slow, --crash, --partition, --loss, --delay and --bandwidth
+ * entries; with none of them, the seed's fault (the last consumer stalled over [d, 3d)).
  */
 function scheduleFaults(raw: RawOptions, context: { duration: number; consumers: string[] }): Fault[] {
   const given = [
@@ -39,6 +39,7 @@ function scheduleFaults(raw: RawOptions, context: { duration: number; consumers:
     ...parseFaults('partition', raw.partition ?? [], context),
     ...parseFaults('loss', raw.loss ?? [], context),
     ...parseFaults('delay', raw.delay ?? [], context),
+    ...parseFaults('bandwidth', raw.bandwidth ?? [], context),
   ];
   // The same fault named twice (`--stall consumer-4,consumer-2 --stall consumer-4`) is one fault.
   const unique = [...new Map(given.map((f) => [JSON.stringify(f), f])).values()];

@@ -1,5 +1,10 @@
 import { UsageError } from '../model/errors.js';
-import { MAX_LINK_DELAY_MS, MAX_RUN_SECONDS as MAX_SECONDS } from '@state-divergence/protocol';
+import {
+  MAX_LINK_DELAY_MS,
+  MAX_LINK_RATE,
+  MAX_RUN_SECONDS as MAX_SECONDS,
+  MIN_LINK_RATE,
+} from '@state-divergence/protocol';
 import { longestSurvivableCutMs } from '@state-divergence/runtime';
 import {
   BROKER,
@@ -9,6 +14,7 @@ import {
   isNetworkKind,
   PUBLISHER,
   publishingEnds,
+  rateEntry,
   type Fault,
   type FaultKind,
 } from '../model/faults.js';
@@ -16,6 +22,16 @@ import {
 /** NAME, NAME@FROM-TO, then for --slow :PCT, for --loss :PCT[~CORR], for --delay :MS[~JITTER] (also after a plain
  * NAME). */
 const FAULT = /^([^@:\s]+)(?:@(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?))?(?::(\d+)(?:~(\d+))?)?$/;
+/** --bandwidth: the same NAME and window, then :RATE, a number and its unit (B, KB, MB a second). */
+const BANDWIDTH = /^([^@:\s]+)(?:@(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?))?(?::(\d+(?:\.\d+)?(?:B|KB|MB)))?$/;
+/**
+ * A cap's unit. Bytes, not bits: the relay's counters, the reports and a change's size are all in
+ * bytes, so a cap reads beside them with no factor of 8. Decimal (1 KB = 1000 B), as link speeds are.
+ */
+const RATE_UNITS: Record<string, number> = { B: 1, KB: 1_000, MB: 1_000_000 };
+const RATE_USAGE =
+  `, then :RATE, bytes a second each way with its unit: 800B, 20KB, 1.5MB (1 KB = 1000 B; ` +
+  `${rateEntry(MIN_LINK_RATE)} to ${rateEntry(MAX_LINK_RATE)})`;
 
 const fmt = (seconds: number): string => String(Math.round(seconds * 1000) / 1000);
 
@@ -34,6 +50,7 @@ const PARAMETER: Partial<Record<FaultKind, { usage: string; required: boolean; s
     required: true,
     spread: true,
   },
+  bandwidth: { usage: RATE_USAGE, required: true, spread: false },
 };
 
 /**
@@ -52,7 +69,7 @@ export function parseFaults(
     .filter(Boolean);
   const network = isNetworkKind(kind);
   return texts.map((text) => {
-    const match = FAULT.exec(text);
+    const match = (kind === 'bandwidth' ? BANDWIDTH : FAULT).exec(text);
     const parameter = PARAMETER[kind];
     const usage = `NAME or NAME@FROM-TO (seconds since publishing started${parameter?.usage ?? ''})`;
     if (match === null) throw new UsageError(`--${kind} takes ${usage}, got ${text}`);
@@ -68,7 +85,7 @@ export function parseFaults(
     if (spread !== undefined && !parameter?.spread)
       throw new UsageError(`--${kind} takes no ~ part (only --loss and --delay do), got ${text}`);
     if (value === undefined && parameter?.required)
-      throw new UsageError(`--${kind} ${text}: add :${kind === 'loss' ? 'PCT' : 'MS'} (${usage})`);
+      throw new UsageError(`--${kind} ${text}: add :${VALUE_NAME[kind] ?? 'MS'} (${usage})`);
     const fault: Fault = {
       kind,
       consumer,
@@ -81,6 +98,9 @@ export function parseFaults(
     return { ...fault, ...faultParameter(kind, text, value, spread) };
   });
 }
+
+/** What the value after the window is called in an error. */
+const VALUE_NAME: Partial<Record<FaultKind, string>> = { loss: 'PCT', delay: 'MS', bandwidth: 'RATE' };
 
 function inRange(flag: string, text: string, what: string, value: number, min: number, max: number): number {
   if (value < min || value > max)
@@ -112,7 +132,20 @@ function faultParameter(
       ...(spread === undefined ? {} : { jitterMs: inRange(flag, text, 'JITTER', Number(spread), 0, delayMs) }),
     };
   }
+  if (kind === 'bandwidth') return { rateBytesPerSec: parseRate(text, value ?? '') };
   return {};
+}
+
+/** `20KB` as bytes a second (whole: a fraction of a byte is rounded), within the cap's bounds. */
+function parseRate(text: string, value: string): number {
+  const [, number = '', unit = ''] = /^([\d.]+)(B|KB|MB)$/.exec(value) ?? [];
+  const bytes = Math.round(Number(number) * (RATE_UNITS[unit] ?? 1));
+  if (bytes < MIN_LINK_RATE || bytes > MAX_LINK_RATE)
+    throw new UsageError(
+      `--bandwidth ${text}: RATE must be from ${rateEntry(MIN_LINK_RATE)} to ${rateEntry(MAX_LINK_RATE)} a second, ` +
+        `got ${value}`,
+    );
+  return bytes;
 }
 
 /** `--crash broker@FROM-TO`: the window is required, and the broker is up when publishing starts. */

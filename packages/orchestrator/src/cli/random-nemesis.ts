@@ -6,7 +6,7 @@ import { drawSchedule, type DrawSpace } from './draw-schedule.js';
 /** The generators --nemesis knows: one, for now. */
 export const NEMESIS_CHOICES = ['random'] as const;
 /** The flags that write a schedule by hand: --nemesis random writes them itself. */
-export const FAULT_FLAGS = ['stall', 'slow', 'crash', 'partition', 'loss', 'delay'] as const;
+export const FAULT_FLAGS = ['stall', 'slow', 'crash', 'partition', 'loss', 'delay', 'bandwidth'] as const;
 type FaultFlags = Pick<RawOptions, (typeof FAULT_FLAGS)[number]>;
 
 /** A schedule as the fault flags that write it: what a run given them instead of --nemesis would parse. */

@@ -15,9 +15,10 @@ export const PROCESS_FAULT_KINDS = ['stall', 'slow', 'crash'] as const;
  * Faults of the link between a client and the broker, staged by a fault relay (packages/relay):
  * - partition: every datagram dropped, both ways;
  * - loss: `lossPct` % dropped each way, each datagram sharing the last one's fate with probability `correlationPct` %;
- * - delay: each datagram held `delayMs` ± `jitterMs`, each way.
+ * - delay: each datagram held `delayMs` ± `jitterMs`, each way;
+ * - bandwidth: at most `rateBytesPerSec` bytes a second each way, the rest queued (a bottleneck).
  */
-export const NETWORK_FAULT_KINDS = ['partition', 'loss', 'delay'] as const;
+export const NETWORK_FAULT_KINDS = ['partition', 'loss', 'delay', 'bandwidth'] as const;
 export const FAULT_KINDS = [...PROCESS_FAULT_KINDS, ...NETWORK_FAULT_KINDS] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 export type NetworkFaultKind = (typeof NETWORK_FAULT_KINDS)[number];
@@ -43,6 +44,8 @@ export interface Fault {
   /** delay only: how long each datagram is held each way, ± jitter. */
   delayMs?: number;
   jitterMs?: number;
+  /** bandwidth only: the cap, bytes a second each way. */
+  rateBytesPerSec?: number;
 }
 
 export const isBrokerFault = (f: Fault): boolean => f.consumer === BROKER;
@@ -75,11 +78,26 @@ const seconds = (value: number): string => String(Math.round(value * 1000) / 100
 const withSpread = (value: number | undefined, spread: number | undefined): string =>
   `${value ?? 0}${spread ? `~${spread}` : ''}`;
 
-/** What follows a fault's window in its flag: `:50` (slow), `:20~75` (loss), `:50~10` (delay). */
+/** A cap as its flag writes it, in the largest unit that keeps it whole: `20KB`, `1MB`, `1500B` (1 KB = 1000 B). */
+export function rateEntry(bytesPerSec: number): string {
+  if (bytesPerSec % 1_000_000 === 0) return `${bytesPerSec / 1_000_000}MB`;
+  if (bytesPerSec % 1_000 === 0) return `${bytesPerSec / 1_000}KB`;
+  return `${bytesPerSec}B`;
+}
+
+/** A rate in words: "20 KB/s", "1.5 MB/s", "800 B/s". */
+export function rateText(bytesPerSec: number): string {
+  if (bytesPerSec >= 1_000_000) return `${Math.round(bytesPerSec / 10_000) / 100} MB/s`;
+  if (bytesPerSec >= 1_000) return `${Math.round(bytesPerSec / 10) / 100} KB/s`;
+  return `${bytesPerSec} B/s`;
+}
+
+/** What follows a fault's window in its flag: `:50` (slow), `:20~75` (loss), `:50~10` (delay), `:20KB` (bandwidth). */
 function flagParameter(f: Fault): string {
   if (f.kind === 'slow') return `:${f.percent ?? DEFAULT_SLOW_PERCENT}`;
   if (f.kind === 'loss') return `:${withSpread(f.lossPct, f.correlationPct)}`;
   if (f.kind === 'delay') return `:${withSpread(f.delayMs, f.jitterMs)}`;
+  if (f.kind === 'bandwidth') return `:${rateEntry(f.rateBytesPerSec ?? 0)}`;
   return '';
 }
 
@@ -108,6 +126,7 @@ const PAST: Record<FaultKind, string> = {
   partition: 'partitioned',
   loss: 'lossy link',
   delay: 'delayed link',
+  bandwidth: 'capped link',
 };
 
 /** The words after a fault's window in a report: " (50 %)", " (20 % lost, 75 % correlated)", " (50 ± 10 ms)". */
@@ -116,6 +135,7 @@ function windowParameter(f: Fault): string {
   if (f.kind === 'loss')
     return ` (${f.lossPct ?? 0} % lost${f.correlationPct ? `, ${f.correlationPct} % correlated` : ''})`;
   if (f.kind === 'delay') return ` (${f.delayMs ?? 0}${f.jitterMs ? ` ± ${f.jitterMs}` : ''} ms)`;
+  if (f.kind === 'bandwidth') return ` (${rateText(f.rateBytesPerSec ?? 0)})`;
   return '';
 }
 

@@ -6,10 +6,12 @@ import type { Fault, NetworkFaultKind } from './faults.js';
 
 /** A client under a network fault right now, as its row says it: a partition cuts it off; loss and delay only slow it.
  * */
-export const LINK_STATE = { partition: 'PARTITIONED', loss: 'lossy link', delay: 'delayed' } as const satisfies Record<
-  NetworkFaultKind,
-  string
->;
+export const LINK_STATE = {
+  partition: 'PARTITIONED',
+  loss: 'lossy link',
+  delay: 'delayed',
+  bandwidth: 'capped',
+} as const satisfies Record<NetworkFaultKind, string>;
 
 export type ConsumerState =
   'applying' | 'STALLED' | 'slowed' | 'crashed' | 'resyncing' | 'ended' | (typeof LINK_STATE)[NetworkFaultKind];

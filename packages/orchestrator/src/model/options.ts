@@ -34,6 +34,7 @@ export interface RawOptions extends RawKnobs {
   partition?: Array<string | number>;
   loss?: Array<string | number>;
   delay?: Array<string | number>;
+  bandwidth?: Array<string | number>;
   nemesis?: string | undefined;
   overflow?: string | undefined;
   joinLate?: string | undefined;

@@ -30,7 +30,7 @@ import type { Options } from '../model/options.js';
  * misread. A document (or a log's `config` line) without it is version 1, the
  * shape written before the field existed.
  */
-export const DOCUMENT_VERSION = 8;
+export const DOCUMENT_VERSION = 9;
 
 /** The flags of a run as the document carries them (`modes` is derived from `mode`). */
 export type JsonConfig = Omit<Options, 'modes'>;

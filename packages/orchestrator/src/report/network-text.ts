@@ -1,5 +1,5 @@
-import type { LinkCounters } from '@state-divergence/protocol';
-import { faultWindow, isNetworkFault, PUBLISHER, publisherFaults } from '../model/faults.js';
+import type { CapWindow, LinkCounters } from '@state-divergence/protocol';
+import { faultWindow, isNetworkFault, PUBLISHER, publisherFaults, rateText } from '../model/faults.js';
 import type { JsonConfig, JsonRun } from './document.js';
 import { worstP99 } from '../check/latency.js';
 import { clocks, secondsText } from './time-axis.js';
@@ -27,7 +27,23 @@ function relayLine(run: JsonRun, client: string, whose = 'its'): string {
   const held = Math.max(relay.up.maxHeld, relay.down.maxHeld);
   return (
     `${whose} relay: to it ${relay.down.forwarded} datagrams forwarded, ${relay.down.dropped} dropped; from it ` +
-    `${direction(relay.up)}${held > 0 ? `; at most ${held} held at once` : ''}`
+    `${direction(relay.up)}${held > 0 ? `; at most ${held} held at once` : ''}` +
+    relay.caps.map((cap) => `; ${udpCapWords(cap)}`).join('')
+  );
+}
+
+/**
+ * A cap on a UDP link, as a bottleneck: "capped at 10 KB/s for 2 s: 20,900 B forwarded to it (at most
+ * 21,500 B: the rate × the window + its bucket), 61 datagrams dropped at the full queue (82,350 B)".
+ */
+function udpCapWords(cap: CapWindow): string {
+  const bound = Math.floor(cap.rateBytesPerSec * cap.seconds + cap.bucketBytes);
+  return (
+    `capped at ${rateText(cap.rateBytesPerSec)} for ${cap.seconds} s: ` +
+    `${cap.forwardedBytes.down.toLocaleString('en-US')} B ` +
+    `forwarded to it (at most ${bound.toLocaleString('en-US')} B: the rate × the window + its bucket), ` +
+    `${cap.dropped.down} datagrams dropped at its full ${cap.queueBytes.toLocaleString('en-US')}-byte queue ` +
+    `(${cap.droppedBytes.down.toLocaleString('en-US')} B), ${cap.dropped.up} from it`
   );
 }
 

@@ -155,6 +155,7 @@ const RECOVERED_FROM: Record<FaultKind, string> = {
   partition: 'the partition healed',
   loss: 'its link stopped losing datagrams',
   delay: 'its link stopped delaying datagrams',
+  bandwidth: 'its link was no longer capped',
 };
 
 /** Per stall, what the frozen consumer's transport swallowed before the broker's queue saw anything. */

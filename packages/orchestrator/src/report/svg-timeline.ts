@@ -88,6 +88,7 @@ const KIND_MEANING: Record<keyof typeof FAULT_COLOURS, string> = {
   partition: 'every datagram dropped both ways',
   loss: 'a share of datagrams dropped',
   delay: 'datagrams held before forwarding',
+  bandwidth: 'at most RATE bytes a second, the rest queued',
 };
 
 /** The marks in words, per row, for a reader who cannot hover (a printout, a screenshot). */

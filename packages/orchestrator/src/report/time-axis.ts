@@ -22,6 +22,7 @@ export const FAULT_COLOURS: Record<FaultKind, string> = {
   partition: '#dc2626',
   loss: '#0ea5e9',
   delay: '#14b8a6',
+  bandwidth: '#ca8a04',
 };
 
 /**

@@ -20,6 +20,7 @@ const STATE_COLOUR: Record<ConsumerLive['state'], string> = {
   PARTITIONED: 'red',
   'lossy link': 'yellow',
   delayed: 'yellow',
+  capped: 'yellow',
 };
 const STATE_WIDTH = 13;
 const BAR_WIDTH = 30;

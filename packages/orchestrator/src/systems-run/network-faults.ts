@@ -4,12 +4,13 @@ import { parseFaults } from '../cli/parse-faults.js';
 import { UsageError } from '../model/errors.js';
 import { PUBLISHER, type Fault } from '../model/faults.js';
 import type { LinkEvidence } from './network-judge.js';
-import type { SystemFault } from './system-document.js';
+import type { SystemFault, SystemRelay } from './system-document.js';
 
 /** The network flags of a run against a real system, as yargs hands them over. */
 export interface NetworkFlags {
   partition?: Array<string | number> | undefined;
   delay?: Array<string | number> | undefined;
+  bandwidth?: Array<string | number> | undefined;
   loss?: Array<string | number> | undefined;
   reset?: Array<string | number> | undefined;
 }
@@ -53,7 +54,7 @@ export function parseResets(values: ReadonlyArray<string | number>, consumers: r
 }
 
 /**
- * The network faults of a run against a real system: `--partition` and `--delay` as our broker's
+ * The network faults of a run against a real system: `--partition`, `--delay` and `--bandwidth` as our broker's
  * run takes them (a consumer or the publisher), carried out by a TCP relay in front of each faulted
  * client (network-links.ts), and `--reset`. Every real system speaks TCP, which delivers every byte
  * or none: `--loss` has no meaning there and is refused in one line.
@@ -65,12 +66,14 @@ export function parseNetworkFaults(
 ): { faults: Fault[]; resets: LinkReset[] } {
   if ((raw.loss ?? []).length > 0)
     throw new UsageError(
-      `--loss has no meaning on TCP (--system ${name}), which delivers every byte or none: use --partition or --delay`,
+      `--loss has no meaning on TCP (--system ${name}), which delivers every byte or none: use --partition, --delay ` +
+        'or --bandwidth',
     );
   return {
     faults: [
       ...parseFaults('partition', raw.partition ?? [], context),
       ...parseFaults('delay', raw.delay ?? [], context),
+      ...parseFaults('bandwidth', raw.bandwidth ?? [], context),
     ],
     resets: parseResets(raw.reset ?? [], context.consumers),
   };
@@ -84,8 +87,8 @@ export function refuseRelayedTls(endpoint: Endpoint | null, system: TargetSystem
   if (!relayed || endpoint === null) return;
   if (system.remote.tlsSchemes.includes(new URL(endpoint.url).protocol))
     throw new UsageError(
-      '--partition, --delay and --reset pass a loopback TCP relay, which a TLS client would refuse as not ' +
-        "the server's name: not with a TLS --endpoint",
+      '--partition, --delay, --bandwidth and --reset pass a loopback TCP relay, which a TLS client would refuse ' +
+        "as not the server's name: not with a TLS --endpoint",
     );
 }
 
@@ -99,12 +102,20 @@ export const resetRow = (reset: LinkReset): SystemFault => ({
   periods: null,
 });
 
-/** `consumer`'s partitions and resets, as the judge reads them. */
-export const linkEvidence = (
+/** `consumer`'s partitions, resets and caps (each with its relay's figures, by order: one window per cap), as the
+ * judge reads them. */
+export function linkEvidence(
   consumer: string,
   faults: readonly Fault[],
   resets: readonly LinkReset[],
-): LinkEvidence => ({
-  partitions: faults.filter((f) => f.kind === 'partition' && f.consumer === consumer),
-  resets: resets.filter((r) => r.consumer === consumer).map((r) => r.at),
-});
+  relays: readonly SystemRelay[] = [],
+): LinkEvidence {
+  const windows = relays.find((r) => r.client === consumer)?.caps ?? [];
+  return {
+    partitions: faults.filter((f) => f.kind === 'partition' && f.consumer === consumer),
+    resets: resets.filter((r) => r.consumer === consumer).map((r) => r.at),
+    caps: faults
+      .filter((f) => f.kind === 'bandwidth' && f.consumer === consumer)
+      .map((f, i) => ({ from: f.from, to: f.to, rateBytesPerSec: f.rateBytesPerSec ?? 0, relay: windows[i] ?? null })),
+  };
+}

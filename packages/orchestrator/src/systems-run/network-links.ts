@@ -19,10 +19,10 @@ export interface RelayedLinks {
   endpointFor(client: string): Endpoint;
   /** The port `client`'s connections reach (its relay's, or the server's): where its kernel queues are looked for. */
   peerPort(client: string): number;
-  /** Stages the partitions, delays and resets on the relays, their times counted from `startedAt` (wall-clock ms). */
+  /** Stages the partitions, delays, caps and resets on the relays, their times from `startedAt` (wall-clock ms). */
   stage(startedAt: number): void;
   /**
-   * Resolves once every partition and delay has healed and every reset was sent; rejects if a relay
+   * Resolves once every partition, delay and cap has ended and every reset was sent; rejects if a relay
    * died before it was stopped (its client cut off by no fault anyone asked for: the run fails, as our broker's does).
    */
   done(): Promise<void>;
@@ -49,13 +49,14 @@ function relayRow(client: string, report: RelayReport): SystemRelay {
     heals: stream?.heals ?? [],
     resetConnections: stream?.resetConnections ?? 0,
     discardedBytes: stream?.discardedBytes ?? 0,
+    caps: report.caps,
   };
 }
 
 /**
  * Starts one relay child process (packages/relay in its TCP mode, a process as our broker's run
  * starts its relays: tracked in the session's registry, so every exit path reaps it) per client
- * that `faults` (partitions, delays) or `resets` name, each forwarding to the server at `server`.
+ * that `faults` (partitions, delays, caps) or `resets` name, each forwarding to the server at `server`.
  * Clients without one are given the server's endpoint as before.
  */
 export async function startLinks(

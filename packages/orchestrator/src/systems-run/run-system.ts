@@ -193,7 +193,7 @@ export async function runSystem(
     const consumers: SystemConsumer[] = options.consumers.map((name, i) => {
       const report = reports[i]!;
       const restarts = faults!.consumerRestarts.get(name) ?? [];
-      const links = linkEvidence(name, options.faults, options.resets);
+      const links = linkEvidence(name, options.faults, options.resets, relays);
       const crash = {
         lost,
         failed: published.failed,

@@ -6,8 +6,10 @@
  * test/json-fields.test.ts fails on a field one of them has and the other lacks.
  */
 
+import type { CapWindow } from '@state-divergence/protocol';
+
 /** Any change to the shape bumps it, so a reader can refuse a document it would misread. */
-export const SYSTEM_DOCUMENT_VERSION = 3;
+export const SYSTEM_DOCUMENT_VERSION = 4;
 
 export interface SystemRunDocument {
   /** `system-run`: tells this document from our broker's (which has no `kind`). */
@@ -62,7 +64,8 @@ export interface SystemRun {
   authorityKeys: number;
   /** Every fault staged (stalls, slows, crashes, partitions, delays, resets), in time order, as it was asked for. */
   faults: SystemFault[];
-  /** The TCP relay of each client a network fault named (--partition, --delay, --reset), in name order; [] without. */
+  /** The TCP relay of each client a network fault named (--partition, --delay, --bandwidth, --reset), in name order;
+   * [] without. */
   relays: SystemRelay[];
   /** Each stall, with what it cost the publisher and where it was held. */
   stalls: SystemStall[];
@@ -101,9 +104,9 @@ export interface SystemCompaction {
 }
 
 export interface SystemFault {
-  /** `stall`, `slow`, `crash`, `partition`, `delay` or `reset`. */
+  /** `stall`, `slow`, `crash`, `partition`, `delay`, `bandwidth` or `reset`. */
   kind: string;
-  /** The faulted consumer, `broker` for the server, or `publisher` (a partition or delay of its link). */
+  /** The faulted consumer, `broker` for the server, or `publisher` (a partition, delay or cap of its link). */
   target: string;
   /** Its window, seconds since publishing started (a reset's is one moment: from = to). */
   from: number;
@@ -134,6 +137,8 @@ export interface SystemRelay {
   resetConnections: number;
   /** Bytes it held when their connection was reset or closed: never forwarded. */
   discardedBytes: number;
+  /** Each --bandwidth cap of the link, in time order: what it paced, held and paused (the relay's CapWindow). */
+  caps: CapWindow[];
 }
 
 export interface SystemServer {

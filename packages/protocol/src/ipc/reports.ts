@@ -393,6 +393,35 @@ export interface RelayCounters {
   down: LinkCounters;
   /** A TCP relay's connections and the bytes it held (absent for UDP). */
   stream?: StreamCounters;
+  /** Each bandwidth cap (`--bandwidth`) the link was under, in time order: one closed at its end; none without. */
+  caps: CapWindow[];
+}
+
+/**
+ * What one bandwidth cap did, from the relay's own counters over the cap's window (its start to the
+ * `shape` that ended it, by the relay's clock), each way. The figures add up: arrived = forwarded +
+ * dropped + held at the end. While capped, forwarded ≤ rate × seconds + bucket.
+ */
+export interface CapWindow {
+  /** The cap, bytes a second, and its token bucket (what may leave at once), bytes. */
+  rateBytesPerSec: number;
+  bucketBytes: number;
+  /** What a direction may hold: beyond it UDP drops (drop-tail), TCP stops reading the sender. */
+  queueBytes: number;
+  /** The window's length by the relay's clock. */
+  seconds: number;
+  /** Bytes that arrived in the window, with those held when it began. */
+  arrivedBytes: ByDirection;
+  /** Of them, bytes forwarded within the window. */
+  forwardedBytes: ByDirection;
+  /** Datagrams dropped because the queue was full (drop-tail), and their bytes; always 0 on TCP. */
+  dropped: ByDirection;
+  droppedBytes: ByDirection;
+  /** The most held at once, and what was held at its end (forwarded at once then, at full speed). */
+  maxHeldBytes: ByDirection;
+  heldAtEndBytes: ByDirection;
+  /** TCP: times a connection's direction stopped reading its sender (the queue full), so TCP pushed back; UDP 0. */
+  pauses: ByDirection;
 }
 
 /** Bytes each way of a TCP relay (up: client to server; down: server to client). */

@@ -1,5 +1,5 @@
 import { FSYNC_POLICIES, MODES, QUEUE_POLICIES } from '../modes.js';
-import { MAX_LINK_DELAY_MS, type LinkShape } from '../link-shape.js';
+import { MAX_LINK_DELAY_MS, MAX_LINK_RATE, MIN_LINK_RATE, type LinkShape } from '../link-shape.js';
 import {
   LOG_LEVELS,
   type BrokerEndpoint,
@@ -27,6 +27,7 @@ import type {
   LinkCounters,
   ByDirection,
   StreamCounters,
+  CapWindow,
   PoolCounters,
   PoolReport,
   ProcessResources,
@@ -163,6 +164,10 @@ export const linkShape = fields<LinkShape>({
   correlationPct: percent,
   delayMs: delay,
   jitterMs: delay,
+  rateBytesPerSec: is(
+    (v) => v === 0 || (Number.isInteger(v) && (v as number) >= MIN_LINK_RATE && (v as number) <= MAX_LINK_RATE),
+    `0 (no cap) or a whole rate from ${MIN_LINK_RATE} to ${MAX_LINK_RATE} bytes a second`,
+  ),
 });
 const linkCounters = fields<LinkCounters>({ forwarded: count, dropped: count, bytes: count, maxHeld: count });
 const byDirection = fields<ByDirection>({ up: count, down: count });
@@ -174,6 +179,19 @@ const streamCounters = fields<StreamCounters>({
   heals: listOf(byDirection),
   resetConnections: count,
   discardedBytes: count,
+});
+const capWindow = fields<CapWindow>({
+  rateBytesPerSec: count,
+  bucketBytes: count,
+  queueBytes: count,
+  seconds: number,
+  arrivedBytes: byDirection,
+  forwardedBytes: byDirection,
+  dropped: byDirection,
+  droppedBytes: byDirection,
+  maxHeldBytes: byDirection,
+  heldAtEndBytes: byDirection,
+  pauses: byDirection,
 });
 const sync = fields<SyncRecord>({
   kind: oneOf(['snapshot', 'delta']),
@@ -346,12 +364,14 @@ const ROLE_SHAPES: { [R in ChildRole]: { [K in keyof RoleMessages[R]]: Check } }
       up: linkCounters,
       down: linkCounters,
       stream: optional(streamCounters),
+      caps: listOf(capWindow),
     }),
     report: fields<RelayReport>({
       role: oneOf(['relay']),
       up: linkCounters,
       down: linkCounters,
       stream: optional(streamCounters),
+      caps: listOf(capWindow),
       clients: count,
       cpuMicros: number,
     }),
