@@ -4,21 +4,15 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { normalizeOptions } from '@state-divergence/orchestrator';
 import { assembleOutcome, DOCUMENT_VERSION, toJsonConfig, toJsonRun } from '@state-divergence/orchestrator/internal';
+import { answerTo } from './helpers/command-line.js';
 import { copy, restartReport, restartRun, subscription } from './helpers/restart-run.js';
-import { runAhead } from './helpers/run-ahead.js';
 import { ORCHESTRATOR, startDemo, tempLogFile } from './helpers/run-demo.js';
 
 /**
- * Most tests here read one orchestrator process each (refusing bad input, printing help): they are
- * started during collection, four at a time, and each test awaits its own (test/helpers/run-ahead.ts).
+ * Bad input and a command's --help are read in-process from the CLI's own check, the code the bin
+ * runs first (test/helpers/command-line.ts); the real bin prints a refusal (a --data-dir it cannot
+ * write), the run's --help and analyze's report, each in a process of its own.
  */
-const ahead = runAhead(4);
-/** An orchestrator run of `args` with a log file it must not create; started ahead. */
-const refusedAhead = (args: string[]) =>
-  ahead(async () => {
-    const logFile = tempLogFile();
-    return { logFile, result: await startDemo([...args, '--log-file', logFile]) };
-  });
 
 const BAD_INPUT: Array<[string[], RegExp]> = [
   [['--consumers', '1'], /^orchestrator: --consumers must be at least 2/],
@@ -79,14 +73,11 @@ const BAD_INPUT: Array<[string[], RegExp]> = [
   ],
   [['--bogus'], /^orchestrator: Unknown argument: bogus/],
 ];
-const badInput = BAD_INPUT.map(([args]) => refusedAhead(args));
 
-const RUN_HELP = ahead(() => startDemo(['--help']));
 const COMMAND_HELP: Array<[string, RegExp, string[]]> = [
   ['sweep', /^orchestrator sweep --rate 100,400,1600/, ['--rate', '--keys', '--duration', '--json', '--report']],
   ['analyze', /^orchestrator analyze <log>/, ['--json', '--report']],
 ];
-const commandHelp = COMMAND_HELP.map(([command]) => ahead(() => startDemo([command, '--help'])));
 const COMMAND_USAGE: Array<[string[], RegExp]> = [
   [['sweep', '--rate', '400'], /^orchestrator sweep: sweep needs one of --rate or --keys with two or more values/],
   [['sweep', '--rate', '100,x'], /^orchestrator sweep: sweep --rate takes positive numbers/],
@@ -94,44 +85,54 @@ const COMMAND_USAGE: Array<[string[], RegExp]> = [
   [['analyze'], /^orchestrator analyze: Not enough non-option arguments/],
   [['analyze', '/nonexistent/run.ndjson'], /^orchestrator analyze: cannot read \/nonexistent\/run.ndjson: ENOENT/],
 ];
-const commandUsage = COMMAND_USAGE.map(([args]) => ahead(() => startDemo(args)));
 
 describe('bad input', () => {
-  test.each(BAD_INPUT.map(([args, message], i) => [args, message, i] as const))(
-    '%j exits 2 with one line and starts nothing',
-    async (_args, message, i) => {
-      const { logFile, result } = await badInput[i]!;
-      expect(result.exitCode).toBe(2);
-      expect(result.stdout).toBe('');
-      const lines = String(result.stderr).trimEnd().split('\n');
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(message);
-      // Every process of a run logs to this file as it starts; nothing did.
-      expect(existsSync(logFile)).toBe(false);
-    },
-  );
+  test.each(BAD_INPUT)('%j exits 2 with one line and starts nothing', async (args, message) => {
+    const logFile = tempLogFile();
+    const result = await answerTo([...args, '--log-file', logFile]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = String(result.stderr).trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(message);
+    // Every process of a run logs to this file as it starts; nothing did.
+    expect(existsSync(logFile)).toBe(false);
+  });
 
   describe('a --data-dir it cannot use', () => {
     const scratch = () => mkdtempSync(join(tmpdir(), 'cli-data-dir-'));
-    // Root writes through permission bits: run the orchestrator as nobody then, so that they count.
-    const asUser = process.getuid?.() === 0 ? { uid: 65_534, gid: 65_534 } : {};
-    const refused = async (dataDir: string, message: RegExp) => {
-      const logFile = tempLogFile();
-      const result = await execa(
-        'node',
-        [ORCHESTRATOR, '--mode', 'durable', '--data-dir', dataDir, '--log-file', logFile],
-        { reject: false, env: { NODE_OPTIONS: '' }, ...asUser },
-      );
+    const durableIn = (dataDir: string, logFile: string) => [
+      '--mode',
+      'durable',
+      '--data-dir',
+      dataDir,
+      '--log-file',
+      logFile,
+    ];
+    const expectRefused = (
+      result: { exitCode?: number; stdout: unknown; stderr: unknown },
+      logFile: string,
+      message: RegExp,
+    ) => {
       expect(result.exitCode).toBe(2);
       expect(result.stdout).toBe('');
       expect(String(result.stderr).trimEnd().split('\n')).toEqual([expect.stringMatching(message)]);
       expect(existsSync(logFile)).toBe(false);
     };
 
+    // The real bin's refusal: one line on stderr, exit 2, and no process started (none logged).
     test('not writable: one line, exit 2, nothing started, nothing written', async () => {
       const locked = scratch();
       chmodSync(locked, 0o555);
-      await refused(locked, new RegExp(`^orchestrator: --data-dir ${locked} is not writable \\(EACCES\\)`));
+      // Root writes through permission bits: run the orchestrator as nobody then, so that they count.
+      const asUser = process.getuid?.() === 0 ? { uid: 65_534, gid: 65_534 } : {};
+      const logFile = tempLogFile();
+      const result = await execa('node', [ORCHESTRATOR, ...durableIn(locked, logFile)], {
+        reject: false,
+        env: { NODE_OPTIONS: '' },
+        ...asUser,
+      });
+      expectRefused(result, logFile, new RegExp(`^orchestrator: --data-dir ${locked} is not writable \\(EACCES\\)`));
       expect(readdirSync(locked)).toEqual([]);
     });
 
@@ -140,13 +141,16 @@ describe('bad input', () => {
       mkdirSync(join(earlier, 'durable', 'broker'), { recursive: true });
       // readable (and writable) by whoever runs the orchestrator: refused for what it holds, nothing else
       chmodSync(earlier, 0o777);
-      await refused(earlier, new RegExp(`^orchestrator: --data-dir ${earlier} is not empty \\(durable\\)`));
+      const logFile = tempLogFile();
+      const result = await answerTo(durableIn(earlier, logFile));
+      expectRefused(result, logFile, new RegExp(`^orchestrator: --data-dir ${earlier} is not empty \\(durable\\)`));
       expect(readdirSync(join(earlier, 'durable'))).toEqual(['broker']);
     });
   });
 
+  // The real bin prints the help yargs hands back (cli/main.ts): the run's, in a process.
   test('--help lists every flag of a run', async () => {
-    const result = await RUN_HELP;
+    const result = await startDemo(['--help']);
     expect(result.exitCode).toBe(0);
     const flags = [
       '--rate',
@@ -180,28 +184,22 @@ describe('bad input', () => {
     expect(result.stdout).toMatch(/orchestrator analyze <log>\s+Rebuild a run's report/);
   });
 
-  test.each(COMMAND_HELP.map(([command, usage, flags], i) => [command, usage, flags, i] as const))(
-    "%s --help is its own help, not the run's",
-    async (command, usage, flags, i) => {
-      const result = await commandHelp[i]!;
-      expect(result.exitCode).toBe(0);
-      expect(result.stdout).toMatch(usage);
-      for (const flag of flags) expect(result.stdout).toContain(flag);
-      if (command === 'analyze') expect(result.stdout).not.toContain('--consumers');
-    },
-  );
+  test.each(COMMAND_HELP)("%s --help is its own help, not the run's", async (command, usage, flags) => {
+    const result = await answerTo([command, '--help']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(usage);
+    for (const flag of flags) expect(result.stdout).toContain(flag);
+    if (command === 'analyze') expect(result.stdout).not.toContain('--consumers');
+  });
 
-  test.each(COMMAND_USAGE.map(([args, message], i) => [args, message, i] as const))(
-    '%j exits 2 with one line naming its command',
-    async (_args, message, i) => {
-      const result = await commandUsage[i]!;
-      expect(result.exitCode).toBe(2);
-      expect(result.stdout).toBe('');
-      const lines = String(result.stderr).trimEnd().split('\n');
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(message);
-    },
-  );
+  test.each(COMMAND_USAGE)('%j exits 2 with one line naming its command', async (args, message) => {
+    const result = await answerTo(args);
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = String(result.stderr).trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(message);
+  });
 });
 
 /** A hand-written log: a `config` line as the orchestrator writes it, then a `result` line of an older shape. */
@@ -258,28 +256,20 @@ const OLD_VERSIONS: Array<[string, Record<string, unknown>, RegExp]> = [
     /holds a document of version 7; this orchestrator reads version 8 only/,
   ],
 ];
-/** Per old version, its log and `analyze` of it as text and as --json. */
-const oldVersions = OLD_VERSIONS.map(([, config]) => {
-  const path = oldLog(config);
-  return { path, results: [[path], [path, '--json']].map((args) => ahead(() => startDemo(['analyze', ...args]))) };
-});
-
 describe('analyze refuses a log whose document version it does not read', () => {
-  test.each(OLD_VERSIONS.map(([name, , message], i) => [name, message, i] as const))(
-    '%s: one line naming both versions, exit 2',
-    async (_case, message, i) => {
-      const { path, results } = oldVersions[i]!;
-      for (const started of results) {
-        const result = await started;
-        expect(result.exitCode).toBe(2);
-        expect(result.stdout).toBe('');
-        const lines = String(result.stderr).trimEnd().split('\n');
-        expect(lines).toHaveLength(1);
-        expect(lines[0]).toMatch(new RegExp(`^orchestrator analyze: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `));
-        expect(lines[0]).toMatch(message);
-      }
-    },
-  );
+  test.each(OLD_VERSIONS)('%s: one line naming both versions, exit 2', async (_case, config, message) => {
+    const path = oldLog(config);
+    // As text and as --json.
+    for (const args of [[path], [path, '--json']]) {
+      const result = await answerTo(['analyze', ...args]);
+      expect(result.exitCode).toBe(2);
+      expect(result.stdout).toBe('');
+      const lines = String(result.stderr).trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`^orchestrator analyze: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `));
+      expect(lines[0]).toMatch(message);
+    }
+  });
 });
 
 describe('analyze reads the current version', () => {

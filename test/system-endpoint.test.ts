@@ -1,7 +1,9 @@
 /**
  * `--endpoint URL` and its credentials, checked before anything starts (systems-run/endpoint.ts,
- * credentials-source.ts): each refusal one line, exit 2, nothing on stdout, and no secret in it;
- * the URL a report prints holds no user; the secrets a library might echo are struck.
+ * credentials-source.ts): each refusal one line, exit 2, nothing on stdout, and no secret in it
+ * (read in-process from the CLI's own check, test/helpers/command-line.ts; one from the real bin, to
+ * see it print the same line); the URL a report prints holds no user; the secrets a library might
+ * echo are struck.
  */
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +11,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { redact, systemNamed } from '@state-divergence/systems';
 import { heldWhere, parseEndpoint, readCredentials, redactRun } from '@state-divergence/orchestrator/systems-internal';
+import { answerTo } from './helpers/command-line.js';
 import { ORCHESTRATOR } from './helpers/run-demo.js';
 
 const SECRET = 'hunter2-not-to-be-seen';
@@ -130,17 +133,24 @@ const REFUSALS: Array<[string, string[], Record<string, string>, RegExp]> = [
   ],
 ];
 
-test.concurrent.each(REFUSALS)(
-  '--endpoint %s: refused in one line, exit 2, no secret',
-  async (_, args, env, message) => {
-    const result = await orchestrator(args, env);
-    expect(result.stderr).toMatch(message);
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).not.toContain(SECRET);
-    expect(result.exitCode).toBe(2);
-  },
-);
+test.each(REFUSALS)('--endpoint %s: refused in one line, exit 2, no secret', async (_, args, env, message) => {
+  const result = await answerTo(args, env);
+  expect(result.stderr).toMatch(message);
+  expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).not.toContain(SECRET);
+  expect(result.exitCode).toBe(2);
+});
+
+test('the real bin prints the refusal its check gives, exits 2 and starts nothing: a password in the URL', async () => {
+  const args = ['--system', 'redis-streams', '--endpoint', `redis://me:${SECRET}@127.0.0.1:6379`];
+  const checked = await answerTo(args);
+  expect(checked.stderr).toMatch(/^orchestrator: --endpoint holds a password: put it in --credentials FILE/);
+  const result = await orchestrator(args);
+  expect(result.stderr).toBe(checked.stderr.trimEnd());
+  expect(result.stdout).toBe(''); // a run that started would have said so here ("redis-streams (naive): running")
+  expect(result.exitCode).toBe(2);
+});
 
 test('a server someone runs needs no binary here: not refused as not installed, but unreachable', async () => {
   const bin = mkdtempSync(join(tmpdir(), 'sd-no-etcd-'));

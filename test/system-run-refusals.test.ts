@@ -1,6 +1,8 @@
 /**
  * `orchestrator --system NAME` refusals: each one line on stderr, exit 2, nothing on stdout and
- * nothing started (the check runs before any server or probe: systems-run/system-options.ts).
+ * nothing started (the check runs before any server or probe: systems-run/system-options.ts). Each
+ * is read in-process from the CLI's own check (test/helpers/command-line.ts); the last, a server not
+ * on PATH, from the real bin, which prints that one line and exits 2.
  */
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +10,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { parseSystemRun } from '@state-divergence/orchestrator/systems-internal';
 import { installed, systemNamed } from '@state-divergence/systems';
+import { answerTo } from './helpers/command-line.js';
 import { ORCHESTRATOR } from './helpers/run-demo.js';
 
 const refused = (args: string[], env: Record<string, string> = {}) =>
@@ -99,8 +102,8 @@ const REFUSALS: Array<[string[], RegExp]> = [
   [['--compact-at', '1'], /^orchestrator: --compact-at is for --system NAME/],
 ];
 
-test.concurrent.each(REFUSALS)('orchestrator %j is refused in one line, exit 2', async (args, message) => {
-  const result = await refused(args);
+test.each(REFUSALS)('orchestrator %j is refused in one line, exit 2', async (args, message) => {
+  const result = await answerTo(args);
   expect(result.stderr).toMatch(message);
   expect(result.stderr.trim().split('\n')).toHaveLength(1);
   expect(result.stdout).toBe('');

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { fitWidth, stdoutColumns } from '../report/fit-width.js';
 import { renderMode } from '../report/render-text.js';
-import { analyzeLog } from './analyze-log.js';
+import type { JsonDocument } from '../report/document.js';
 import { printDocument } from './run-command.js';
 import { EXIT } from './session.js';
 
@@ -13,9 +13,11 @@ export function analyzeArguments<T>(parser: Argv<T>) {
   });
 }
 
-/** `orchestrator analyze LOG [--json] [--report PATH]`: the same report (or document), from a log file alone. */
-export function analyzeCommand(args: { log: string; json: boolean; report: string | undefined }): number {
-  const document = analyzeLog(args.log);
+/**
+ * `orchestrator analyze LOG [--json] [--report PATH]`: the same report (or document), from a log file alone
+ * (analyze-log.ts reads it, and refuses one it cannot, before this prints anything).
+ */
+export function printAnalysis(document: JsonDocument, args: { json: boolean; report: string | undefined }): number {
   if (!args.json)
     for (const run of document.runs)
       process.stdout.write(fitWidth('\n' + renderMode(run, document.config) + '\n', stdoutColumns()));

@@ -12,7 +12,6 @@ import { silentProgress, textProgress } from '../report/progress.js';
 import { fitWidth, stdoutColumns } from '../report/fit-width.js';
 import { renderHtml } from '../report/render-html.js';
 import { renderClosing, renderMode } from '../report/render-text.js';
-import { checkDataDir } from '../run/data-dir.js';
 import { runMode } from '../run/run-mode.js';
 import { completedExit, judge, type Judgement } from './exit-code.js';
 import { holdLog, type HeldLog } from './held-log.js';
@@ -36,7 +35,10 @@ export function printDocument(
   }
 }
 
-/** `orchestrator [run]`: every mode in turn, each reported as it ends, then the closing comparison. */
+/**
+ * `orchestrator [run]`: every mode in turn, each reported as it ends, then the closing comparison; `options` as
+ * command-line.ts checked them (a --data-dir it cannot use refused there).
+ */
 export function runCommand(options: Options): Promise<number> {
   announceSchedule('orchestrator', options);
   // The live view when a person is watching; plain lines when stdout is a file or a pipe, or with --no-tui.
@@ -46,10 +48,6 @@ export function runCommand(options: Options): Promise<number> {
   const config = toJsonConfig(options);
   const runOptions = held ? { ...options, logFile: held.path } : options;
   const log = { level: runOptions.logLevel, file: runOptions.logFile, mode: null };
-  // A --data-dir it cannot use is bad input (exit 2): refused before anything starts. The mode
-  // that keeps a log opens it and releases it (run/run-mode.ts); normalizeOptions refused the
-  // flag for modes that keep none.
-  if (options.dataDir !== null) checkDataDir(options.dataDir);
   const view = { watched, held };
   const run = runSession('orchestrator', log, (session) => runModes(runOptions, config, view, session));
   return held ? run.finally(() => held.release()) : run;
