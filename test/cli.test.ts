@@ -233,27 +233,32 @@ const OLD_VERSIONS: Array<[string, Record<string, unknown>, RegExp]> = [
   [
     'the version before the durable mode (3)',
     { version: 3 },
-    /holds a document of version 3; this orchestrator reads version 8 only: analyze it with the orchestrator that wrote it, or run again/,
+    /holds a document of version 3; this orchestrator reads version 9 only: analyze it with the orchestrator that wrote it, or run again/,
   ],
   [
     'the version before network faults (4)',
     { version: 4 },
-    /holds a document of version 4; this orchestrator reads version 8 only/,
+    /holds a document of version 4; this orchestrator reads version 9 only/,
   ],
   [
     'the version before --coalesce-ms (5)',
     { version: 5 },
-    /holds a document of version 5; this orchestrator reads version 8 only/,
+    /holds a document of version 5; this orchestrator reads version 9 only/,
   ],
   [
     'the version before pools (6)',
     { version: 6 },
-    /holds a document of version 6; this orchestrator reads version 8 only/,
+    /holds a document of version 6; this orchestrator reads version 9 only/,
   ],
   [
     'the version before confirmed freezes (7)',
     { version: 7 },
-    /holds a document of version 7; this orchestrator reads version 8 only/,
+    /holds a document of version 7; this orchestrator reads version 9 only/,
+  ],
+  [
+    'the version before bandwidth caps (8)',
+    { version: 8 },
+    /holds a document of version 8; this orchestrator reads version 9 only/,
   ],
 ];
 describe('analyze refuses a log whose document version it does not read', () => {
