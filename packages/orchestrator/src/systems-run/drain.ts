@@ -6,15 +6,15 @@ const DRAIN_POLL_MS = 250;
 /** The least time the consumers get to drain after the last thaw, however short the phase. */
 const MIN_DRAIN_MS = 2_000;
 /**
- * A wrong copy that has not changed for this long is done: its verdict stands. Ten times the longest
- * pause between two applies of a catching-up etcd watcher (134-228 ms over 40,000 events at 2,000/s: etcd
- * sends an unsynced watcher 1,000 revisions per 100 ms sync), eight of the drain's polls.
+ * A wrong copy that has not changed for this long is done: its verdict stands. Over six times the longest
+ * pause between two applies of a catching-up etcd watcher (134-309 ms, 11,000-46,000 events, idle and
+ * beside two CPU hogs: etcd sends an unsynced watcher 1,000 revisions per 100 ms sync), eight polls.
  */
 const QUIET_MS = 2_000;
 /**
  * The drain's bound, as a multiple of the publishing time: a consumer that lagged the whole of it and
- * applies at half the publishing rate still ends within it. etcd's watcher catches up at 5,000-9,000
- * changes/s after a stall at 2,000/s, nats-kv's at ~20,000/s.
+ * applies at half the publishing rate still ends within it. etcd's watcher catches up at 5,800-9,000
+ * changes/s after a stall at 2,000-4,000/s, twice the rate it acknowledged them at or more; nats-kv's at ~20,000/s.
  */
 const BOUND_PER_PUBLISHING = 2;
 
