@@ -124,8 +124,8 @@ function runSection(run: SystemRun, config: SystemRunConfig): string {
   const counts =
     `${run.published} changes published, ${run.acknowledged} acknowledged by the system; ` +
     `${run.authorityKeys} keys live at the end (the run's namespace: ${esc(run.prefix)}); the healthy consumers' ` +
-    `publish-to-apply latency${run.stalls.length > 0 ? ' during the stall' : ''}: ${latencyText(run.healthyLatency)}; ` +
-    `the ${esc(drainText(run.drain))}`;
+    `publish-to-apply latency${run.stalls.length > 0 ? ' during the stall' : ''}: ` +
+    `${latencyText(run.healthyLatency)}; the ${esc(drainText(run.drain))}`;
   return [
     `<h2 data-run="${esc(run.system)} ${esc(run.idiom)}">${heading}</h2>`,
     `<p>${counts}.</p>`,
