@@ -26,6 +26,7 @@ function point(over: Partial<SystemsPoint>): SystemsPoint {
     rate: 400,
     role: 'grid',
     wrong: 0,
+    catchingUp: 0,
     expectedWrong: 0,
     missed: 0,
     unexplained: 0,

@@ -212,6 +212,8 @@ test('what a library echoes loses the secrets before a report or --json prints i
     restarts: [],
     lostHeld: 0,
     state: 'wrong' as const,
+    lastChangeAt: 1,
+    appliedLastSecond: 0,
     wrongKeys: ['k1'],
     explained: [],
     unexplained: [{ key: 'k1', why: `held ${SECRET}` }],
@@ -243,6 +245,7 @@ test('what a library echoes loses the secrets before a report or --json prints i
     },
     counters: { before: {}, after: {} },
     healthyLatency: null,
+    drain: { ms: 2000, ended: 'quiet' as const, minMs: 2000, quietMs: 2000, boundMs: 4000 },
     consumers: [consumer],
     unexplained: 1,
   };

@@ -7,7 +7,11 @@
  * each stall window where the time axis puts it, and every signal where it came.
  */
 import { readFileSync } from 'node:fs';
-import { renderSystemHtml, type SystemRunDocument } from '@state-divergence/orchestrator/systems-internal';
+import {
+  renderSystemHtml,
+  renderSystemRun,
+  type SystemRunDocument,
+} from '@state-divergence/orchestrator/systems-internal';
 
 const document = JSON.parse(
   readFileSync(new URL('./fixtures/system-run-all.json', import.meta.url), 'utf8'),
@@ -181,4 +185,39 @@ test("a server's crash in the page: its kill and restart, the failed writes, the
   expect(html).toContain('362 writes failed, not acknowledged (1.01-2.05 s: Connection is closed.)');
   expect(html).toContain('lost by the server: 2 keys acknowledged before the crash');
   expect(html).toContain('UNEXPLAINED: config/key-0004 held &lt;nobody wrote it&gt;');
+});
+
+test("a consumer still catching up at the drain's end: said apart in the page and the text, never counted wrong", () => {
+  const run = document.runs.find((r) => r.system === 'etcd' && r.idiom === 'naive')!;
+  const behind = {
+    ...run,
+    drain: { ms: 42_000, ended: 'bound' as const, minMs: 2_000, quietMs: 2_000, boundMs: 42_000 },
+    consumers: run.consumers.map((c) =>
+      c.stalled ? { ...c, state: 'catching-up' as const, wrongKeys: ['k1', 'k2', 'k3'], appliedLastSecond: 7902 } : c,
+    ),
+  };
+  const html = renderSystemHtml({ ...document, runs: [behind] });
+  expect(html).toContain(
+    `<td class="warn">3 of ${document.config.keys} keys behind, still catching up at the drain's end: ` +
+      '7902 applied in its last second</td>',
+  );
+  expect(html).toContain('no key judged wrong: 3 keys behind, still catching up');
+  expect(html).not.toMatch(/keys wrong/);
+  expect(html).toContain('the drain 42.00 s: its bound (42 s) reached with a copy still changing');
+  const text = renderSystemRun(behind, document.config);
+  expect(text).toContain(
+    `3 of ${document.config.keys} keys BEHIND, still catching up at the drain's end: 7902 applied in its last ` +
+      'second (not judged wrong)',
+  );
+  expect(text).not.toContain('PERMANENTLY WRONG');
+  expect(text).toContain('drain 42.00 s: its bound (42 s) reached with a copy still changing');
+});
+
+test("the drain's end in words: every copy correct, or quiet past its minimum", () => {
+  const run = document.runs.find((r) => r.system === 'redis-streams' && r.idiom === 'naive')!;
+  expect(renderSystemRun(run, document.config)).toContain(
+    `drain ${(run.drain.ms / 1000).toFixed(2)} s: no wrong copy changed for 2 s (past its minimum, 2 s)`,
+  );
+  const etcd = document.runs.find((r) => r.system === 'etcd' && r.idiom === 'naive')!;
+  expect(renderSystemHtml({ ...document, runs: [etcd] })).toMatch(/the drain \d+\.\d\d s: every copy correct/);
 });

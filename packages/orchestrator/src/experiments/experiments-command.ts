@@ -176,7 +176,9 @@ export function experimentsArguments<T>(parser: Argv<T>) {
       },
       stalls: {
         type: 'string',
-        describe: `The systems experiment's stall lengths, seconds [default: ${SYSTEMS_DESIGN.stalls.join(',')}]`,
+        describe:
+          `The systems experiment's stall lengths, seconds; the longest bounds the edge's bisection ` +
+          `[default: ${SYSTEMS_DESIGN.stalls.join(',')}]`,
       },
       rates: {
         type: 'string',

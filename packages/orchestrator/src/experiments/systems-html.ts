@@ -6,9 +6,10 @@ import { edgeText } from './systems-text.js';
 const CELL = { width: 92, height: 34 };
 const LEFT = 150;
 const TOP = 40;
-const COLOUR = { correct: '#16a34a', wrong: '#dc2626' };
+const COLOUR = { correct: '#16a34a', wrong: '#dc2626', catchingUp: '#b45309' };
 
-const cellText = (p: SystemsPoint) => (p.wrong > 0 ? `wrong ${p.wrong}` : 'correct');
+const cellText = (p: SystemsPoint) =>
+  p.wrong > 0 ? `wrong ${p.wrong}` : p.catchingUp > 0 ? `catching up ${p.catchingUp}` : 'correct';
 
 /** One row of the frontier: an idiom at a rate, a cell per stall, coloured by how the stalled consumer ended. */
 function row(points: SystemsPoint[], stalls: number[], y: number, label: string): string {
@@ -17,7 +18,7 @@ function row(points: SystemsPoint[], stalls: number[], y: number, label: string)
     const x = LEFT + i * CELL.width;
     if (p === undefined) return '';
     const title = `${label}, ${stall} s: ${cellText(p)} (expected ${p.expectedWrong}); signals ${p.signals}`;
-    const fill = p.wrong > 0 ? COLOUR.wrong : COLOUR.correct;
+    const fill = p.wrong > 0 ? COLOUR.wrong : p.catchingUp > 0 ? COLOUR.catchingUp : COLOUR.correct;
     const dashed = p.role === 'edge' ? ' stroke="#111" stroke-dasharray="3 2"' : '';
     const middle = { x: x + (CELL.width - 4) / 2, y: y + CELL.height / 2 + 1 };
     return (

@@ -14,8 +14,10 @@ export interface SystemsPoint {
   rate: number;
   /** A grid cell, or one of the edge's bisection runs. */
   role: 'grid' | 'edge';
-  /** Keys the stalled consumer has wrong at the end. */
+  /** Keys the stalled consumer has wrong at the end, once its copy had stopped changing. */
   wrong: number;
+  /** Keys it was still behind on when the drain's bound ended it still applying (its state `catching-up`); else 0. */
+  catchingUp: number;
   /**
    * What the closed form (check/expectation.ts) expects from the writes it never applied after its
    * last relist, in the system's order: the damage of what it missed, were nothing to repair it.
@@ -82,7 +84,8 @@ export function systemsPoint(
     system: run.system,
     idiom: run.idiom as IdiomName,
     ...settings,
-    wrong: consumer.wrongKeys.length,
+    wrong: consumer.state === 'wrong' ? consumer.wrongKeys.length : 0,
+    catchingUp: consumer.state === 'catching-up' ? consumer.wrongKeys.length : 0,
     expectedWrong: expectedWrong(keys, published, ranges),
     missed,
     unexplained: consumer.unexplained.length,
@@ -144,7 +147,10 @@ export function gridBracket(points: readonly SystemsPoint[]): { correct: number;
   const wrong = points.filter((p) => p.wrong > 0).map((p) => p.stallSeconds);
   if (wrong.length === 0) return null;
   const first = Math.min(...wrong);
-  const correct = points.filter((p) => p.wrong === 0 && p.stallSeconds < first).map((p) => p.stallSeconds);
+  // A point still catching up is not known correct: it brackets nothing.
+  const correct = points
+    .filter((p) => p.wrong === 0 && p.catchingUp === 0 && p.stallSeconds < first)
+    .map((p) => p.stallSeconds);
   return { correct: Math.max(0, ...correct), wrong: first };
 }
 

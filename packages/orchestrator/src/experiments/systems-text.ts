@@ -44,7 +44,7 @@ export function renderSystemsSection(section: SystemsSection, number = 7): strin
     p.idiom,
     String(p.rate),
     `${p.stallSeconds}${p.role === 'edge' ? '*' : ''}`,
-    p.wrong > 0 ? `WRONG ${p.wrong}` : 'correct',
+    p.wrong > 0 ? `WRONG ${p.wrong}` : p.catchingUp > 0 ? `CATCHING UP ${p.catchingUp}` : 'correct',
     p.expectedWrong.toFixed(1),
     String(p.missed),
     String(p.unexplained),

@@ -31,6 +31,7 @@ svg{width:100%;height:auto;font-size:11px;fill:#374151}.legend span{margin-right
 table{border-collapse:collapse;margin:.6rem 0}
 td,th{border:1px solid #e5e7eb;padding:.25rem .6rem;text-align:right}th{background:#f9fafb}
 td:first-child,th:first-child{text-align:left}.bad{color:#b91c1c;font-weight:600}.ok{color:#0f766e;font-weight:600}
+.warn{color:#b45309;font-weight:600}
 .wide{margin-top:1rem}ul.marks{font-size:12px;margin:.4rem 0 0;padding-left:1.2rem;color:#374151}`;
 /** The page's stylesheet, inline: a real system's page (systems-run/system-html.ts) is styled the same. */
 export { STYLE };

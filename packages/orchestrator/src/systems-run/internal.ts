@@ -19,3 +19,5 @@ export { parseSystemRun } from './system-options.js';
 export { judgedAuthority } from './restart-authority.js';
 export { networkWords } from './network-judge.js';
 export { parseResets } from './network-faults.js';
+export { appliedInLastSecond, drain, drainedState, drainEnd, drainRule, lastChangeMs } from './drain.js';
+export { renderSystemRun } from './system-text.js';

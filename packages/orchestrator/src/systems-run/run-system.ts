@@ -3,12 +3,10 @@ import {
   knobValues,
   runPrefix,
   startProbe,
-  wrongKeys,
   type IdiomName,
   type KernelQueues,
   type Probe,
   type ProbeReport,
-  type Versioned,
   type TargetSystem,
   type Writer,
 } from '@state-divergence/systems';
@@ -24,31 +22,12 @@ import { pollProgress } from './progress-poll.js';
 import { publish, type Acknowledged, type Published } from './publish.js';
 import { judgedAuthority } from './restart-authority.js';
 import type { SystemConsumer, SystemRun, SystemServer, SystemStall } from './system-document.js';
+import { drain, drainedState, drainRule, appliedInLastSecond, lastChangeMs, until } from './drain.js';
 import { abortable, stageFaults, type StagedFaults } from './system-faults.js';
 import type { SystemRunOptions } from './system-options.js';
 import { serverFor, type RunServer } from './system-server.js';
 import type { SystemRunObserver } from './system-progress.js';
 import { workload } from './workload.js';
-
-/** How often a draining consumer's copy is compared with the authority. */
-const DRAIN_POLL_MS = 250;
-/** The least time the consumers get to drain after the last thaw, however short the phase. */
-const MIN_DRAIN_MS = 2_000;
-
-/** Resolves at `at` (wall-clock ms) or as soon as `signal` aborts; then throws if it did. */
-async function until(at: number, signal: AbortSignal): Promise<void> {
-  if (!signal.aborted)
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, Math.max(0, at - Date.now()));
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done);
-    });
-  if (signal.aborted) throw signal.reason;
-}
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
 
@@ -67,28 +46,6 @@ function stallRow(stall: Fault, published: Published, held: KernelQueues | undef
     heldConnections: held?.connections ?? 0,
     heldClosedByServer: held?.closedByServer ?? 0,
   };
-}
-
-/**
- * Polls every consumer's copy until each equals the authority or `deadline` passes: a consumer
- * that stays wrong is given the whole drain to prove it. `seen` hears each poll's reports.
- */
-async function drain(
-  names: readonly string[],
-  probes: ReadonlyMap<string, Probe>,
-  entries: ReadonlyMap<string, Versioned>,
-  deadline: number,
-  signal: AbortSignal,
-  seen?: (reports: ProbeReport[], wrong: number[]) => void,
-) {
-  for (;;) {
-    // By name, in the run's order: a crashed consumer's fresh probe sits last in the map.
-    const reports = await Promise.all(names.map((name) => probes.get(name)!.report()));
-    const wrong = reports.map((r) => wrongKeys(r.copy, entries).length);
-    seen?.(reports, wrong);
-    if (wrong.every((n) => n === 0) || Date.now() >= deadline) return reports;
-    await until(Math.min(deadline, Date.now() + DRAIN_POLL_MS), signal);
-  }
 }
 
 /** What the document leaves out and a caller may want: each consumer's last report (the seqs it applied), the
@@ -173,15 +130,9 @@ export async function runSystem(
     await progress?.stop();
     progress?.stage('draining');
     const judged = await judgedAuthority(system, endpoint, prefix, published, authority, faults.serverRestarts);
-    const drainMs = Math.max(MIN_DRAIN_MS, 2 * options.duration * 1000);
-    const reports = await drain(
-      options.consumers,
-      probes,
-      judged.entries,
-      Date.now() + drainMs,
-      signal,
-      progress?.drained,
-    );
+    const rule = drainRule(options.duration, options.publishEndsAt);
+    const drained = await drain(options.consumers, probes, judged.entries, rule, signal, progress?.drained);
+    const { reports, endedAtMs } = drained;
     const after = await system.counters(endpoint);
     const relays = await relayed.reports();
     const { entries, bySeq } = judged;
@@ -202,6 +153,8 @@ export async function runSystem(
         startedAt,
         links,
       };
+      const judgedConsumer = judgeConsumer(report, entries, bySeq, latest, crash);
+      const changed = lastChangeMs(report);
       return {
         name,
         stalled: options.stalls.some((s) => s.consumer === name),
@@ -209,7 +162,10 @@ export async function runSystem(
         lostHeld: lostHeld(report.copy, entries, lost),
         applied: report.applied,
         relists: report.relists,
-        ...judgeConsumer(report, entries, bySeq, latest, crash),
+        ...judgedConsumer,
+        state: drainedState(judgedConsumer.state, report, { quietMs: rule.quietMs, endedAtMs }),
+        lastChangeAt: changed === -Infinity ? null : seconds(changed - startedAt),
+        appliedLastSecond: appliedInLastSecond(report, endedAtMs),
         signals: report.signals.map((s) => ({
           kind: s.kind,
           at: seconds(s.atMs - startedAt),
@@ -253,6 +209,7 @@ export async function runSystem(
       server: serverRow,
       counters: { before: { ...before }, after: { ...after } },
       healthyLatency: latency,
+      drain: drained.drain,
       consumers,
       unexplained: consumers.reduce((sum, c) => sum + c.unexplained.length, 0) + judged.findings.length,
     };

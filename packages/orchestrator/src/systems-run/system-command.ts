@@ -24,7 +24,8 @@ function configOf(options: SystemRunOptions): SystemRunConfig {
  * server); each run's report as it ends, and with `--system all` the closing table; with
  * `--report FILE` the HTML page of the same document. While a run goes, its live view when stdout is
  * a terminal (not with --json or --no-tui). The exit code: 0 completed (a wrong consumer is a
- * result), 3 a key the evidence did not explain.
+ * result), 3 a key the evidence did not explain, or a consumer still catching up at the drain's end
+ * (not judged).
  */
 export function systemCommand(options: SystemRunOptions): Promise<number> {
   const log = { level: 'warn' as const, file: null, mode: null };
@@ -62,6 +63,7 @@ export function systemCommand(options: SystemRunOptions): Promise<number> {
       writeFileSync(options.report, renderSystemHtml(document));
       process.stderr.write(`orchestrator: HTML report written to ${options.report}\n`);
     }
-    return runs.some((run) => run.unexplained > 0) ? EXIT.incomplete : EXIT.ok;
+    const unjudged = (run: SystemRun) => run.unexplained > 0 || run.consumers.some((c) => c.state === 'catching-up');
+    return runs.some(unjudged) ? EXIT.incomplete : EXIT.ok;
   });
 }

@@ -37,7 +37,7 @@ export interface SystemRunConfig {
   deleteRatio: number;
   /** The PRNG seed (--seed): the same seed writes the same changes as our publisher's. */
   seed: number;
-  /** Seconds per phase (--duration): the default stall is [d, 3d), and the consumers get 2d to drain. */
+  /** Seconds per phase (--duration): the default stall is [d, 3d), and the drain's minimum is 2d (`runs[].drain`). */
   duration: number;
   /** When publishing ended, seconds after it started. */
   publishEndsAt: number;
@@ -78,10 +78,32 @@ export interface SystemRun {
    * apply, over the first stall's window (the whole run without a stall); null if none applied any.
    */
   healthyLatency: SystemLatency | null;
+  /** How the drain after the last thaw went: how long, why it ended, the rule that ended it. */
+  drain: SystemDrain;
   /** Every consumer, in name order. */
   consumers: SystemConsumer[];
   /** Keys wrong for a reason the evidence does not give, over every consumer: each a finding. */
   unexplained: number;
+}
+
+/**
+ * The drain (systems-run/drain.ts): every copy compared with the authority every 250 ms until each
+ * equals it, or, past `minMs`, no wrong copy has changed for `quietMs`, or `boundMs` passed.
+ */
+export interface SystemDrain {
+  /** How long it took, ms. */
+  ms: number;
+  /**
+   * `converged` (every copy equals the authority), `quiet` (the wrong copies had stopped changing: each
+   * verdict stands) or `bound` (a copy was still changing: its consumer is `catching-up`).
+   */
+  ended: 'converged' | 'quiet' | 'bound';
+  /** The least it lasts unless every copy is correct first: 2d, at least 2 s. */
+  minMs: number;
+  /** How long a wrong copy must not have changed (no apply, no relist) for its verdict to stand. */
+  quietMs: number;
+  /** The most it lasts: twice the publishing time (at least the minimum). */
+  boundMs: number;
 }
 
 export interface SystemLatency {
@@ -198,8 +220,16 @@ export interface SystemConsumer {
   applied: number;
   /** Times it replaced its copy with a listing of the system's state. */
   relists: number;
-  /** `correct` when its copy equals the authority at the end, else `wrong`. */
-  state: 'correct' | 'wrong';
+  /**
+   * `correct` when its copy equals the authority at the end; `wrong` when it does not and had stopped
+   * changing; `catching-up` when it does not and was still changing when the drain's bound ended it: a
+   * backlog being applied, not a divergence (its wrong keys are those it had not reached yet).
+   */
+  state: 'correct' | 'wrong' | 'catching-up';
+  /** When its copy last changed (an apply or a relist), seconds since publishing started; null: never. */
+  lastChangeAt: number | null;
+  /** Changes it applied in the second before the drain ended. */
+  appliedLastSecond: number;
   /** The keys its copy has wrong at the end (missing, extra or stale), sorted. */
   wrongKeys: string[];
   /** Wrong keys whose last acknowledged write never reached it, with the evidence its signals give. */

@@ -3,13 +3,17 @@ import { STYLE } from '../report/render-html.js';
 import type { SystemConsumer, SystemRun, SystemRunConfig, SystemRunDocument } from './system-document.js';
 import { systemTimelineSvg } from './system-timeline.js';
 import {
+  catchingUpText,
   compactionText,
+  drainText,
   faultText,
   heldWhere,
+  keysBehind,
   latencyText,
   serverLines,
   systemTableHeader,
   systemTableRows,
+  wrongCount,
 } from './system-text.js';
 
 /** Of a consumer's unexplained keys, the table names this many, then counts the rest. */
@@ -17,20 +21,25 @@ const NAMED_UNEXPLAINED = 5;
 /** Of a consumer's wrong keys, the table names this many. */
 const NAMED_WRONG = 6;
 
-const wrongCount = (run: SystemRun) => run.consumers.reduce((sum, c) => sum + c.wrongKeys.length, 0);
-
-/** The run in a few words, as its heading says it: every consumer correct, or keys wrong and whether all explained. */
+/**
+ * The run in a few words, as its heading says it: every consumer correct, or keys wrong and whether all
+ * explained; a consumer still catching up at the drain's end said apart, never counted as wrong.
+ */
 function verdict(run: SystemRun): string {
-  const wrong = wrongCount(run);
-  if (run.unexplained > 0) return `<span class="bad">${wrong} keys wrong, ${run.unexplained} unexplained</span>`;
-  if (wrong > 0) return `<span class="bad">${wrong} keys wrong, every one explained</span>`;
+  const [wrong, behind] = [wrongCount(run), keysBehind(run)];
+  const catching = behind > 0 ? ` <span class="warn">(${behind} keys behind, still catching up)</span>` : '';
+  if (run.unexplained > 0)
+    return `<span class="bad">${wrong} keys wrong, ${run.unexplained} unexplained</span>${catching}`;
+  if (wrong > 0) return `<span class="bad">${wrong} keys wrong, every one explained</span>${catching}`;
+  if (behind > 0) return `<span class="warn">no key judged wrong: ${behind} keys behind, still catching up</span>`;
   return '<span class="ok">every consumer correct</span>';
 }
 
 function stateCell(c: SystemConsumer, keys: number): string {
-  return c.state === 'correct'
-    ? '<td class="ok">correct</td>'
-    : `<td class="bad">${c.wrongKeys.length} of ${keys} keys wrong</td>`;
+  if (c.state === 'correct') return '<td class="ok">correct</td>';
+  if (c.state === 'catching-up')
+    return `<td class="warn">${c.wrongKeys.length} of ${keys} keys behind, ${esc(catchingUpText(c))}</td>`;
+  return `<td class="bad">${c.wrongKeys.length} of ${keys} keys wrong</td>`;
 }
 
 function unexplainedCell(c: SystemConsumer): string {
@@ -115,7 +124,8 @@ function runSection(run: SystemRun, config: SystemRunConfig): string {
   const counts =
     `${run.published} changes published, ${run.acknowledged} acknowledged by the system; ` +
     `${run.authorityKeys} keys live at the end (the run's namespace: ${esc(run.prefix)}); the healthy consumers' ` +
-    `publish-to-apply latency${run.stalls.length > 0 ? ' during the stall' : ''}: ${latencyText(run.healthyLatency)}`;
+    `publish-to-apply latency${run.stalls.length > 0 ? ' during the stall' : ''}: ` +
+    `${latencyText(run.healthyLatency)}; the ${esc(drainText(run.drain))}`;
   return [
     `<h2 data-run="${esc(run.system)} ${esc(run.idiom)}">${heading}</h2>`,
     `<p>${counts}.</p>`,

@@ -37,9 +37,29 @@ export function heldWhere(stall: SystemStall, payload: number, short = false): s
     : `the server (buffers, log or stream): the kernel held only ${queues} of ~${bytes(written)} written`;
 }
 
+/** A consumer still applying its backlog when the drain's bound ended it, in words: a backlog, not a divergence. */
+export const catchingUpText = (consumer: SystemConsumer) =>
+  `still catching up at the drain's end: ${consumer.appliedLastSecond} applied in its last second`;
+
+const STATE_TEXT: Record<SystemConsumer['state'], (consumer: SystemConsumer, keys: number) => string> = {
+  correct: () => 'state CORRECT',
+  wrong: (consumer, keys) => `${consumer.wrongKeys.length} of ${keys} keys PERMANENTLY WRONG`,
+  'catching-up': (consumer, keys) =>
+    `${consumer.wrongKeys.length} of ${keys} keys BEHIND, ${catchingUpText(consumer)} (not judged wrong)`,
+};
+
+/** How the drain ended, in words: `drain 5.25 s: every copy correct`. */
+export function drainText(drain: SystemRun['drain']): string {
+  const why = {
+    converged: 'every copy correct',
+    quiet: `no wrong copy changed for ${drain.quietMs / 1000} s (past its minimum, ${drain.minMs / 1000} s)`,
+    bound: `its bound (${drain.boundMs / 1000} s) reached with a copy still changing`,
+  }[drain.ended];
+  return `drain ${(drain.ms / 1000).toFixed(2)} s: ${why}`;
+}
+
 function consumerLines(consumer: SystemConsumer, keys: number): string[] {
-  const state =
-    consumer.state === 'correct' ? 'state CORRECT' : `${consumer.wrongKeys.length} of ${keys} keys PERMANENTLY WRONG`;
+  const state = STATE_TEXT[consumer.state](consumer, keys);
   const signals =
     consumer.signals.length === 0
       ? 'none'
@@ -109,6 +129,7 @@ export function renderSystemRun(run: SystemRun, config: SystemRunConfig): string
     `  faults: ${run.faults.map(faultText).join('; ')}`,
     `  healthy consumers' publish-to-apply latency${run.stalls.length > 0 ? ' during the stall' : ''}: ` +
       latencyText(run.healthyLatency),
+    `  ${drainText(run.drain)}`,
     ...run.consumers.flatMap((consumer) => consumerLines(consumer, config.keys)),
     ...run.stalls.map(
       (s) =>
@@ -152,17 +173,24 @@ export const latencyText = (latency: SystemRun['healthyLatency'], short = false)
       ? `${latency.p99} ms`
       : `p50 ${latency.p50} ms, p99 ${latency.p99} ms, max ${latency.max} ms (${latency.count} changes)`;
 
+/** Keys wrong over a run's consumers judged wrong; and those behind, over its consumers still catching up. */
+export const wrongCount = (run: SystemRun) =>
+  run.consumers.reduce((sum, c) => sum + (c.state === 'wrong' ? c.wrongKeys.length : 0), 0);
+export const keysBehind = (run: SystemRun) =>
+  run.consumers.reduce((sum, c) => sum + (c.state === 'catching-up' ? c.wrongKeys.length : 0), 0);
+
 /** The closing table's rows: per system × idiom, keys wrong, signal, rate in the stall, where it was held. */
 export function systemTableRows(runs: readonly SystemRun[], config: SystemRunConfig): string[][] {
   const crashed = runs.some((run) => run.server.restarts.length > 0);
   return runs.map((run) => {
     const signals = new Map<string, number>();
     for (const c of run.consumers) for (const s of c.signals) signals.set(s.kind, (signals.get(s.kind) ?? 0) + 1);
-    const wrong = run.consumers.reduce((sum, c) => sum + c.wrongKeys.length, 0);
+    const [wrong, behind] = [wrongCount(run), keysBehind(run)];
     return [
       run.system,
       run.idiom,
-      `${wrong}${run.unexplained > 0 ? ` (${run.unexplained} unexplained)` : ''}`,
+      `${wrong}${run.unexplained > 0 ? ` (${run.unexplained} unexplained)` : ''}` +
+        (behind > 0 ? ` (+${behind} still catching up)` : ''),
       ...(crashed ? [String(run.server.lostByServer.length), String(run.server.failedWrites)] : []),
       signals.size === 0 ? 'none' : [...signals].map(([kind, n]) => `${kind} ${n}`).join(', '),
       run.stalls.map((s) => `${s.ratePerSec}/s`).join(', '),
