@@ -10,6 +10,7 @@ export type { GatheredRun } from './model/run-types.js';
 export { sweepPoint } from './experiments/sweep-point.js';
 export { completedExit, judge } from './cli/exit-code.js';
 export { readCommandLine, type CommandLine, type Invocation } from './cli/command-line.js';
+export { runSession, TEARDOWN_DEADLINE_MS } from './cli/session.js';
 export { DOCUMENT_VERSION, toJsonConfig, toJsonRun } from './report/document.js';
 export { renderHtml } from './report/render-html.js';
 export { renderClosing, renderMode } from './report/render-text.js';

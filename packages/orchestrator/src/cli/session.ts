@@ -3,6 +3,7 @@ import { createLogger, exitFlushed, type Logger } from '@state-divergence/runtim
 import { RunError } from '../model/errors.js';
 import type { ChildRegistry } from '../run/child/child-handle.js';
 import { GuardedRegistry, startGuardian } from '../run/child/guardian.js';
+import { ProcessGroup } from '../run/child/process-group.js';
 
 /**
  * 0 the run completed (divergence under lossy is the expected result, not a failure);
@@ -13,6 +14,18 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, incomplete: 3 } as const;
 /** SIGHUP too: a terminal closed under a run must stop it the orderly way (its data dir removed), not kill it where it
  * stands. */
 const SIGNAL_EXIT: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+/**
+ * How long an aborted run's orderly teardown may take, from the abort, before the session gives up on
+ * it and does what a second signal does: a test's timeout, a supervisor or `timeout(1)` sends one
+ * SIGTERM and no second. The slowest measured (SIGTERM to exit, load 7-15): 3.2 s for 256 durable
+ * consumers in pools of 64 beside two CPU hogs, 1.5 s for `--system all` (its servers started and
+ * stopped); the longest bounded step is a foreign consumer that ignores `stop` and SIGTERM, 4.5 s,
+ * then a server's 3 s SIGTERM grace: 15 s is over four times the one and twice the two in a row.
+ */
+export const TEARDOWN_DEADLINE_MS = 15_000;
+
+/** SIGCONT and SIGKILL to a group, or its leader, or nothing if both are gone. */
+const killGroup = (pgid: number) => new ProcessGroup(pgid).kill();
 
 export interface Session {
   /** Aborts on the first SIGHUP/SIGINT/SIGTERM, a quit from the live view, a closed stdout or our own bug. */
@@ -31,6 +44,8 @@ export interface Session {
   logger: Logger;
   /** A quit from the live view: an interruption like Ctrl-C (exit 130). */
   quit(): void;
+  /** Names the teardown step under way ("redis-pubsub's writer to close"): what the line says if it never ends. */
+  waitingFor(what: string): void;
 }
 
 /**
@@ -39,7 +54,10 @@ export interface Session {
  * sees its signal aborted), a second kills them at once and exits; SIGTERM
  * exits 143, SIGINT 130; a closed stdout (EPIPE) or an internal error ends the
  * run the same orderly way with exit 1. Whatever happens, every child is reaped
- * before this resolves, the SIGSTOPped ones included.
+ * before this resolves, the SIGSTOPped ones included. An orderly teardown still
+ * under way TEARDOWN_DEADLINE_MS after the abort is given up on: every process
+ * of the run is killed, one line says what it was waiting for, and the process
+ * exits with the abort's code.
  */
 export async function runSession(
   command: string,
@@ -53,11 +71,26 @@ export async function runSession(
     interruptedBy = signal;
     controller.abort(new RunError('E_INTERRUPTED', message));
   };
+  // A SIGKILL leaves no path to run: the guardian covers it (packages/guardian).
+  let guardian: ReturnType<typeof startGuardian> | undefined;
+  let registry: ChildRegistry = new Set();
+  /** Every group started outside the registry and not yet ended (servers, probes), as told to the guardian. */
+  const guarded = new Map<number, string>();
+  let waitingFor = 'the run to stop';
+  /**
+   * No more patience: SIGKILL (it works on stopped processes too) to every process of the run, here
+   * and now, then the guardian, which would have nothing left to reap; what was written still goes out.
+   */
+  const killEverything = (code: number, line: string | null) => {
+    for (const child of registry) child.kill();
+    for (const pgid of guarded.keys()) killGroup(pgid);
+    guardian?.kill();
+    if (line !== null) process.stderr.write(line);
+    void exitFlushed(code, command);
+  };
   const onSignal = (signal: NodeJS.Signals) => {
     if (interruptedBy) {
-      // Second signal: no more patience. SIGKILL works on stopped processes too; what was written still goes out.
-      for (const child of registry) child.kill();
-      void exitFlushed(SIGNAL_EXIT[signal] ?? EXIT.failed, command);
+      killEverything(SIGNAL_EXIT[signal] ?? EXIT.failed, null);
       return;
     }
     process.stderr.write(`${command}: ${signal}, stopping every process of the run\n`);
@@ -71,15 +104,26 @@ export async function runSession(
         : `internal error: ${(error as Error)?.stack ?? String(error)}`;
     controller.abort(new RunError('E_FATAL', reason, { cause: error }));
   };
+  // Armed by the abort, whatever aborted: a signal, a quit, a closed stdout, an internal error.
+  let deadline: NodeJS.Timeout | undefined;
+  controller.signal.addEventListener('abort', () => {
+    deadline = setTimeout(() => {
+      const alive = [...registry].filter((child) => child.alive).map((child) => child.name);
+      const still = alive.length === 0 ? '' : ` (${alive.join(', ')} still running)`;
+      // A signal's name, or the first line of what failed (an internal error's stack follows its message).
+      const why = interruptedBy ?? (controller.signal.reason as Error).message.split('\n')[0];
+      const line =
+        `${command}: ${why}: gave up after ${TEARDOWN_DEADLINE_MS / 1000} s waiting for ${waitingFor}${still}; ` +
+        'killed every process of the run\n';
+      killEverything(interruptedBy ? (SIGNAL_EXIT[interruptedBy] ?? EXIT.failed) : EXIT.failed, line);
+    }, TEARDOWN_DEADLINE_MS);
+  });
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
   process.on('uncaughtException', onFatal);
   process.on('unhandledRejection', onFatal);
   process.stdout.on('error', onFatal);
-  // A SIGKILL leaves no path to run: the guardian covers it (packages/guardian).
-  let guardian: ReturnType<typeof startGuardian> | undefined;
-  let registry: ChildRegistry = new Set();
   try {
     guardian = startGuardian(log, logger);
     registry = new GuardedRegistry(guardian);
@@ -89,10 +133,19 @@ export async function runSession(
   const session: Session = {
     signal: controller.signal,
     registry,
-    guard: (pgid, name) => guardian?.guard({ pid: pgid, name }),
-    release: (pgid) => guardian?.release({ pid: pgid }),
+    guard: (pgid, name) => {
+      guarded.set(pgid, name);
+      guardian?.guard({ pid: pgid, name });
+    },
+    release: (pgid) => {
+      guarded.delete(pgid);
+      guardian?.release({ pid: pgid });
+    },
     logger,
     quit: () => interruptedBy ?? interrupt('SIGINT', 'quit from the live view; every process of the run was stopped'),
+    waitingFor: (what) => {
+      waitingFor = what;
+    },
   };
   try {
     return await body(session);
@@ -102,7 +155,9 @@ export async function runSession(
     return interruptedBy ? (SIGNAL_EXIT[interruptedBy] ?? EXIT.failed) : EXIT.failed;
   } finally {
     // The listeners stay: the process exits right after, and a late EPIPE must not crash it.
+    waitingFor = 'its processes to exit';
     await Promise.all([...registry].map((child) => child.stop()));
+    clearTimeout(deadline);
     guardian?.done();
   }
 }

@@ -46,7 +46,7 @@ type RunPoint = (
 function pointRunner(
   design: Pick<SystemsDesign, 'keys' | 'payload' | 'consumer'>,
   duration: number,
-  session: Pick<Session, 'signal' | 'guard' | 'release' | 'logger' | 'registry'>,
+  session: Pick<Session, 'signal' | 'guard' | 'release' | 'logger' | 'registry' | 'waitingFor'>,
 ): RunPoint {
   return async (system, idiom, at) => {
     const stall = `${design.consumer}@${duration}-${Math.round((duration + at.stallSeconds) * 1000) / 1000}`;
@@ -118,7 +118,7 @@ async function edgeOf(
 /** The whole experiment: the grid (every installed system × idiom × stall × rate), then the edges. */
 export async function runSystemsExperiment(
   duration: number,
-  session: Pick<Session, 'signal' | 'guard' | 'release' | 'logger' | 'registry'>,
+  session: Pick<Session, 'signal' | 'guard' | 'release' | 'logger' | 'registry' | 'waitingFor'>,
   onPoint: (point: SystemsPoint) => void,
   design: SystemsDesign = SYSTEMS_DESIGN,
 ): Promise<SystemsResult> {

@@ -69,7 +69,7 @@ export async function runSystem(
   system: TargetSystem,
   idiom: IdiomName,
   options: SystemRunOptions,
-  session: Pick<Session, 'signal' | 'guard' | 'release' | 'logger' | 'registry'>,
+  session: Pick<Session, 'signal' | 'guard' | 'release' | 'logger' | 'registry' | 'waitingFor'>,
   observer?: SystemRunObserver,
   evidence?: (seen: RunEvidence) => void,
 ): Promise<SystemRun> {
@@ -116,6 +116,8 @@ export async function runSystem(
     relayed.stage(startedAt);
     compactions = scheduleCompactions(system, endpoint, options.compactAt, startedAt);
     const firstKill = options.faults.find(isBrokerFault)?.from;
+    // An abort stops publishing after the writes in flight: a server that stopped answering never answers them.
+    session.waitingFor(`${system.name} (${idiom}): the writes in flight to be answered`);
     const published = await publish(writer, workload(options), authority, {
       rate: options.rate,
       durationMs: options.publishEndsAt * 1000,
@@ -123,6 +125,7 @@ export async function runSystem(
       signal,
       ...(firstKill === undefined ? {} : { failuresFromMs: firstKill * 1000 }),
     });
+    session.waitingFor('the run to stop');
     const compacted = await compactions.results();
     progress?.stage('waiting for the thaw');
     await abortable(Promise.all([faults.done(), relayed.done()]), signal);
@@ -216,16 +219,24 @@ export async function runSystem(
     observer?.done(run);
     return run;
   } finally {
+    // Each step named for the session's one line if it never ends (a server that stopped answering).
+    const step = (what: string) => session.waitingFor(`${system.name} (${idiom}): ${what}`);
     progress?.cancel();
     compactions?.cancel();
+    step('its faults to end');
     // A kill or restart under way ends first: a probe it starts is stopped below, a server it starts too.
     await faults?.stop();
+    step('its consumers to exit');
     // stop() thaws a frozen probe before it asks it to exit.
     await Promise.all([...probes.values()].map((probe) => probe.stop().then(() => session.release(probe.pid))));
+    step("its writer's connection to close");
     await writer?.close().catch(() => {});
+    step('its network relays to stop');
     await links?.stop();
     if (server !== undefined) {
+      step("the run's keys to be removed from the server");
       await system.cleanup(server.endpoint, prefix).catch(() => {});
+      step('its server to stop');
       await server.stop();
     }
   }

@@ -17,6 +17,11 @@ export interface Guardian {
   release(child: Pick<ChildHandle, 'pid'>): void;
   /** The run ended normally (every child reaped): the guardian exits without acting. */
   done(): void;
+  /**
+   * SIGKILL to the guardian, which has no time to act: for a session that gave up on its teardown and
+   * has killed every group it listed itself (its reap would write a warning per group on stderr).
+   */
+  kill(): void;
 }
 
 /**
@@ -50,6 +55,10 @@ export function startGuardian(log: LogSettings, logger: Logger): Guardian {
     guard: (child) => send({ type: 'guard', pgid: child.pid, name: child.name }),
     release: (child) => send({ type: 'release', pgid: child.pid }),
     done: () => send({ type: 'done' }),
+    kill: () => {
+      reachable = false;
+      subprocess.kill('SIGKILL');
+    },
   };
 }
 
